@@ -1,0 +1,293 @@
+/*
+ * aflame.h - public API of libaflame: Android method traces to flame graphs.
+ *
+ * The pipeline runs one way:
+ *
+ *   bytes --af_trace_parse--> af_trace --af_tree_from_trace--> af_tree
+ *         --af_layout_build--> af_layout --af_svg_write / af_cairo_write--> file
+ *
+ * Every function that can fail returns an af_status and, when given a
+ * non-NULL af_error, fills it with a message and the byte offset where the
+ * problem was found.  The library never prints and never exits.
+ */
+#ifndef AFLAME_H
+#define AFLAME_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define AF_VERSION_STRING "0.1.0"
+
+#if defined(__GNUC__)
+#define AF_NODISCARD __attribute__((warn_unused_result))
+#else
+#define AF_NODISCARD
+#endif
+
+/* ------------------------------------------------------------------ */
+/* Errors                                                              */
+
+typedef enum af_status {
+	AF_OK = 0,
+	AF_ERR_NOMEM,     /* an allocation failed */
+	AF_ERR_IO,        /* reading or writing a file failed (errno kept) */
+	AF_ERR_FORMAT,    /* the bytes are not a trace this library knows */
+	AF_ERR_TRUNCATED, /* the input ends inside a structure */
+	AF_ERR_KEY,       /* the text key section is malformed */
+	AF_ERR_HEADER,    /* the binary data header is malformed */
+	AF_ERR_RECORD,    /* a record or streaming item is malformed */
+	AF_ERR_GZIP,      /* gzip data is corrupt */
+	AF_ERR_LIMIT,     /* a configured limit was exceeded */
+	AF_ERR_CLOCK,     /* the requested clock is not in the trace */
+	AF_ERR_ARG,       /* an argument is out of range */
+	AF_ERR_FONT,      /* the pinned font could not be loaded */
+	AF_ERR_RENDER,    /* cairo failed to draw or encode */
+	AF_ERR_EMPTY      /* nothing to draw: no thread has any record */
+} af_status;
+
+/** What went wrong, where.  `offset` is the byte offset in the (decompressed)
+ * input, or -1 when no position applies. */
+typedef struct af_error {
+	af_status status;
+	long long offset;
+	char message[256];
+} af_error;
+
+/** A static, human-readable description of `status`. Never NULL. */
+const char *af_strerror(af_status status);
+
+/* ------------------------------------------------------------------ */
+/* Traces                                                              */
+
+typedef enum af_clock {
+	AF_CLOCK_CPU = 0,  /* thread-cpu time */
+	AF_CLOCK_WALL = 1, /* wall-clock time */
+	AF_CLOCK_COUNT
+} af_clock;
+
+typedef enum af_variant {
+	AF_VARIANT_REGULAR,   /* key text followed by binary data, one file */
+	AF_VARIANT_STREAMING, /* ART streaming: header, inline items, summary */
+	AF_VARIANT_KEY_DATA   /* legacy base.key + base.data pair */
+} af_variant;
+
+/** Limits on what a trace may make the parser build.  Zero means default. */
+typedef struct af_limits {
+	uint32_t max_depth;     /* deepest stack per thread (default 1,000,000) */
+	uint32_t max_nodes;     /* distinct call paths per thread (default 50M) */
+	uint32_t max_name_len;  /* longest key line kept (default 1 MiB) */
+	uint64_t max_input;     /* largest decompressed input (default 8 GiB) */
+} af_limits;
+
+/** Counts describing a parsed trace, for `-v` and for tests. */
+typedef struct af_trace_info {
+	af_variant variant;
+	unsigned version;        /* data header version: 1, 2, 3, 0xF2, 0xF3 */
+	unsigned record_size;    /* bytes per record: 9, 10 or 14 */
+	int has_clock[AF_CLOCK_COUNT];
+	const char *vm;          /* "art", "dalvik" or "" (owned by the trace) */
+	int overflow;            /* the key said data-file-overflow=true */
+	int gzip;                /* the input was gzip-compressed */
+	int summary_missing;     /* streaming trace cut before its summary */
+	int clock_assumed;       /* the clock was inferred, not read */
+	uint64_t truncated_bytes;/* bytes of a partial last record, ignored */
+	uint32_t threads_declared; /* entries in *threads / thread items */
+	uint32_t threads_with_records;
+	uint32_t methods;        /* entries in *methods / method items */
+	uint64_t records;
+	uint64_t enters, exits, unwinds;
+	uint64_t orphan_exits;   /* exits on an empty stack (re-rooted) */
+	uint64_t mismatched_exits; /* exits naming another method than the top */
+	uint64_t open_at_end;    /* frames still on a stack at the end */
+	uint64_t unknown_method_calls; /* calls of ids missing from *methods */
+	uint32_t unknown_methods;  /* distinct such ids */
+	uint32_t unknown_threads;  /* record tids missing from *threads */
+	uint64_t bad_actions;    /* records with action 3 (ignored) */
+	uint64_t time_backwards[AF_CLOCK_COUNT]; /* steps back, counted as zero */
+	uint32_t thread_id_collisions; /* *threads ids equal after truncation */
+} af_trace_info;
+
+typedef struct af_trace af_trace;
+
+/** Parse options.  A zeroed struct gives the defaults. */
+typedef struct af_parse_options {
+	af_limits limits;
+} af_parse_options;
+
+/** Parses a trace held in memory, detecting the variant from the bytes
+ * (regular, streaming, gzip of either).  `buf` is only read during the call.
+ * On success `*out` owns everything it needs; free it with af_trace_free(). */
+AF_NODISCARD af_status af_trace_parse(const void *buf, size_t len,
+                                      const af_parse_options *opt,
+                                      af_trace **out, af_error *err);
+
+/** Opens and parses `path`: "-" reads standard input; a gzip file is
+ * inflated; a legacy pair is found from either file's path or the base name
+ * (base.key + base.data).  NULL `opt` means defaults. */
+AF_NODISCARD af_status af_trace_open(const char *path,
+                                     const af_parse_options *opt,
+                                     af_trace **out, af_error *err);
+
+/** Frees a trace and everything it owns.  NULL is a no-op. */
+void af_trace_free(af_trace *trace);
+
+/** The trace's counts; valid while the trace lives. */
+const af_trace_info *af_trace_get_info(const af_trace *trace);
+
+/** One thread of the trace, as described by af_trace_thread(). */
+typedef struct af_thread_info {
+	uint32_t tid;       /* full id from the key, else the record id */
+	const char *name;   /* from the key or inline items, else "Thread-<id>" */
+	uint64_t records;
+	uint64_t calls;     /* enters, plus frames re-rooted by orphan exits */
+	uint64_t time[AF_CLOCK_COUNT]; /* last minus first record, unwrapped */
+} af_thread_info;
+
+/** Number of threads that have at least one record. */
+size_t af_trace_thread_count(const af_trace *trace);
+
+/** Fills `*info` for thread `i` (0 <= i < af_trace_thread_count()), in order
+ * of first record.  Strings stay owned by the trace. */
+void af_trace_thread(const af_trace *trace, size_t i, af_thread_info *info);
+
+/* ------------------------------------------------------------------ */
+/* Call trees                                                          */
+
+typedef struct af_tree af_tree;
+
+/** How frames are named and which threads go in. */
+typedef struct af_tree_options {
+	int signatures;          /* append the readable parameter list */
+	const char *const *threads; /* filter: names or decimal tids; NULL = all */
+	size_t nthreads;
+} af_tree_options;
+
+/** Builds the merged call tree of the selected threads: its root is "all",
+ * its root's children are thread names (same-named threads merge), and
+ * below them the frames.  Every node keeps self time for both clocks and
+ * its exact call count.  Fails with AF_ERR_EMPTY when no thread matches. */
+AF_NODISCARD af_status af_tree_from_trace(const af_trace *trace,
+                                          const af_tree_options *opt,
+                                          af_tree **out, af_error *err);
+
+/** Frees a tree.  NULL is a no-op. */
+void af_tree_free(af_tree *tree);
+
+/** Number of nodes, root included.  Node 0 is the root; a parent's index is
+ * always lower than its children's. */
+size_t af_tree_size(const af_tree *tree);
+
+/** One node's data; strings owned by the tree. */
+typedef struct af_node_info {
+	const char *name;
+	uint32_t parent;   /* UINT32_MAX for the root */
+	uint32_t depth;    /* root = 0 */
+	uint64_t self[AF_CLOCK_COUNT];
+	uint64_t total[AF_CLOCK_COUNT];
+	uint64_t calls;
+} af_node_info;
+
+void af_tree_node(const af_tree *tree, size_t i, af_node_info *info);
+
+/** Writes flamegraph.pl's collapsed format: one line per call path with
+ * non-zero self time for `clock`, "thread;frame;frame SELF_US", sorted by
+ * byte value.  The root "all" is not written. */
+AF_NODISCARD af_status af_folded_write(const af_tree *tree, af_clock clock,
+                                       FILE *out, af_error *err);
+
+/* ------------------------------------------------------------------ */
+/* Layout                                                              */
+
+/** Geometry, flamegraph.pl's defaults when zeroed. */
+typedef struct af_layout_options {
+	af_clock clock;
+	double width;        /* image width in px (1200) */
+	double frame_height; /* px per stack level (16) */
+	double font_size;    /* px (12) */
+	double min_width;    /* frames narrower than this many px are left out (0.1) */
+	const char *title;   /* "Flame Graph" */
+} af_layout_options;
+
+/** One frame to draw.  x, y, w, h are in px of the unscaled image. */
+typedef struct af_rect {
+	double x, y, w, h;
+	uint32_t node;  /* index into the tree */
+	uint32_t depth;
+} af_rect;
+
+typedef struct af_layout {
+	const af_tree *tree; /* borrowed: must outlive the layout */
+	af_clock clock;
+	double width, height;
+	double frame_height, font_size;
+	double xpad;
+	char *title;
+	uint64_t total;      /* root's total time for the clock, µs */
+	uint32_t max_depth;  /* deepest depth drawn */
+	af_rect *rects;      /* root first, then pre-order, siblings by name */
+	size_t nrects;
+} af_layout;
+
+/** Lays out `tree`.  The layout borrows the tree.  Fails with AF_ERR_EMPTY
+ * when the tree has no time on the chosen clock. */
+AF_NODISCARD af_status af_layout_build(const af_tree *tree,
+                                       const af_layout_options *opt,
+                                       af_layout **out, af_error *err);
+
+void af_layout_free(af_layout *layout);
+
+/* ------------------------------------------------------------------ */
+/* Rendering                                                           */
+
+typedef struct af_font af_font;
+
+/** Loads the pinned font (DejaVu Sans) through the project's fontconfig
+ * file.  `conf_path` NULL means: $AFLAME_FONTCONF, then the installed file,
+ * then the source tree's.  Free with af_font_free(). */
+AF_NODISCARD af_status af_font_open(const char *conf_path, af_font **out,
+                                    af_error *err);
+void af_font_free(af_font *font);
+
+/** Width in px of UTF-8 `text` at `size` px, as the renderers draw it. */
+double af_font_text_width(af_font *font, const char *text, size_t len,
+                          double size);
+
+/** Fits `name` in `avail` px at `size` px: the whole name when it fits,
+ * else the longest prefix (whole UTF-8 characters) followed by "..", or
+ * nothing when not even one character and ".." fit.  Returns the length in
+ * bytes of the prefix to draw and sets *dots when ".." follows. */
+size_t af_font_fit(af_font *font, const char *name, double avail, double size,
+                   int *dots);
+
+typedef enum af_format {
+	AF_FORMAT_SVG,
+	AF_FORMAT_PNG,
+	AF_FORMAT_PDF,
+	AF_FORMAT_FOLDED
+} af_format;
+
+typedef struct af_render_options {
+	af_font *font;   /* required for every image format */
+	double scale;    /* PNG pixel density (1) */
+} af_render_options;
+
+/** Writes the layout as SVG (text stays text, one <title> per frame). */
+AF_NODISCARD af_status af_svg_write(const af_layout *layout,
+                                    const af_render_options *opt, FILE *out,
+                                    af_error *err);
+
+/** Draws the layout with cairo as PNG or PDF. */
+AF_NODISCARD af_status af_cairo_write(const af_layout *layout, af_format format,
+                                      const af_render_options *opt, FILE *out,
+                                      af_error *err);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif

@@ -1,0 +1,139 @@
+/*
+ * error.c - status strings and the small utilities every module uses.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "internal.h"
+
+const char *af_strerror(af_status status)
+{
+	switch (status) {
+	case AF_OK: return "success";
+	case AF_ERR_NOMEM: return "out of memory";
+	case AF_ERR_IO: return "input/output error";
+	case AF_ERR_FORMAT: return "not an Android method trace";
+	case AF_ERR_TRUNCATED: return "input ends too early";
+	case AF_ERR_KEY: return "malformed key section";
+	case AF_ERR_HEADER: return "malformed data header";
+	case AF_ERR_RECORD: return "malformed record";
+	case AF_ERR_GZIP: return "corrupt gzip data";
+	case AF_ERR_LIMIT: return "limit exceeded";
+	case AF_ERR_CLOCK: return "clock not recorded in this trace";
+	case AF_ERR_ARG: return "invalid argument";
+	case AF_ERR_FONT: return "font not available";
+	case AF_ERR_RENDER: return "rendering failed";
+	case AF_ERR_EMPTY: return "nothing to draw";
+	}
+	return "unknown error";
+}
+
+af_status af_fail(af_error *err, af_status status, long long offset,
+                  const char *fmt, ...)
+{
+	if (err) {
+		va_list ap;
+		err->status = status;
+		err->offset = offset;
+		va_start(ap, fmt);
+		vsnprintf(err->message, sizeof err->message, fmt, ap);
+		va_end(ap);
+	}
+	return status;
+}
+
+int af_grow(void **ptr, size_t *cap, size_t need, size_t elem)
+{
+	size_t ncap, bytes;
+	void *p;
+
+	if (need <= *cap)
+		return 0;
+	ncap = *cap ? *cap : 16;
+	while (ncap < need) {
+		if (ncap > SIZE_MAX / 2)
+			return -1;
+		ncap *= 2;
+	}
+	if (af_mul_overflow(ncap, elem, &bytes))
+		return -1;
+	p = realloc(*ptr, bytes);
+	if (!p)
+		return -1;
+	*ptr = p;
+	*cap = ncap;
+	return 0;
+}
+
+int af_buf_append(af_buf *b, const void *data, size_t len)
+{
+	if (len > SIZE_MAX - b->len - 1)
+		return -1;
+	if (AF_GROW(b->data, b->cap, b->len + len + 1))
+		return -1;
+	memcpy(b->data + b->len, data, len);
+	b->len += len;
+	b->data[b->len] = '\0';
+	return 0;
+}
+
+int af_buf_printf(af_buf *b, const char *fmt, ...)
+{
+	va_list ap;
+	char tmp[512];
+	int n;
+
+	va_start(ap, fmt);
+	n = vsnprintf(tmp, sizeof tmp, fmt, ap);
+	va_end(ap);
+	if (n < 0)
+		return -1;
+	if ((size_t)n < sizeof tmp)
+		return af_buf_append(b, tmp, (size_t)n);
+	if (AF_GROW(b->data, b->cap, b->len + (size_t)n + 1))
+		return -1;
+	va_start(ap, fmt);
+	vsnprintf(b->data + b->len, (size_t)n + 1, fmt, ap);
+	va_end(ap);
+	b->len += (size_t)n;
+	return 0;
+}
+
+size_t af_utf8_decode(const unsigned char *s, size_t n, uint32_t *cp)
+{
+	uint32_t c;
+	size_t len, i;
+
+	if (n == 0)
+		return 0;
+	if (s[0] < 0x80) {
+		*cp = s[0];
+		return 1;
+	}
+	if (s[0] >= 0xC2 && s[0] <= 0xDF) {
+		len = 2;
+		c = s[0] & 0x1F;
+	} else if (s[0] >= 0xE0 && s[0] <= 0xEF) {
+		len = 3;
+		c = s[0] & 0x0F;
+	} else if (s[0] >= 0xF0 && s[0] <= 0xF4) {
+		len = 4;
+		c = s[0] & 0x07;
+	} else {
+		return 0;
+	}
+	if (n < len)
+		return 0;
+	for (i = 1; i < len; i++) {
+		if ((s[i] & 0xC0) != 0x80)
+			return 0;
+		c = (c << 6) | (s[i] & 0x3F);
+	}
+	/* overlong forms, surrogates and code points past U+10FFFF */
+	if ((len == 3 && c < 0x800) || (len == 4 && (c < 0x10000 || c > 0x10FFFF)) ||
+	    (c >= 0xD800 && c <= 0xDFFF))
+		return 0;
+	*cp = c;
+	return len;
+}

@@ -1,0 +1,393 @@
+/*
+ * input.c - from bytes or a path to a parsed trace: variant detection,
+ * gzip, standard input and the legacy base.key + base.data pair.  The
+ * variant is always told from the content; a file name is only used to find
+ * the other half of a pair.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#include <zlib.h>
+
+#include "trace.h"
+
+#define AF_MAGIC 0x574F4C53u /* "SLOW" */
+
+/* Inflates gzip (one or more members) into a new malloc'd buffer. */
+static af_status af_gunzip(const uint8_t *in, size_t len, uint64_t max,
+                           uint8_t **out, size_t *out_len, af_error *err)
+{
+	z_stream z;
+	uint8_t *buf = NULL;
+	size_t cap = 0, used = 0;
+	af_status st = AF_OK;
+	int r;
+
+	memset(&z, 0, sizeof z);
+	if (inflateInit2(&z, 15 + 16) != Z_OK)
+		return af_fail(err, AF_ERR_NOMEM, -1, "cannot start zlib");
+	z.next_in = (Bytef *)in;
+	for (;;) {
+		size_t before_in;
+		if (used == cap) {
+			size_t want = cap ? cap * 2 : (len < (1u << 20) ? (1u << 20) : len * 4);
+			if ((uint64_t)cap >= max) {
+				st = af_fail(err, AF_ERR_LIMIT, (long long)z.total_in,
+				             "gzip data inflates past the %llu-byte input limit",
+				             (unsigned long long)max);
+				goto out;
+			}
+			if ((uint64_t)want > max)
+				want = (size_t)max;
+			if (AF_GROW(buf, cap, want)) {
+				st = af_fail(err, AF_ERR_NOMEM, -1, "out of memory inflating gzip data");
+				goto out;
+			}
+		}
+		before_in = (size_t)(z.next_in - in);
+		z.avail_in = (uInt)((len - before_in) > UINT32_MAX / 2 ? UINT32_MAX / 2
+		                                                       : len - before_in);
+		z.next_out = buf + used;
+		z.avail_out = (uInt)((cap - used) > UINT32_MAX / 2 ? UINT32_MAX / 2
+		                                                   : cap - used);
+		r = inflate(&z, Z_NO_FLUSH);
+		used = (size_t)(z.next_out - buf);
+		if (r == Z_STREAM_END) {
+			size_t at = (size_t)(z.next_in - in);
+			/* another member follows: keep going; anything else ends it */
+			if (len - at >= 2 && in[at] == 0x1F && in[at + 1] == 0x8B) {
+				inflateReset(&z);
+				continue;
+			}
+			break;
+		}
+		if (r == Z_BUF_ERROR && z.avail_out > 0) {
+			st = af_fail(err, AF_ERR_TRUNCATED, (long long)len,
+			             "gzip data ends before its end marker");
+			goto out;
+		}
+		if (r != Z_OK && r != Z_BUF_ERROR) {
+			st = af_fail(err, r == Z_MEM_ERROR ? AF_ERR_NOMEM : AF_ERR_GZIP,
+			             (long long)(z.next_in - in), "corrupt gzip data: %s",
+			             z.msg ? z.msg : "inflate failed");
+			goto out;
+		}
+	}
+out:
+	inflateEnd(&z);
+	if (st != AF_OK) {
+		free(buf);
+		return st;
+	}
+	*out = buf;
+	*out_len = used;
+	return AF_OK;
+}
+
+static int af_is_gzip(const uint8_t *b, size_t len)
+{
+	return len >= 2 && b[0] == 0x1F && b[1] == 0x8B;
+}
+
+/* A bare data half: SLOW with a regular version. */
+static int af_is_data_half(const uint8_t *b, size_t len)
+{
+	unsigned v;
+	if (len < 6 || af_rd32(b) != AF_MAGIC)
+		return 0;
+	v = af_rd16(b + 4);
+	return v >= 1 && v <= 3;
+}
+
+/* A key half: text that ends right after its *end line. */
+static int af_is_key_half(const uint8_t *b, size_t len)
+{
+	return len >= 5 && b[0] == '*' &&
+	       ((len >= 6 && memcmp(b + len - 6, "\n*end\n", 6) == 0) ||
+	        (len >= 7 && memcmp(b + len - 7, "\n*end\r\n", 7) == 0));
+}
+
+static af_status af_parse_bytes(af_trace *t, const uint8_t *b, size_t len,
+                                int depth, af_error *err)
+{
+	if (af_is_gzip(b, len)) {
+		uint8_t *raw = NULL;
+		size_t rlen = 0;
+		af_status st;
+		if (depth > 0)
+			return af_fail(err, AF_ERR_FORMAT, 0,
+			               "gzip data inside gzip data");
+		AF_FORWARD(af_gunzip(b, len, t->limits.max_input, &raw, &rlen, err));
+		t->info.gzip = 1;
+		st = af_parse_bytes(t, raw, rlen, depth + 1, err);
+		free(raw);
+		return st;
+	}
+	if (len >= 4 && af_rd32(b) == AF_MAGIC) {
+		unsigned v = len >= 6 ? af_rd16(b + 4) : 0;
+		if (v >= 1 && v <= 3)
+			return af_fail(err, AF_ERR_FORMAT, 4,
+			               "a data section without its key: give the .key "
+			               "file, the base name, or both halves joined");
+		if (v == 4 || v == 5 || v == 0xF4 || v == 0xF5)
+			return af_fail(err, AF_ERR_FORMAT, 4,
+			               "ART V2 (compact) traces, version 0x%X, are not "
+			               "supported", v);
+		t->info.variant = AF_VARIANT_STREAMING;
+		return af_trace_streaming(t, b, len, err);
+	}
+	if (len > 0 && b[0] == '*') {
+		size_t end;
+		t->info.variant = AF_VARIANT_REGULAR;
+		AF_FORWARD(af_trace_key(t, b, len, 0, &end, err));
+		return af_trace_regular_data(t, b + end, len - end, (long long)end,
+		                             err);
+	}
+	if (len == 0)
+		return af_fail(err, AF_ERR_FORMAT, 0, "the input is empty");
+	return af_fail(err, AF_ERR_FORMAT, 0,
+	               "not an Android method trace (no *version key, no SLOW "
+	               "header, not gzip)");
+}
+
+static af_status af_parse_into(af_trace *t, const uint8_t *b, size_t len,
+                               af_error *err)
+{
+	AF_FORWARD(af_parse_bytes(t, b, len, 0, err));
+	return af_trace_finish(t, err);
+}
+
+af_status af_trace_parse(const void *buf, size_t len,
+                         const af_parse_options *opt, af_trace **out,
+                         af_error *err)
+{
+	af_trace *t = af_trace_new(opt);
+	af_status st;
+
+	*out = NULL;
+	if (!t)
+		return af_fail(err, AF_ERR_NOMEM, -1, "out of memory");
+	st = af_parse_into(t, buf, len, err);
+	if (st != AF_OK) {
+		af_trace_free(t);
+		return st;
+	}
+	*out = t;
+	return AF_OK;
+}
+
+/* ------------------------------------------------------------------ */
+/* Files                                                               */
+
+/* Bytes of a file: mapped when it is a regular file, read otherwise. */
+typedef struct af_bytes {
+	uint8_t *data;
+	size_t len;
+	int mapped;
+} af_bytes;
+
+static void af_bytes_free(af_bytes *b)
+{
+	if (b->mapped)
+		munmap(b->data, b->len);
+	else
+		free(b->data);
+	memset(b, 0, sizeof *b);
+}
+
+static af_status af_read_fd(int fd, uint64_t max, af_bytes *b, af_error *err)
+{
+	size_t cap = 0;
+	struct stat sb;
+
+	memset(b, 0, sizeof *b);
+	if (fstat(fd, &sb) == 0 && S_ISREG(sb.st_mode) && sb.st_size > 0) {
+		if ((uint64_t)sb.st_size > max)
+			return af_fail(err, AF_ERR_LIMIT, -1,
+			               "file is larger than the %llu-byte input limit",
+			               (unsigned long long)max);
+		b->data = mmap(NULL, (size_t)sb.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
+		if (b->data != MAP_FAILED) {
+			b->len = (size_t)sb.st_size;
+			b->mapped = 1;
+			return AF_OK;
+		}
+		b->data = NULL;
+	}
+	for (;;) {
+		ssize_t n;
+		if (cap - b->len < 65536) {
+			if ((uint64_t)cap >= max || AF_GROW(b->data, cap, b->len + 65536)) {
+				af_status st = (uint64_t)cap >= max ? AF_ERR_LIMIT : AF_ERR_NOMEM;
+				af_bytes_free(b);
+				return af_fail(err, st, -1, st == AF_ERR_LIMIT
+				               ? "input is larger than the input limit"
+				               : "out of memory reading the input");
+			}
+		}
+		n = read(fd, b->data + b->len, cap - b->len);
+		if (n == 0)
+			return AF_OK;
+		if (n < 0) {
+			if (errno == EINTR)
+				continue;
+			af_bytes_free(b);
+			return af_fail(err, AF_ERR_IO, -1, "read failed: %s",
+			               strerror(errno));
+		}
+		b->len += (size_t)n;
+	}
+}
+
+static af_status af_read_path(const char *path, uint64_t max, af_bytes *b,
+                              af_error *err)
+{
+	int fd;
+	af_status st;
+
+	if (strcmp(path, "-") == 0)
+		return af_read_fd(0, max, b, err);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return af_fail(err, AF_ERR_IO, -1, "cannot open: %s", strerror(errno));
+	st = af_read_fd(fd, max, b, err);
+	close(fd);
+	return st;
+}
+
+static int af_exists(const char *path)
+{
+	struct stat sb;
+	return stat(path, &sb) == 0;
+}
+
+/* `path` with `suffix` replaced by (or, when absent, followed by) `repl`. */
+static char *af_sibling(const char *path, const char *suffix, const char *repl)
+{
+	size_t n = strlen(path), s = strlen(suffix), r = strlen(repl);
+	char *p;
+
+	if (n >= s && strcmp(path + n - s, suffix) == 0)
+		n -= s;
+	p = malloc(n + r + 1);
+	if (p) {
+		memcpy(p, path, n);
+		memcpy(p + n, repl, r + 1);
+	}
+	return p;
+}
+
+/* Joins a key half and a data half into one regular trace and parses it. */
+static af_status af_parse_pair(af_trace *t, const char *key_path,
+                               const char *data_path, af_error *err)
+{
+	af_bytes k, d;
+	uint8_t *joined;
+	af_status st;
+
+	AF_FORWARD(af_read_path(key_path, t->limits.max_input, &k, err));
+	st = af_read_path(data_path, t->limits.max_input, &d, err);
+	if (st != AF_OK) {
+		char why[sizeof err->message];
+		snprintf(why, sizeof why, "%s", err ? err->message : "");
+		af_bytes_free(&k);
+		return af_fail(err, st, -1, "%s: %s", data_path, why);
+	}
+	if (!af_is_key_half(k.data, k.len) || !af_is_data_half(d.data, d.len)) {
+		af_bytes_free(&k);
+		af_bytes_free(&d);
+		return af_fail(err, AF_ERR_FORMAT, 0,
+		               "%s and %s are not a key and data pair", key_path,
+		               data_path);
+	}
+	joined = malloc(k.len + d.len);
+	if (!joined) {
+		af_bytes_free(&k);
+		af_bytes_free(&d);
+		return af_fail(err, AF_ERR_NOMEM, -1, "out of memory");
+	}
+	memcpy(joined, k.data, k.len);
+	memcpy(joined + k.len, d.data, d.len);
+	af_bytes_free(&k);
+	af_bytes_free(&d);
+	st = af_parse_into(t, joined, k.len + d.len, err);
+	t->info.variant = AF_VARIANT_KEY_DATA;
+	free(joined);
+	return st;
+}
+
+static af_status af_open_into(af_trace *t, const char *path, af_error *err)
+{
+	af_bytes b;
+	af_status st;
+	char *other;
+
+	if (strcmp(path, "-") != 0 && !af_exists(path)) {
+		/* a base name: base.key + base.data */
+		char *key = af_sibling(path, "", ".key");
+		char *data = af_sibling(path, "", ".data");
+		if (key && data && af_exists(key) && af_exists(data))
+			st = af_parse_pair(t, key, data, err);
+		else if (!key || !data)
+			st = af_fail(err, AF_ERR_NOMEM, -1, "out of memory");
+		else
+			st = af_fail(err, AF_ERR_IO, -1, "cannot open: %s",
+			             strerror(ENOENT));
+		free(key);
+		free(data);
+		return st;
+	}
+	AF_FORWARD(af_read_path(path, t->limits.max_input, &b, err));
+	if (strcmp(path, "-") != 0 && af_is_data_half(b.data, b.len)) {
+		af_bytes_free(&b);
+		other = af_sibling(path, ".data", ".key");
+		if (!other)
+			return af_fail(err, AF_ERR_NOMEM, -1, "out of memory");
+		st = af_exists(other)
+		             ? af_parse_pair(t, other, path, err)
+		             : af_fail(err, AF_ERR_FORMAT, 4,
+		                       "a data section without its key (looked for %s)",
+		                       other);
+		free(other);
+		return st;
+	}
+	if (strcmp(path, "-") != 0 && af_is_key_half(b.data, b.len)) {
+		af_bytes_free(&b);
+		other = af_sibling(path, ".key", ".data");
+		if (!other)
+			return af_fail(err, AF_ERR_NOMEM, -1, "out of memory");
+		st = af_exists(other)
+		             ? af_parse_pair(t, path, other, err)
+		             : af_fail(err, AF_ERR_TRUNCATED, -1,
+		                       "a key section without its data (looked for %s)",
+		                       other);
+		free(other);
+		return st;
+	}
+	st = af_parse_into(t, b.data, b.len, err);
+	af_bytes_free(&b);
+	return st;
+}
+
+af_status af_trace_open(const char *path, const af_parse_options *opt,
+                        af_trace **out, af_error *err)
+{
+	af_trace *t = af_trace_new(opt);
+	af_status st;
+
+	*out = NULL;
+	if (!t)
+		return af_fail(err, AF_ERR_NOMEM, -1, "out of memory");
+	st = af_open_into(t, path, err);
+	if (st != AF_OK) {
+		af_trace_free(t);
+		return st;
+	}
+	*out = t;
+	return AF_OK;
+}

@@ -1,0 +1,186 @@
+/*
+ * layout.c - a call tree to rectangles, by flamegraph.pl's geometry: the
+ * root ("all") at the bottom, children side by side in alphabetical order
+ * above their parent, widths proportional to total time, frames narrower
+ * than min_width left out.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "tree.h"
+
+typedef struct af_kid {
+	uint32_t parent, rank, node;
+} af_kid;
+
+typedef struct af_pending {
+	uint32_t node;
+	uint64_t start; /* time before this frame along its parent, µs */
+} af_pending;
+
+typedef struct af_named {
+	const char *s;
+	uint32_t id;
+} af_named;
+
+static int af_named_cmp(const void *a, const void *b)
+{
+	const af_named *x = a, *y = b;
+	int c = strcmp(x->s, y->s);
+	return c ? c : (x->id > y->id) - (x->id < y->id);
+}
+
+static int af_kid_cmp(const void *a, const void *b)
+{
+	const af_kid *x = a, *y = b;
+	if (x->parent != y->parent)
+		return x->parent < y->parent ? -1 : 1;
+	return (x->rank > y->rank) - (x->rank < y->rank);
+}
+
+void af_layout_free(af_layout *layout)
+{
+	if (!layout)
+		return;
+	free(layout->rects);
+	free(layout->title);
+	free(layout);
+}
+
+af_status af_layout_build(const af_tree *tree, const af_layout_options *opt,
+                          af_layout **out, af_error *err)
+{
+	af_layout_options o = {0};
+	const af_pnode *nodes = af_tree_nodes(tree);
+	size_t n = af_tree_size(tree), i, nnames = af_tree_name_count(tree);
+	size_t nkids = n - 1, top = 0, pcap = 0, rcap = 0;
+	af_named *named = NULL;
+	uint32_t *rank = NULL, *first = NULL;
+	af_kid *kids = NULL;
+	af_pending *stack = NULL;
+	af_layout *L = NULL;
+	double wpt, ypad1, ypad2;
+	uint64_t total;
+	af_status st = AF_OK;
+
+	*out = NULL;
+	if (opt)
+		o = *opt;
+	if ((unsigned)o.clock >= AF_CLOCK_COUNT)
+		return af_fail(err, AF_ERR_ARG, -1, "unknown clock");
+	if (o.width == 0)
+		o.width = 1200;
+	if (o.frame_height == 0)
+		o.frame_height = 16;
+	if (o.font_size == 0)
+		o.font_size = 12;
+	if (o.min_width == 0)
+		o.min_width = 0.1;
+	if (!o.title)
+		o.title = "Flame Graph";
+	if (!(o.width >= 100 && o.width <= 1e6) ||
+	    !(o.frame_height >= 2 && o.frame_height <= 1000) ||
+	    !(o.font_size > 0 && o.font_size <= 1000) || !(o.min_width >= 0))
+		return af_fail(err, AF_ERR_ARG, -1, "image geometry out of range");
+	total = af_tree_total(tree, 0, o.clock);
+	if (total == 0)
+		return af_fail(err, AF_ERR_EMPTY, -1, "no time recorded on the %s clock",
+		               o.clock == AF_CLOCK_WALL ? "wall" : "thread-cpu");
+
+	L = calloc(1, sizeof *L);
+	named = malloc((nnames ? nnames : 1) * sizeof *named);
+	rank = malloc((nnames ? nnames : 1) * sizeof *rank);
+	kids = malloc((nkids ? nkids : 1) * sizeof *kids);
+	first = malloc((n + 1) * sizeof *first);
+	if (!L || !named || !rank || !kids || !first)
+		goto nomem;
+	L->title = strdup(o.title);
+	if (!L->title)
+		goto nomem;
+
+	/* siblings are ordered by name: rank every name once */
+	for (i = 0; i < nnames; i++) {
+		named[i].s = af_tree_name_by_id(tree, (uint32_t)i);
+		named[i].id = (uint32_t)i;
+	}
+	qsort(named, nnames, sizeof *named, af_named_cmp);
+	for (i = 0; i < nnames; i++)
+		rank[named[i].id] = (uint32_t)i;
+	/* children grouped by parent, by rank within a group */
+	for (i = 1; i < n; i++) {
+		kids[i - 1].parent = nodes[i].parent;
+		kids[i - 1].rank = rank[nodes[i].key];
+		kids[i - 1].node = (uint32_t)i;
+	}
+	qsort(kids, nkids, sizeof *kids, af_kid_cmp);
+	memset(first, 0, (n + 1) * sizeof *first);
+	for (i = 0; i < nkids; i++)
+		first[kids[i].parent + 1]++;
+	for (i = 0; i < n; i++)
+		first[i + 1] += first[i];
+
+	L->tree = tree;
+	L->clock = o.clock;
+	L->width = o.width;
+	L->frame_height = o.frame_height;
+	L->font_size = o.font_size;
+	L->xpad = 10;
+	L->total = total;
+	wpt = (o.width - 2 * L->xpad) / (double)total;
+
+	/* pre-order walk; an explicit stack keeps deep trees off the C stack */
+	if (AF_GROW(stack, pcap, 1))
+		goto nomem;
+	stack[top].node = 0;
+	stack[top++].start = 0;
+	while (top > 0) {
+		af_pending p = stack[--top];
+		uint64_t t = af_tree_total(tree, p.node, o.clock), at;
+		uint32_t k, depth = af_tree_depth(tree, p.node);
+		af_rect *r;
+
+		if (AF_GROW(L->rects, rcap, L->nrects + 1))
+			goto nomem;
+		r = &L->rects[L->nrects++];
+		r->x = L->xpad + (double)p.start * wpt;
+		r->w = (double)t * wpt;
+		r->node = p.node;
+		r->depth = depth;
+		if (depth > L->max_depth)
+			L->max_depth = depth;
+		/* push children last-first so the first by name is drawn first */
+		at = p.start + t - nodes[p.node].self[o.clock];
+		for (k = first[p.node + 1]; k-- > first[p.node];) {
+			uint32_t c = kids[k].node;
+			uint64_t ct = af_tree_total(tree, c, o.clock);
+			at -= ct;
+			if ((double)ct * wpt < o.min_width || ct == 0)
+				continue;
+			if (AF_GROW(stack, pcap, top + 1))
+				goto nomem;
+			stack[top].node = c;
+			stack[top++].start = at;
+		}
+	}
+	ypad1 = o.font_size * 3;
+	ypad2 = o.font_size * 2 + 10;
+	L->height = (L->max_depth + 1) * o.frame_height + ypad1 + ypad2;
+	for (i = 0; i < L->nrects; i++) {
+		af_rect *r = &L->rects[i];
+		r->y = L->height - ypad2 - (r->depth + 1) * o.frame_height + 1;
+		r->h = o.frame_height - 1;
+	}
+	*out = L;
+	L = NULL;
+	goto out;
+nomem:
+	st = af_fail(err, AF_ERR_NOMEM, -1, "out of memory laying out the graph");
+out:
+	af_layout_free(L);
+	free(named);
+	free(rank);
+	free(kids);
+	free(first);
+	free(stack);
+	return st;
+}

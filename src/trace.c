@@ -1,0 +1,543 @@
+/*
+ * trace.c - the record state machine every trace variant feeds, the method
+ * and thread tables, and the public accessors of af_trace.
+ *
+ * Semantics (also in the README):
+ *  - the time between two consecutive records of a thread is charged, as
+ *    self time, to the frame on top of that thread's stack after the first;
+ *  - enter pushes; exit and unwind pop one frame; an exit naming another
+ *    method than the top still pops and counts a mismatch;
+ *  - an exit on an empty stack is a frame entered before tracing began:
+ *    the thread's tree so far is re-rooted under it, and the time the thread
+ *    spent with an empty stack since its first record (or its previous such
+ *    exit) becomes that frame's self time;
+ *  - frames still open at the end close at the thread's last record;
+ *  - clocks are unwrapped per thread; a step backwards counts as zero.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "trace.h"
+
+#define AF_ARENA_CHUNK (64 * 1024)
+
+af_trace *af_trace_new(const af_parse_options *opt)
+{
+	af_trace *t = calloc(1, sizeof *t);
+
+	if (!t)
+		return NULL;
+	if (opt)
+		t->limits = opt->limits;
+	if (!t->limits.max_depth)
+		t->limits.max_depth = 1000000;
+	if (!t->limits.max_nodes)
+		t->limits.max_nodes = 50000000;
+	if (!t->limits.max_name_len)
+		t->limits.max_name_len = 1 << 20;
+	if (!t->limits.max_input)
+		t->limits.max_input = 8ull << 30;
+	af_ptree_init(&t->tree, t->limits.max_nodes);
+	t->tid_mask = 0xFFFF;
+	t->single_clock = AF_CLOCK_CPU;
+	t->info.vm = "";
+	return t;
+}
+
+void af_trace_free(af_trace *t)
+{
+	size_t i;
+
+	if (!t)
+		return;
+	while (t->arena) {
+		char *prev;
+		memcpy(&prev, t->arena, sizeof prev);
+		free(t->arena);
+		t->arena = prev;
+	}
+	for (i = 0; i < t->nthreads; i++)
+		free(t->threads[i].stack);
+	free(t->threads);
+	free(t->thread_of);
+	free(t->decl);
+	free(t->methods);
+	af_u32map_free(&t->method_index);
+	af_ptree_free(&t->tree);
+	free(t);
+}
+
+/* Chunks start with a pointer to the previous chunk.  A string larger than
+ * a chunk gets a chunk of its own. */
+char *af_trace_strdup(af_trace *t, const char *s, size_t len)
+{
+	char *p;
+
+	if (len >= t->arena_left) {
+		size_t size;
+		char *chunk;
+		if (len > SIZE_MAX - sizeof(char *) - 1)
+			return NULL;
+		size = sizeof(char *) + len + 1;
+		if (size < AF_ARENA_CHUNK)
+			size = AF_ARENA_CHUNK;
+		chunk = malloc(size);
+		if (!chunk)
+			return NULL;
+		memcpy(chunk, &t->arena, sizeof(char *));
+		t->arena = chunk;
+		t->arena_pos = chunk + sizeof(char *);
+		t->arena_left = size - sizeof(char *);
+	}
+	p = t->arena_pos;
+	memcpy(p, s, len);
+	p[len] = '\0';
+	t->arena_pos += len + 1;
+	t->arena_left -= len + 1;
+	return p;
+}
+
+/* ------------------------------------------------------------------ */
+/* Threads and methods                                                 */
+
+af_status af_trace_declare_thread(af_trace *t, uint32_t tid, const char *name,
+                                  size_t len, af_error *err)
+{
+	af_decl_thread *d;
+
+	if (AF_GROW(t->decl, t->decl_cap, t->ndecl + 1))
+		return af_fail(err, AF_ERR_NOMEM, -1, "out of memory");
+	d = &t->decl[t->ndecl];
+	d->tid = tid;
+	d->name = af_trace_strdup(t, name, len);
+	if (!d->name)
+		return af_fail(err, AF_ERR_NOMEM, -1, "out of memory");
+	t->ndecl++;
+	return AF_OK;
+}
+
+/* Parses "0x1a4", "0" or "420" into *out; returns 0 on success. */
+static int af_parse_id(const char *s, size_t len, uint32_t *out)
+{
+	uint64_t v = 0;
+	size_t i = 0;
+	int base = 10;
+
+	if (len > 2 && s[0] == '0' && (s[1] == 'x' || s[1] == 'X')) {
+		base = 16;
+		i = 2;
+	}
+	if (i == len)
+		return -1;
+	for (; i < len; i++) {
+		int d;
+		char c = s[i];
+		if (c >= '0' && c <= '9')
+			d = c - '0';
+		else if (base == 16 && c >= 'a' && c <= 'f')
+			d = c - 'a' + 10;
+		else if (base == 16 && c >= 'A' && c <= 'F')
+			d = c - 'A' + 10;
+		else
+			return -1;
+		v = v * (uint64_t)base + (uint64_t)d;
+		if (v > UINT32_MAX)
+			return -1;
+	}
+	*out = (uint32_t)v;
+	return 0;
+}
+
+af_status af_trace_method_line(af_trace *t, const char *line, size_t len,
+                               long long off, af_error *err)
+{
+	const char *field[6];
+	size_t flen[6], nf = 0, i, start = 0;
+	af_method *m;
+	uint32_t id, idx;
+	const char *sig = "", *file = "", *cls = "", *name;
+	size_t sig_len = 0, file_len = 0, cls_len = 0, name_len;
+
+	for (i = 0; i <= len && nf < 6; i++) {
+		if (i == len || line[i] == '\t') {
+			field[nf] = line + start;
+			flen[nf++] = i - start;
+			start = i + 1;
+		}
+	}
+	if (nf < 2)
+		return af_fail(err, AF_ERR_KEY, off,
+		               "method line has no tab after the id");
+	if (af_parse_id(field[0], flen[0], &id))
+		return af_fail(err, AF_ERR_KEY, off,
+		               "method id \"%.*s\" is not a number",
+		               (int)(flen[0] > 32 ? 32 : flen[0]), field[0]);
+	id &= ~3u;
+	if (nf == 2) {
+		name = field[1];
+		name_len = flen[1];
+	} else {
+		cls = field[1];
+		cls_len = flen[1];
+		name = field[2];
+		name_len = flen[2];
+		if (nf >= 4 && (nf >= 5 || (flen[3] > 0 && field[3][0] == '('))) {
+			sig = field[3];
+			sig_len = flen[3];
+		} else if (nf == 4) {
+			file = field[3];
+			file_len = flen[3];
+		}
+		if (nf >= 5) {
+			file = field[4];
+			file_len = flen[4];
+		}
+	}
+	if (af_u32map_get(&t->method_index, id, &idx))
+		return AF_OK; /* the first definition wins */
+	if (t->nmethods >= UINT32_MAX - 1 ||
+	    AF_GROW(t->methods, t->methods_cap, t->nmethods + 1))
+		return af_fail(err, AF_ERR_NOMEM, -1, "out of memory");
+	m = &t->methods[t->nmethods];
+	m->id = id;
+	m->cls = af_trace_strdup(t, cls, cls_len);
+	m->name = af_trace_strdup(t, name, name_len);
+	m->sig = af_trace_strdup(t, sig, sig_len);
+	m->file = af_trace_strdup(t, file, file_len);
+	if (!m->cls || !m->name || !m->sig || !m->file ||
+	    af_u32map_put(&t->method_index, id, (uint32_t)t->nmethods))
+		return af_fail(err, AF_ERR_NOMEM, -1, "out of memory");
+	t->nmethods++;
+	t->info.methods++;
+	return AF_OK;
+}
+
+/* ------------------------------------------------------------------ */
+/* Records                                                             */
+
+static af_thread *af_thread_for(af_trace *t, uint32_t tid, af_error *err)
+{
+	af_thread *th;
+	uint32_t root;
+
+	if (!t->thread_of) {
+		t->thread_of = calloc(65536, sizeof *t->thread_of);
+		if (!t->thread_of)
+			goto nomem;
+	}
+	if (t->thread_of[tid])
+		return &t->threads[t->thread_of[tid] - 1];
+	root = af_ptree_root(&t->tree, AF_NONE);
+	if (root == AF_NONE || AF_GROW(t->threads, t->threads_cap, t->nthreads + 1))
+		goto nomem;
+	th = &t->threads[t->nthreads];
+	memset(th, 0, sizeof *th);
+	th->record_tid = tid;
+	th->tid = tid;
+	th->root = root;
+	t->thread_of[tid] = (uint32_t)++t->nthreads;
+	return th;
+nomem:
+	af_fail(err, AF_ERR_NOMEM, -1, "out of memory");
+	return NULL;
+}
+
+af_status af_trace_record(af_trace *t, uint32_t tid, uint32_t method_action,
+                          uint32_t t0, uint32_t t1, long long off,
+                          af_error *err)
+{
+	af_thread *th = af_thread_for(t, tid & t->tid_mask, err);
+	uint32_t now[AF_CLOCK_COUNT] = {t0, t1};
+	uint32_t mid = method_action & ~3u, node;
+	af_pnode *nodes;
+	int c;
+
+	if (!th)
+		return AF_ERR_NOMEM;
+	t->info.records++;
+	nodes = t->tree.nodes;
+	if (th->records++ == 0) {
+		th->last[0] = t0;
+		th->last[1] = t1;
+	} else {
+		for (c = 0; c < AF_CLOCK_COUNT; c++) {
+			uint32_t d = now[c] - th->last[c]; /* unwraps modulo 2^32 */
+			if (d > 0x7FFFFFFFu) {
+				t->info.time_backwards[c]++;
+				d = 0;
+			}
+			th->last[c] = now[c];
+			th->elapsed[c] += d;
+			if (th->depth)
+				nodes[th->stack[th->depth - 1]].self[c] += d;
+			else
+				th->empty[c] += d;
+		}
+	}
+
+	switch (method_action & 3) {
+	case 0: /* enter */
+		t->info.enters++;
+		if (th->depth >= t->limits.max_depth)
+			return af_fail(err, AF_ERR_LIMIT, off,
+			               "thread %u's stack is deeper than %u frames",
+			               th->record_tid, t->limits.max_depth);
+		node = af_ptree_child(&t->tree,
+		                      th->depth ? th->stack[th->depth - 1] : th->root,
+		                      mid);
+		if (node == AF_NONE)
+			return af_fail(err, t->tree.len >= t->tree.max_nodes
+			                        ? AF_ERR_LIMIT : AF_ERR_NOMEM, off,
+			               "cannot add call path %zu (limit %u)",
+			               t->tree.len + 1, t->tree.max_nodes);
+		if (AF_GROW(th->stack, th->cap, th->depth + 1))
+			return af_fail(err, AF_ERR_NOMEM, -1, "out of memory");
+		t->tree.nodes[node].calls++;
+		th->calls++;
+		th->stack[th->depth++] = node;
+		break;
+	case 1: /* exit */
+	case 2: /* unwind: an exit caused by an exception */
+		if ((method_action & 3) == 1)
+			t->info.exits++;
+		else
+			t->info.unwinds++;
+		if (th->depth) {
+			node = th->stack[--th->depth];
+			if (nodes[node].key != mid)
+				t->info.mismatched_exits++;
+		} else {
+			/* entered before tracing began: adopt everything so far */
+			uint32_t root = af_ptree_root(&t->tree, AF_NONE);
+			if (root == AF_NONE ||
+			    af_ptree_adopt(&t->tree, root, th->root, mid))
+				return af_fail(err, AF_ERR_NOMEM, off, "out of memory");
+			nodes = t->tree.nodes;
+			for (c = 0; c < AF_CLOCK_COUNT; c++) {
+				nodes[th->root].self[c] += th->empty[c];
+				th->empty[c] = 0;
+			}
+			nodes[th->root].calls++;
+			th->calls++;
+			th->root = root;
+			t->info.orphan_exits++;
+		}
+		break;
+	default:
+		t->info.bad_actions++;
+		break;
+	}
+	return AF_OK;
+}
+
+af_status af_trace_finish(af_trace *t, af_error *err)
+{
+	size_t i;
+	uint32_t idx;
+	uint32_t *decl_of = calloc(65536, sizeof *decl_of);
+
+	if (!decl_of)
+		return af_fail(err, AF_ERR_NOMEM, -1, "out of memory");
+	/* the first declaration of a (truncated) id names the thread */
+	for (i = 0; i < t->ndecl; i++) {
+		uint32_t k = t->decl[i].tid & t->tid_mask;
+		if (!decl_of[k])
+			decl_of[k] = (uint32_t)i + 1;
+		else if (t->decl[decl_of[k] - 1].tid != t->decl[i].tid)
+			t->info.thread_id_collisions++;
+	}
+	for (i = 0; i < t->nthreads; i++) {
+		af_thread *th = &t->threads[i];
+		uint32_t k = decl_of[th->record_tid];
+		t->info.open_at_end += th->depth;
+		if (k) {
+			th->tid = t->decl[k - 1].tid;
+			th->name = t->decl[k - 1].name;
+		} else {
+			char tmp[32];
+			int n = snprintf(tmp, sizeof tmp, "Thread-%u", th->record_tid);
+			th->name = af_trace_strdup(t, tmp, (size_t)n);
+			if (!th->name) {
+				free(decl_of);
+				return af_fail(err, AF_ERR_NOMEM, -1, "out of memory");
+			}
+			t->info.unknown_threads++;
+		}
+	}
+	free(decl_of);
+	t->info.threads_with_records = (uint32_t)t->nthreads;
+	t->info.threads_declared = (uint32_t)t->ndecl;
+	/* calls to methods the method table does not name */
+	for (i = 0; i < t->tree.len; i++) {
+		const af_pnode *n = &t->tree.nodes[i];
+		if (n->parent != AF_NONE &&
+		    !af_u32map_get(&t->method_index, n->key, &idx))
+			t->info.unknown_method_calls += n->calls;
+	}
+	{
+		af_u32map seen = {0};
+		for (i = 0; i < t->tree.len; i++) {
+			const af_pnode *n = &t->tree.nodes[i];
+			if (n->parent == AF_NONE ||
+			    af_u32map_get(&t->method_index, n->key, &idx) ||
+			    af_u32map_get(&seen, n->key, &idx))
+				continue;
+			if (af_u32map_put(&seen, n->key, 0)) {
+				af_u32map_free(&seen);
+				return af_fail(err, AF_ERR_NOMEM, -1, "out of memory");
+			}
+			t->info.unknown_methods++;
+		}
+		af_u32map_free(&seen);
+	}
+	return AF_OK;
+}
+
+/* Sets which clocks a trace holds from its record layout and its key. */
+void af_trace_set_clocks(af_trace *t, int dual)
+{
+	if (dual) {
+		t->info.has_clock[AF_CLOCK_CPU] = 1;
+		t->info.has_clock[AF_CLOCK_WALL] = 1;
+		return;
+	}
+	if (t->clock_named == 2 || !t->clock_named)
+		t->info.clock_assumed = 1; /* "dual" with one field, or no clock= */
+	if (t->clock_named == 2)
+		t->single_clock = AF_CLOCK_WALL;
+	t->info.has_clock[t->single_clock] = 1;
+}
+
+/* ------------------------------------------------------------------ */
+/* Frame names                                                         */
+
+/* Appends the Java type at d[*i] (a descriptor type) in source form. */
+static int af_append_type(af_buf *b, const char *d, size_t len, size_t *i)
+{
+	size_t dims = 0, k;
+	const char *prim = NULL;
+
+	while (*i < len && d[*i] == '[') {
+		dims++;
+		(*i)++;
+	}
+	if (*i >= len)
+		return -1;
+	switch (d[*i]) {
+	case 'B': prim = "byte"; break;
+	case 'C': prim = "char"; break;
+	case 'D': prim = "double"; break;
+	case 'F': prim = "float"; break;
+	case 'I': prim = "int"; break;
+	case 'J': prim = "long"; break;
+	case 'S': prim = "short"; break;
+	case 'Z': prim = "boolean"; break;
+	case 'V': prim = "void"; break;
+	case 'L': {
+		size_t end = *i + 1;
+		while (end < len && d[end] != ';')
+			end++;
+		if (end >= len)
+			return -1;
+		for (k = *i + 1; k < end; k++)
+			if (af_buf_append(b, d[k] == '/' ? "." : d + k, 1))
+				return -2;
+		*i = end + 1;
+		break;
+	}
+	default:
+		return -1;
+	}
+	if (prim) {
+		if (af_buf_append(b, prim, strlen(prim)))
+			return -2;
+		(*i)++;
+	}
+	while (dims--)
+		if (af_buf_append(b, "[]", 2))
+			return -2;
+	return 0;
+}
+
+/* "(Ljava/lang/String;I)V" -> "(java.lang.String, int)"; the descriptor
+ * as written when it does not parse. */
+static int af_append_params(af_buf *b, const char *sig)
+{
+	size_t len = strlen(sig), i = 1, mark = b->len;
+	int first = 1, r;
+
+	if (len == 0)
+		return 0;
+	if (sig[0] != '(')
+		goto raw;
+	if (af_buf_append(b, "(", 1))
+		return -1;
+	while (i < len && sig[i] != ')') {
+		if (!first && af_buf_append(b, ", ", 2))
+			return -1;
+		first = 0;
+		r = af_append_type(b, sig, len, &i);
+		if (r == -2)
+			return -1;
+		if (r)
+			goto raw;
+	}
+	if (i >= len)
+		goto raw;
+	return af_buf_append(b, ")", 1);
+raw:
+	b->len = mark;
+	return af_buf_append(b, sig, len);
+}
+
+uint32_t af_trace_frame_name(const af_trace *t, uint32_t mid, int signatures,
+                             af_names *names)
+{
+	af_buf b = {0};
+	uint32_t idx, id;
+	int bad = 0;
+
+	if (af_u32map_get(&t->method_index, mid, &idx)) {
+		const af_method *m = &t->methods[idx];
+		const char *c;
+		for (c = m->cls; *c && !bad; c++)
+			bad = af_buf_append(&b, *c == '/' ? "." : c, 1);
+		if (*m->cls)
+			bad |= af_buf_append(&b, ".", 1);
+		bad |= af_buf_append(&b, m->name, strlen(m->name));
+		if (signatures)
+			bad |= af_append_params(&b, m->sig);
+	} else {
+		bad = af_buf_printf(&b, "(unknown method 0x%x)", mid);
+	}
+	id = bad ? AF_NONE : af_names_intern_clean(names, b.data, b.len);
+	free(b.data);
+	return id;
+}
+
+/* ------------------------------------------------------------------ */
+/* Public accessors                                                    */
+
+const af_trace_info *af_trace_get_info(const af_trace *trace)
+{
+	return &trace->info;
+}
+
+size_t af_trace_thread_count(const af_trace *trace)
+{
+	return trace->nthreads;
+}
+
+void af_trace_thread(const af_trace *trace, size_t i, af_thread_info *info)
+{
+	const af_thread *th = &trace->threads[i];
+	int c;
+
+	info->tid = th->tid;
+	info->name = th->name;
+	info->records = th->records;
+	info->calls = th->calls;
+	for (c = 0; c < AF_CLOCK_COUNT; c++)
+		info->time[c] = th->elapsed[c];
+}

@@ -1,0 +1,112 @@
+/*
+ * trace.h - the parsed trace shared by the parsers (trace_*.c) and the call
+ * tree builder.  Parsers feed records to af_trace_record(); it keeps one
+ * stack per thread and charges time to the prefix tree as it goes, so memory
+ * grows with distinct call paths, never with records.
+ */
+#ifndef AF_TRACE_H
+#define AF_TRACE_H
+
+#include "tree.h"
+
+typedef struct af_method {
+	uint32_t id;      /* method id, low two bits clear */
+	const char *cls;  /* class as written (slash or dotted form) */
+	const char *name;
+	const char *sig;  /* descriptor, "" when absent */
+	const char *file; /* source file, "" when absent */
+} af_method;
+
+typedef struct af_thread {
+	uint32_t record_tid; /* id in records (8 or 16 bits) */
+	uint32_t tid;        /* full id from the key, else record_tid */
+	const char *name;    /* resolved at the end of parsing */
+	uint32_t root;       /* root of this thread's subtree in trace->tree */
+	uint32_t *stack;     /* node indices, innermost last */
+	size_t depth, cap;
+	uint32_t last[AF_CLOCK_COUNT];     /* previous raw clock values */
+	uint64_t elapsed[AF_CLOCK_COUNT];  /* unwrapped time since first record */
+	uint64_t empty[AF_CLOCK_COUNT];    /* time with an empty stack, pending */
+	uint64_t records, calls;
+} af_thread;
+
+/* A thread named by the key or by a streaming thread item. */
+typedef struct af_decl_thread {
+	uint32_t tid;
+	const char *name;
+} af_decl_thread;
+
+struct af_trace {
+	af_trace_info info;
+	af_limits limits;
+	af_ptree tree;            /* keyed by method id; one root per thread */
+
+	af_method *methods;
+	size_t nmethods, methods_cap;
+	af_u32map method_index;   /* method id -> index in methods */
+
+	af_decl_thread *decl;     /* declared threads, in key order */
+	size_t ndecl, decl_cap;
+
+	af_thread *threads;       /* threads with records, in order of first record */
+	size_t nthreads, threads_cap;
+	uint32_t *thread_of;      /* 65536 entries: record tid -> thread index + 1 */
+	uint32_t tid_mask;        /* 0xFF for 9-byte records, else 0xFFFF */
+
+	int clock_named;          /* the key's clock= line was read */
+	int single_clock;         /* which clock a one-clock trace holds */
+	char *arena;              /* newest string chunk; each links the previous */
+	char *arena_pos;
+	size_t arena_left;
+};
+
+/** Copies `len` bytes into the trace's arena, NUL-terminated. */
+char *af_trace_strdup(af_trace *t, const char *s, size_t len);
+
+/** Allocates a trace with the limits resolved. */
+af_trace *af_trace_new(const af_parse_options *opt);
+
+/** Feeds one record.  `t0` is the thread-cpu time and `t1` the wall time;
+ * a one-clock record passes its value in both.  `off` is the record's
+ * byte offset, for messages. */
+af_status af_trace_record(af_trace *t, uint32_t tid, uint32_t method_action,
+                          uint32_t t0, uint32_t t1, long long off,
+                          af_error *err);
+
+/** Declares a thread name (key line or streaming item). */
+af_status af_trace_declare_thread(af_trace *t, uint32_t tid, const char *name,
+                                  size_t len, af_error *err);
+
+/** Adds a method from its key line (tab-separated fields, no line end). */
+af_status af_trace_method_line(af_trace *t, const char *line, size_t len,
+                               long long off, af_error *err);
+
+/** Parses a key text (regular key, or a streaming summary).  Stops after
+ * the "*end" line and stores its end in *end (relative to `text`).
+ * `base` is the offset of `text` in the input, for messages.  When
+ * `summary` is set, the version number is not checked against anything. */
+af_status af_trace_key(af_trace *t, const uint8_t *text, size_t len,
+                       long long base, size_t *end, af_error *err);
+
+/** Parses the records of a regular trace (header included) at `data`. */
+af_status af_trace_regular_data(af_trace *t, const uint8_t *data, size_t len,
+                                long long base, af_error *err);
+
+/** Parses a whole ART streaming trace. */
+af_status af_trace_streaming(af_trace *t, const uint8_t *buf, size_t len,
+                             af_error *err);
+
+/** Marks the clocks the records hold: both for two-field records, else the
+ * one the key named (thread-cpu when it named none, as other readers do). */
+void af_trace_set_clocks(af_trace *t, int dual);
+
+/** Closes the parse: counts open frames, names threads. */
+af_status af_trace_finish(af_trace *t, af_error *err);
+
+/** The interned display name of method `mid` in `names`: "pkg.Class.method"
+ * (slashes turned into dots), with the readable parameter list when
+ * `signatures` is set; a placeholder naming the id for unknown methods. */
+uint32_t af_trace_frame_name(const af_trace *t, uint32_t mid, int signatures,
+                             af_names *names);
+
+#endif

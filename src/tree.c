@@ -1,0 +1,526 @@
+/*
+ * tree.c - the prefix tree of call chains, and the public call-tree view
+ * built from a parsed trace.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "trace.h"
+#include "tree.h"
+
+/* ------------------------------------------------------------------ */
+/* af_ptree                                                            */
+
+static inline size_t af_slot_of(uint32_t parent, uint32_t key, size_t mask)
+{
+	uint64_t h = ((uint64_t)parent << 32 | key) * 0x9E3779B97F4A7C15ull;
+	return (size_t)(h >> 29) & mask;
+}
+
+void af_ptree_init(af_ptree *t, uint32_t max_nodes)
+{
+	memset(t, 0, sizeof *t);
+	t->max_nodes = max_nodes ? max_nodes : UINT32_MAX - 1;
+}
+
+void af_ptree_free(af_ptree *t)
+{
+	free(t->nodes);
+	free(t->slots);
+	memset(t, 0, sizeof *t);
+}
+
+static void af_slots_put(uint32_t *slots, size_t mask, const af_pnode *nodes,
+                         uint32_t idx)
+{
+	size_t i = af_slot_of(nodes[idx].parent, nodes[idx].key, mask);
+	while (slots[i])
+		i = (i + 1) & mask;
+	slots[i] = idx + 1;
+}
+
+/* Keeps the load factor at or under one half. */
+static int af_slots_reserve(af_ptree *t, size_t count)
+{
+	size_t n = t->nslots ? t->nslots : 1024, i;
+	uint32_t *slots;
+
+	if (count * 2 <= t->nslots)
+		return 0;
+	while (count * 2 > n) {
+		if (n > SIZE_MAX / 2 / sizeof *slots)
+			return -1;
+		n *= 2;
+	}
+	slots = calloc(n, sizeof *slots);
+	if (!slots)
+		return -1;
+	for (i = 0; i < t->nslots; i++)
+		if (t->slots[i])
+			af_slots_put(slots, n - 1, t->nodes, t->slots[i] - 1);
+	free(t->slots);
+	t->slots = slots;
+	t->nslots = n;
+	return 0;
+}
+
+static uint32_t af_ptree_push(af_ptree *t, uint32_t parent, uint32_t key)
+{
+	af_pnode *n;
+
+	if (t->len >= t->max_nodes)
+		return AF_NONE;
+	if (AF_GROW(t->nodes, t->cap, t->len + 1))
+		return AF_NONE;
+	n = &t->nodes[t->len];
+	memset(n, 0, sizeof *n);
+	n->key = key;
+	n->parent = parent;
+	n->child = AF_NONE;
+	n->sibling = AF_NONE;
+	return (uint32_t)t->len++;
+}
+
+uint32_t af_ptree_root(af_ptree *t, uint32_t key)
+{
+	return af_ptree_push(t, AF_NONE, key);
+}
+
+uint32_t af_ptree_child(af_ptree *t, uint32_t parent, uint32_t key)
+{
+	size_t mask, i;
+	uint32_t idx;
+
+	if (t->nslots) {
+		mask = t->nslots - 1;
+		for (i = af_slot_of(parent, key, mask); t->slots[i];
+		     i = (i + 1) & mask) {
+			const af_pnode *n = &t->nodes[t->slots[i] - 1];
+			if (n->key == key && n->parent == parent)
+				return t->slots[i] - 1;
+		}
+	}
+	if (af_slots_reserve(t, t->len + 1))
+		return AF_NONE;
+	idx = af_ptree_push(t, parent, key);
+	if (idx == AF_NONE)
+		return AF_NONE;
+	t->nodes[idx].sibling = t->nodes[parent].child;
+	t->nodes[parent].child = idx;
+	af_slots_put(t->slots, t->nslots - 1, t->nodes, idx);
+	return idx;
+}
+
+int af_ptree_adopt(af_ptree *t, uint32_t new_root, uint32_t old_root,
+                   uint32_t key)
+{
+	af_pnode *n = &t->nodes[old_root];
+
+	if (af_slots_reserve(t, t->len))
+		return -1;
+	n->key = key;
+	n->parent = new_root;
+	n->sibling = t->nodes[new_root].child;
+	t->nodes[new_root].child = old_root;
+	af_slots_put(t->slots, t->nslots - 1, t->nodes, old_root);
+	return 0;
+}
+
+/* ------------------------------------------------------------------ */
+/* The call-tree view                                                  */
+
+struct af_tree {
+	af_ptree pt;        /* keys are name ids */
+	uint32_t *depth;
+	uint64_t (*total)[AF_CLOCK_COUNT];
+	af_names names;     /* interned frame names */
+};
+
+static int af_thread_selected(const af_thread *th, const af_tree_options *opt)
+{
+	size_t i;
+	char num[16];
+
+	if (!opt || !opt->threads || opt->nthreads == 0)
+		return 1;
+	for (i = 0; i < opt->nthreads; i++) {
+		const char *want = opt->threads[i];
+		if (strcmp(want, th->name) == 0)
+			return 1;
+		snprintf(num, sizeof num, "%u", th->tid);
+		if (strcmp(want, num) == 0)
+			return 1;
+		snprintf(num, sizeof num, "%u", th->record_tid);
+		if (strcmp(want, num) == 0)
+			return 1;
+	}
+	return 0;
+}
+
+/* Copies the raw subtree below `raw_root` (a thread's root) under the view
+ * node `view_root`, in pre-order so that parents precede children. */
+static af_status af_tree_copy(af_tree *tree, const af_trace *trace,
+                              uint32_t raw_root, uint32_t view_root,
+                              const af_tree_options *opt, af_error *err)
+{
+	const af_ptree *raw = &trace->tree;
+	uint32_t *stack = NULL, *map = NULL;
+	size_t depth = 0, cap = 0, mcap = 0;
+	uint32_t r;
+	af_status st = AF_OK;
+
+	/* stack of raw nodes still to copy; map[i] = view parent of stack[i] */
+	for (r = raw->nodes[raw_root].child; r != AF_NONE;
+	     r = raw->nodes[r].sibling) {
+		if (AF_GROW(stack, cap, depth + 1) || AF_GROW(map, mcap, depth + 1))
+			goto nomem;
+		stack[depth] = r;
+		map[depth++] = view_root;
+	}
+	while (depth > 0) {
+		uint32_t raw_idx = stack[--depth], vparent = map[depth], v, name;
+		const af_pnode *rn = &raw->nodes[raw_idx];
+		int c;
+
+		name = af_trace_frame_name(trace, rn->key, opt && opt->signatures,
+		                           &tree->names);
+		if (name == AF_NONE)
+			goto nomem;
+		v = af_ptree_child(&tree->pt, vparent, name);
+		if (v == AF_NONE) {
+			st = af_fail(err, AF_ERR_LIMIT, -1,
+			             "call tree has more than %u nodes",
+			             tree->pt.max_nodes);
+			goto out;
+		}
+		for (c = 0; c < AF_CLOCK_COUNT; c++)
+			tree->pt.nodes[v].self[c] += rn->self[c];
+		tree->pt.nodes[v].calls += rn->calls;
+		for (r = rn->child; r != AF_NONE; r = raw->nodes[r].sibling) {
+			if (AF_GROW(stack, cap, depth + 1) ||
+			    AF_GROW(map, mcap, depth + 1))
+				goto nomem;
+			stack[depth] = r;
+			map[depth++] = v;
+		}
+	}
+	goto out;
+nomem:
+	st = af_fail(err, AF_ERR_NOMEM, -1, "out of memory building the call tree");
+out:
+	free(stack);
+	free(map);
+	return st;
+}
+
+af_status af_tree_from_trace(const af_trace *trace, const af_tree_options *opt,
+                             af_tree **out, af_error *err)
+{
+	af_tree *tree;
+	uint32_t root, all;
+	size_t i, n, selected = 0;
+	af_status st;
+
+	*out = NULL;
+	tree = calloc(1, sizeof *tree);
+	if (!tree)
+		return af_fail(err, AF_ERR_NOMEM, -1, "out of memory");
+	af_ptree_init(&tree->pt, trace->limits.max_nodes);
+	all = af_names_intern(&tree->names, "all", 3);
+	root = all == AF_NONE ? AF_NONE : af_ptree_root(&tree->pt, all);
+	if (root == AF_NONE) {
+		af_tree_free(tree);
+		return af_fail(err, AF_ERR_NOMEM, -1, "out of memory");
+	}
+	for (i = 0; i < trace->nthreads; i++) {
+		const af_thread *th = &trace->threads[i];
+		uint32_t tname, v;
+
+		if (!th->records || !af_thread_selected(th, opt))
+			continue;
+		selected++;
+		tname = af_names_intern_clean(&tree->names, th->name, strlen(th->name));
+		v = tname == AF_NONE ? AF_NONE
+		                     : af_ptree_child(&tree->pt, root, tname);
+		if (v == AF_NONE) {
+			af_tree_free(tree);
+			return af_fail(err, AF_ERR_NOMEM, -1, "out of memory");
+		}
+		st = af_tree_copy(tree, trace, th->root, v, opt, err);
+		if (st != AF_OK) {
+			af_tree_free(tree);
+			return st;
+		}
+	}
+	if (!selected) {
+		af_tree_free(tree);
+		return af_fail(err, AF_ERR_EMPTY, -1, opt && opt->nthreads
+		               ? "no thread with records matches the --thread filter"
+		               : "the trace has no method records");
+	}
+
+	n = tree->pt.len;
+	tree->depth = calloc(n, sizeof *tree->depth);
+	tree->total = calloc(n, sizeof *tree->total);
+	if (!tree->depth || !tree->total) {
+		af_tree_free(tree);
+		return af_fail(err, AF_ERR_NOMEM, -1, "out of memory");
+	}
+	/* parents precede children: depths forwards, totals backwards */
+	for (i = 1; i < n; i++)
+		tree->depth[i] = tree->depth[tree->pt.nodes[i].parent] + 1;
+	for (i = n; i-- > 0;) {
+		const af_pnode *nd = &tree->pt.nodes[i];
+		int c;
+		for (c = 0; c < AF_CLOCK_COUNT; c++) {
+			tree->total[i][c] += nd->self[c];
+			if (i > 0)
+				tree->total[nd->parent][c] += tree->total[i][c];
+		}
+	}
+	*out = tree;
+	return AF_OK;
+}
+
+void af_tree_free(af_tree *tree)
+{
+	if (!tree)
+		return;
+	af_ptree_free(&tree->pt);
+	af_names_free(&tree->names);
+	free(tree->depth);
+	free(tree->total);
+	free(tree);
+}
+
+size_t af_tree_size(const af_tree *tree)
+{
+	return tree->pt.len;
+}
+
+void af_tree_node(const af_tree *tree, size_t i, af_node_info *info)
+{
+	const af_pnode *n = &tree->pt.nodes[i];
+	int c;
+
+	info->name = tree->names.str[n->key];
+	info->parent = n->parent;
+	info->depth = tree->depth[i];
+	for (c = 0; c < AF_CLOCK_COUNT; c++) {
+		info->self[c] = n->self[c];
+		info->total[c] = tree->total[i][c];
+	}
+	info->calls = n->calls;
+}
+
+const af_pnode *af_tree_nodes(const af_tree *tree)
+{
+	return tree->pt.nodes;
+}
+
+const char *af_tree_name(const af_tree *tree, uint32_t node)
+{
+	return tree->names.str[tree->pt.nodes[node].key];
+}
+
+uint32_t af_tree_name_id(const af_tree *tree, uint32_t node)
+{
+	return tree->pt.nodes[node].key;
+}
+
+uint32_t af_tree_name_count(const af_tree *tree)
+{
+	return tree->names.len;
+}
+
+const char *af_tree_name_by_id(const af_tree *tree, uint32_t id)
+{
+	return tree->names.str[id];
+}
+
+uint64_t af_tree_total(const af_tree *tree, uint32_t node, af_clock clock)
+{
+	return tree->total[node][clock];
+}
+
+uint32_t af_tree_depth(const af_tree *tree, uint32_t node)
+{
+	return tree->depth[node];
+}
+
+/* ------------------------------------------------------------------ */
+/* Interned names                                                      */
+
+static uint64_t af_hash_bytes(const char *s, size_t len)
+{
+	uint64_t h = 0xcbf29ce484222325ull;
+	size_t i;
+	for (i = 0; i < len; i++) {
+		h ^= (unsigned char)s[i];
+		h *= 0x100000001b3ull;
+	}
+	return h ^ (h >> 31);
+}
+
+static int af_names_rehash(af_names *n)
+{
+	size_t ns = n->nslots ? n->nslots * 2 : 256, i, mask = ns - 1;
+	uint32_t *slots;
+
+	if (ns > SIZE_MAX / sizeof *slots)
+		return -1;
+	slots = calloc(ns, sizeof *slots);
+	if (!slots)
+		return -1;
+	for (i = 0; i < n->len; i++) {
+		size_t j = af_hash_bytes(n->str[i], strlen(n->str[i])) & mask;
+		while (slots[j])
+			j = (j + 1) & mask;
+		slots[j] = (uint32_t)i + 1;
+	}
+	free(n->slots);
+	n->slots = slots;
+	n->nslots = ns;
+	return 0;
+}
+
+uint32_t af_names_intern(af_names *n, const char *s, size_t len)
+{
+	size_t mask, j;
+	char *copy;
+
+	if ((n->len + 1) * 2 > n->nslots && af_names_rehash(n))
+		return AF_NONE;
+	mask = n->nslots - 1;
+	for (j = af_hash_bytes(s, len) & mask; n->slots[j]; j = (j + 1) & mask) {
+		const char *t = n->str[n->slots[j] - 1];
+		if (strncmp(t, s, len) == 0 && t[len] == '\0')
+			return n->slots[j] - 1;
+	}
+	if (n->len >= UINT32_MAX - 1 || AF_GROW(n->str, n->cap, n->len + 1))
+		return AF_NONE;
+	copy = malloc(len + 1);
+	if (!copy)
+		return AF_NONE;
+	memcpy(copy, s, len);
+	copy[len] = '\0';
+	n->str[n->len] = copy;
+	n->slots[j] = (uint32_t)n->len + 1;
+	return (uint32_t)n->len++;
+}
+
+uint32_t af_names_intern_clean(af_names *n, const char *s, size_t len)
+{
+	af_buf b = {0};
+	size_t i = 0;
+	uint32_t id;
+	int dirty = 0;
+
+	/* most names are clean ASCII: check before copying */
+	for (i = 0; i < len && !dirty; i++) {
+		unsigned char c = (unsigned char)s[i];
+		dirty = c < 0x20 || c == 0x7F || c == ';' || c >= 0x80;
+	}
+	if (!dirty)
+		return af_names_intern(n, s, len);
+	for (i = 0; i < len;) {
+		uint32_t cp;
+		size_t k = af_utf8_decode((const unsigned char *)s + i, len - i, &cp);
+		int bad;
+		if (k == 0) {
+			bad = af_buf_append(&b, "\xEF\xBF\xBD", 3);
+			i++;
+		} else if (cp < 0x20 || cp == 0x7F || (cp >= 0x80 && cp < 0xA0) ||
+		           cp == 0xFFFE || cp == 0xFFFF) {
+			bad = 0;
+			i += k;
+		} else if (cp == ';') {
+			bad = af_buf_append(&b, ":", 1);
+			i += k;
+		} else {
+			bad = af_buf_append(&b, s + i, k);
+			i += k;
+		}
+		if (bad) {
+			free(b.data);
+			return AF_NONE;
+		}
+	}
+	id = af_names_intern(n, b.data ? b.data : "", b.len);
+	free(b.data);
+	return id;
+}
+
+void af_names_free(af_names *n)
+{
+	size_t i;
+	for (i = 0; i < n->len; i++)
+		free(n->str[i]);
+	free(n->str);
+	free(n->slots);
+	memset(n, 0, sizeof *n);
+}
+
+/* ------------------------------------------------------------------ */
+/* u32 -> u32 map                                                      */
+
+static size_t af_u32_slot(uint32_t key, size_t mask)
+{
+	return (size_t)(((uint64_t)key * 0x9E3779B97F4A7C15ull) >> 32) & mask;
+}
+
+int af_u32map_get(const af_u32map *m, uint32_t key, uint32_t *value)
+{
+	size_t mask, i;
+
+	if (!m->nslots)
+		return 0;
+	mask = m->nslots - 1;
+	for (i = af_u32_slot(key, mask); m->slots[i]; i = (i + 1) & mask) {
+		if ((uint32_t)(m->slots[i] >> 32) == key + 1) {
+			*value = (uint32_t)m->slots[i];
+			return 1;
+		}
+	}
+	return 0;
+}
+
+int af_u32map_put(af_u32map *m, uint32_t key, uint32_t value)
+{
+	size_t mask, i;
+
+	if ((m->len + 1) * 2 > m->nslots) {
+		size_t ns = m->nslots ? m->nslots * 2 : 64, j;
+		uint64_t *slots = calloc(ns, sizeof *slots);
+		if (!slots)
+			return -1;
+		for (j = 0; j < m->nslots; j++) {
+			if (m->slots[j]) {
+				size_t k = af_u32_slot((uint32_t)(m->slots[j] >> 32) - 1,
+				                       ns - 1);
+				while (slots[k])
+					k = (k + 1) & (ns - 1);
+				slots[k] = m->slots[j];
+			}
+		}
+		free(m->slots);
+		m->slots = slots;
+		m->nslots = ns;
+	}
+	mask = m->nslots - 1;
+	for (i = af_u32_slot(key, mask); m->slots[i]; i = (i + 1) & mask) {
+		if ((uint32_t)(m->slots[i] >> 32) == key + 1) {
+			m->slots[i] = ((uint64_t)(key + 1) << 32) | value;
+			return 0;
+		}
+	}
+	m->slots[i] = ((uint64_t)(key + 1) << 32) | value;
+	m->len++;
+	return 0;
+}
+
+void af_u32map_free(af_u32map *m)
+{
+	free(m->slots);
+	memset(m, 0, sizeof *m);
+}

@@ -1,0 +1,95 @@
+/*
+ * tree.h - the prefix tree of call chains.
+ *
+ * af_ptree is a tree whose nodes are found by (parent, key): the parser keys
+ * nodes by method id, the call-tree view by interned frame name.  Nodes live
+ * in one array; links are indices, so the whole tree frees in one call and
+ * no walk recurses on the C stack.
+ */
+#ifndef AF_TREE_H
+#define AF_TREE_H
+
+#include "internal.h"
+
+#define AF_NONE UINT32_MAX
+
+typedef struct af_pnode {
+	uint64_t self[AF_CLOCK_COUNT];
+	uint64_t calls;
+	uint32_t key;
+	uint32_t parent;  /* AF_NONE for a root */
+	uint32_t child;   /* first child, AF_NONE when a leaf */
+	uint32_t sibling; /* next sibling, AF_NONE when last */
+} af_pnode;
+
+typedef struct af_ptree {
+	af_pnode *nodes;
+	size_t len, cap;
+	uint32_t *slots; /* open addressing: node index + 1, 0 = empty */
+	size_t nslots;   /* a power of two */
+	uint32_t max_nodes;
+} af_ptree;
+
+void af_ptree_init(af_ptree *t, uint32_t max_nodes);
+void af_ptree_free(af_ptree *t);
+
+/** Adds a root with `key`; returns its index or AF_NONE when out of memory
+ * or over max_nodes. */
+uint32_t af_ptree_root(af_ptree *t, uint32_t key);
+
+/** Finds the child of `parent` with `key`, adding it when missing; returns
+ * its index or AF_NONE when out of memory or over max_nodes. */
+uint32_t af_ptree_child(af_ptree *t, uint32_t parent, uint32_t key);
+
+/** Turns the root `old_root` into a child of the root `new_root` under
+ * `key`.  `new_root` must have no child with `key` yet.  Everything below
+ * `old_root` keeps its indices.  Returns 0, or -1 when out of memory. */
+int af_ptree_adopt(af_ptree *t, uint32_t new_root, uint32_t old_root,
+                   uint32_t key);
+
+/* ------------------------------------------------------------------ */
+/* Interned names                                                      */
+
+/** A set of NUL-terminated strings, each stored once; ids are dense. */
+typedef struct af_names {
+	char **str;
+	size_t len, cap;
+	uint32_t *slots; /* id + 1, 0 = empty */
+	size_t nslots;
+} af_names;
+
+/** Returns the id of the `len` bytes at `s`, adding them when new;
+ * AF_NONE when out of memory. */
+uint32_t af_names_intern(af_names *n, const char *s, size_t len);
+
+/** As af_names_intern, after making the text safe for every output: invalid
+ * UTF-8 becomes U+FFFD, control characters are dropped, and ';' (the folded
+ * format's separator) becomes ':'. */
+uint32_t af_names_intern_clean(af_names *n, const char *s, size_t len);
+
+void af_names_free(af_names *n);
+
+/** A map from u32 to u32, for small caches. */
+typedef struct af_u32map {
+	uint64_t *slots; /* key << 32 | value, with key + 1 so 0 = empty */
+	size_t nslots, len;
+} af_u32map;
+
+/** Looks `key` up; returns 1 and sets *value when present. */
+int af_u32map_get(const af_u32map *m, uint32_t key, uint32_t *value);
+/** Sets `key`; returns -1 when out of memory.  `key` must be < UINT32_MAX. */
+int af_u32map_put(af_u32map *m, uint32_t key, uint32_t value);
+void af_u32map_free(af_u32map *m);
+
+/* ------------------------------------------------------------------ */
+/* Private access to the public call-tree view, for layout and output  */
+
+const af_pnode *af_tree_nodes(const af_tree *tree);
+const char *af_tree_name(const af_tree *tree, uint32_t node);
+uint32_t af_tree_name_id(const af_tree *tree, uint32_t node);
+uint32_t af_tree_name_count(const af_tree *tree);
+const char *af_tree_name_by_id(const af_tree *tree, uint32_t id);
+uint64_t af_tree_total(const af_tree *tree, uint32_t node, af_clock clock);
+uint32_t af_tree_depth(const af_tree *tree, uint32_t node);
+
+#endif
