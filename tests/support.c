@@ -1,0 +1,162 @@
+/*
+ * support.c - see support.h.
+ */
+#include <criterion/criterion.h>
+#include <libxml/parser.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "support.h"
+
+af_trace *t_parse(const uint8_t *buf, size_t len)
+{
+	af_trace *t = NULL;
+	af_error e = {0};
+	af_status st = af_trace_parse(buf, len, NULL, &t, &e);
+	cr_assert_eq(st, AF_OK, "parse failed: %s (byte %lld)", e.message, e.offset);
+	return t;
+}
+
+char *t_folded(const uint8_t *buf, size_t len, af_clock clock,
+               const af_tree_options *topt)
+{
+	af_trace *t = t_parse(buf, len);
+	af_tree *tree = NULL;
+	af_error e = {0};
+	char *text = NULL;
+	size_t tlen = 0;
+	FILE *f;
+	af_status st;
+
+	st = af_tree_from_trace(t, topt, &tree, &e);
+	cr_assert_eq(st, AF_OK, "tree failed: %s", e.message);
+	f = open_memstream(&text, &tlen);
+	cr_assert_not_null(f);
+	st = af_folded_write(tree, clock, f, &e);
+	cr_assert_eq(st, AF_OK, "folded failed: %s", e.message);
+	fclose(f);
+	af_tree_free(tree);
+	af_trace_free(t);
+	return text;
+}
+
+uint8_t *t_finish(af_writer *w, size_t *len, size_t *key_len)
+{
+	uint8_t *buf = NULL;
+	cr_assert_not_null(w, "writer options rejected");
+	cr_assert_eq(af_writer_finish(w, &buf, len, key_len), 0, "writer failed");
+	af_writer_free(w);
+	return buf;
+}
+
+uint8_t *t_read(const char *path, size_t *len)
+{
+	FILE *f = fopen(path, "rb");
+	uint8_t *buf = NULL;
+	size_t cap = 0, n;
+
+	*len = 0;
+	if (!f)
+		return NULL;
+	for (;;) {
+		if (cap - *len < 65536) {
+			cap = cap ? cap * 2 : 65536;
+			buf = realloc(buf, cap + 1);
+			cr_assert_not_null(buf);
+		}
+		n = fread(buf + *len, 1, cap - *len, f);
+		if (n == 0)
+			break;
+		*len += n;
+	}
+	fclose(f);
+	buf[*len] = '\0';
+	return buf;
+}
+
+void t_write(const char *path, const void *data, size_t len)
+{
+	FILE *f = fopen(path, "wb");
+	cr_assert_not_null(f, "cannot write %s", path);
+	cr_assert_eq(fwrite(data, 1, len, f), len);
+	cr_assert_eq(fclose(f), 0);
+}
+
+char *t_tmp(const char *name)
+{
+	char *p = malloc(strlen(AF_TEST_TMP) + strlen(name) + 32);
+	cr_assert_not_null(p);
+	/* suites run in parallel processes: keep their files apart */
+	sprintf(p, "%s/%d-%s", AF_TEST_TMP, (int)getpid(), name);
+	unlink(p);
+	return p;
+}
+
+int t_cli(const char *args, const char *stdin_path, char **out, char **err)
+{
+	char *o = t_tmp("cli.out"), *e = t_tmp("cli.err");
+	char *cmd = malloc(strlen(args) + strlen(o) + strlen(e) + 512);
+	size_t n;
+	int status;
+
+	cr_assert_not_null(cmd);
+	sprintf(cmd, "'%s' %s <'%s' >'%s' 2>'%s'", AF_TEST_CLI, args,
+	        stdin_path ? stdin_path : "/dev/null", o, e);
+	status = system(cmd);
+	cr_assert(WIFEXITED(status), "CLI did not exit normally: %s", cmd);
+	if (out)
+		*out = (char *)t_read(o, &n);
+	if (err)
+		*err = (char *)t_read(e, &n);
+	unlink(o);
+	unlink(e);
+	free(o);
+	free(e);
+	free(cmd);
+	return WEXITSTATUS(status);
+}
+
+int t_have_traces(void)
+{
+	struct stat sb;
+	if (stat(AF_TEST_TRACES "/PROVENANCE.md", &sb) == 0)
+		return 1;
+	cr_log_warn("skipped: real traces not found in %s", AF_TEST_TRACES);
+	return 0;
+}
+
+char *t_trace_path(const char *name)
+{
+	char *p = malloc(strlen(AF_TEST_TRACES) + strlen(name) + 2);
+	cr_assert_not_null(p);
+	sprintf(p, "%s/%s", AF_TEST_TRACES, name);
+	return p;
+}
+
+static void t_xml_quiet(void *ctx, const char *msg, ...)
+{
+	(void)ctx;
+	(void)msg;
+}
+
+int t_xml_ok(const char *data, size_t len, char **why)
+{
+	xmlDocPtr doc;
+	xmlErrorPtr e;
+
+	xmlSetGenericErrorFunc(NULL, t_xml_quiet);
+	doc = xmlReadMemory(data, (int)len, "out.svg", NULL,
+	                    XML_PARSE_NONET | XML_PARSE_HUGE);
+	if (!doc) {
+		e = xmlGetLastError();
+		if (why)
+			*why = strdup(e && e->message ? e->message : "parse failed");
+		return 0;
+	}
+	xmlFreeDoc(doc);
+	return 1;
+}

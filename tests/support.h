@@ -1,0 +1,49 @@
+/*
+ * support.h - helpers shared by the Criterion suites: traces made with the
+ * project's writer, folded text as a string, files, and the CLI.
+ */
+#ifndef AF_TEST_SUPPORT_H
+#define AF_TEST_SUPPORT_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "aflame/aflame.h"
+#include "aflame/writer.h"
+
+/** Folded text of a trace held in memory, for `clock`, with tree options
+ * (NULL for all threads).  Fails the test on any error.  Caller frees. */
+char *t_folded(const uint8_t *buf, size_t len, af_clock clock,
+               const af_tree_options *topt);
+
+/** Parses bytes; fails the test with the error message on failure. */
+af_trace *t_parse(const uint8_t *buf, size_t len);
+
+/** Finishes a writer into bytes (fails the test on error) and frees it. */
+uint8_t *t_finish(af_writer *w, size_t *len, size_t *key_len);
+
+/** Reads a whole file; NULL when it cannot.  Caller frees. */
+uint8_t *t_read(const char *path, size_t *len);
+
+/** Writes a file; fails the test on error. */
+void t_write(const char *path, const void *data, size_t len);
+
+/** A fresh path under the build's tmp folder: AF_TEST_TMP/<name>. */
+char *t_tmp(const char *name);
+
+/** Runs the CLI with `args` (a shell-quoted string) and stdin from
+ * `stdin_path` (NULL: /dev/null).  Returns the exit status; stderr text in
+ * *err and stdout in *out when not NULL (caller frees). */
+int t_cli(const char *args, const char *stdin_path, char **out, char **err);
+
+/** 1 when the real traces folder is there; otherwise a message saying the
+ * tests that need it skip. */
+int t_have_traces(void);
+
+/** Path of a real trace: AF_TEST_TRACES/<name>.  Caller frees. */
+char *t_trace_path(const char *name);
+
+/** 1 when the file is well-formed XML (libxml2), with the error in *why. */
+int t_xml_ok(const char *data, size_t len, char **why);
+
+#endif

@@ -1,0 +1,549 @@
+/*
+ * test_semantics.c - each rule of the README's "Semantics" section, pinned
+ * with exact folded output on traces written by the project's writer.
+ */
+#include <criterion/criterion.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "support.h"
+
+#define A 4u
+#define B 8u
+#define C 12u
+#define D 16u
+#define X 20u
+#define Y 24u
+
+/* A dual-clock ART trace with methods a, b, c, d, x, y of com.example.App
+ * and a "main" thread with id 1. */
+static af_writer *app(void)
+{
+	af_writer_options o = {.variant = AF_VARIANT_REGULAR,
+	                       .clock = AF_WRITER_DUAL};
+	af_writer *w = af_writer_new(&o);
+	const char *names[] = {"a", "b", "c", "d", "x", "y"};
+	unsigned i;
+
+	cr_assert_not_null(w);
+	cr_assert_eq(af_writer_thread(w, 1, "main"), 0);
+	for (i = 0; i < 6; i++)
+		cr_assert_eq(af_writer_method(w, 4 * (i + 1), "com.example.App",
+		                              names[i], "()V", "App.java"), 0);
+	return w;
+}
+
+static void rec(af_writer *w, uint32_t tid, uint32_t id, int action,
+                uint32_t cpu, uint32_t wall)
+{
+	cr_assert_eq(af_writer_record(w, tid, id, action, cpu, wall), 0);
+}
+
+static void expect(af_writer *w, af_clock clock, const char *want)
+{
+	size_t len;
+	uint8_t *buf = t_finish(w, &len, NULL);
+	char *got = t_folded(buf, len, clock, NULL);
+	cr_assert_str_eq(got, want);
+	free(got);
+	free(buf);
+}
+
+static af_trace *parsed(af_writer *w, uint8_t **buf)
+{
+	size_t len;
+	*buf = t_finish(w, &len, NULL);
+	return t_parse(*buf, len);
+}
+
+Test(semantics, self_time_is_time_between_records)
+{
+	af_writer *w = app();
+	rec(w, 1, A, AF_ENTER, 0, 0);
+	rec(w, 1, B, AF_ENTER, 10, 100);
+	rec(w, 1, B, AF_EXIT, 30, 300);
+	rec(w, 1, A, AF_EXIT, 40, 400);
+	{
+		size_t len;
+		uint8_t *buf = t_finish(w, &len, NULL);
+		char *wall = t_folded(buf, len, AF_CLOCK_WALL, NULL);
+		char *cpu = t_folded(buf, len, AF_CLOCK_CPU, NULL);
+		cr_assert_str_eq(wall, "main;com.example.App.a 200\n"
+		                       "main;com.example.App.a;com.example.App.b 200\n");
+		cr_assert_str_eq(cpu, "main;com.example.App.a 20\n"
+		                      "main;com.example.App.a;com.example.App.b 20\n");
+		free(wall);
+		free(cpu);
+		free(buf);
+	}
+}
+
+Test(semantics, unwind_is_an_exit)
+{
+	af_writer *w = app();
+	uint8_t *buf;
+	af_trace *t;
+
+	rec(w, 1, A, AF_ENTER, 0, 0);
+	rec(w, 1, B, AF_ENTER, 0, 10);
+	rec(w, 1, C, AF_ENTER, 0, 20);
+	rec(w, 1, C, AF_UNWIND, 0, 30);
+	rec(w, 1, B, AF_UNWIND, 0, 40);
+	rec(w, 1, A, AF_UNWIND, 0, 50);
+	rec(w, 1, D, AF_ENTER, 0, 55);
+	rec(w, 1, D, AF_EXIT, 0, 60);
+	t = parsed(w, &buf);
+	cr_assert_eq(af_trace_get_info(t)->unwinds, 3);
+	cr_assert_eq(af_trace_get_info(t)->orphan_exits, 0);
+	cr_assert_eq(af_trace_get_info(t)->open_at_end, 0);
+	af_trace_free(t);
+	w = app();
+	rec(w, 1, A, AF_ENTER, 0, 0);
+	rec(w, 1, B, AF_ENTER, 0, 10);
+	rec(w, 1, C, AF_ENTER, 0, 20);
+	rec(w, 1, C, AF_UNWIND, 0, 30);
+	rec(w, 1, B, AF_UNWIND, 0, 40);
+	rec(w, 1, A, AF_UNWIND, 0, 50);
+	expect(w, AF_CLOCK_WALL,
+	       "main;com.example.App.a 20\n"
+	       "main;com.example.App.a;com.example.App.b 20\n"
+	       "main;com.example.App.a;com.example.App.b;com.example.App.c 10\n");
+	free(buf);
+}
+
+Test(semantics, exit_naming_another_method_pops_the_top)
+{
+	af_writer *w = app();
+	uint8_t *buf;
+	af_trace *t;
+
+	rec(w, 1, A, AF_ENTER, 0, 0);
+	rec(w, 1, B, AF_ENTER, 0, 10);
+	rec(w, 1, C, AF_EXIT, 0, 20); /* names c, pops b */
+	rec(w, 1, A, AF_EXIT, 0, 30);
+	t = parsed(w, &buf);
+	cr_assert_eq(af_trace_get_info(t)->mismatched_exits, 1);
+	cr_assert_eq(af_trace_get_info(t)->open_at_end, 0);
+	af_trace_free(t);
+	free(buf);
+
+	w = app();
+	rec(w, 1, A, AF_ENTER, 0, 0);
+	rec(w, 1, B, AF_ENTER, 0, 10);
+	rec(w, 1, C, AF_EXIT, 0, 20);
+	rec(w, 1, A, AF_EXIT, 0, 30);
+	expect(w, AF_CLOCK_WALL, "main;com.example.App.a 20\n"
+	                         "main;com.example.App.a;com.example.App.b 10\n");
+}
+
+/* Dalvik traces begin inside the methods that started tracing. */
+static void orphans_at_start(af_writer *w)
+{
+	rec(w, 1, C, AF_EXIT, 1, 10);
+	rec(w, 1, B, AF_EXIT, 2, 20);
+	rec(w, 1, D, AF_ENTER, 3, 25);
+	rec(w, 1, D, AF_EXIT, 4, 35);
+	rec(w, 1, A, AF_EXIT, 5, 50);
+}
+
+Test(semantics, orphan_exits_at_start_reroot_the_thread)
+{
+	uint8_t *buf;
+	af_writer *w = app();
+	af_trace *t;
+	af_tree *tree;
+	af_error e;
+	size_t i, n;
+	int seen = 0;
+
+	orphans_at_start(w);
+	t = parsed(w, &buf);
+	cr_assert_eq(af_trace_get_info(t)->orphan_exits, 3);
+	cr_assert_eq(af_tree_from_trace(t, NULL, &tree, &e), AF_OK);
+	/* every frame is one call: the re-rooted ones included */
+	n = af_tree_size(tree);
+	for (i = 2; i < n; i++) {
+		af_node_info ni;
+		af_tree_node(tree, i, &ni);
+		cr_assert_eq(ni.calls, 1, "%s has %llu calls", ni.name,
+		             (unsigned long long)ni.calls);
+		seen++;
+	}
+	cr_assert_eq(seen, 4);
+	af_tree_free(tree);
+	af_trace_free(t);
+	free(buf);
+
+	w = app();
+	orphans_at_start(w);
+	expect(w, AF_CLOCK_WALL,
+	       "main;com.example.App.a 20\n"
+	       "main;com.example.App.a;com.example.App.b 10\n"
+	       "main;com.example.App.a;com.example.App.d 10\n");
+	w = app();
+	orphans_at_start(w);
+	expect(w, AF_CLOCK_CPU,
+	       "main;com.example.App.a 2\n"
+	       "main;com.example.App.a;com.example.App.b 1\n"
+	       "main;com.example.App.a;com.example.App.d 1\n");
+}
+
+Test(semantics, orphan_exit_mid_trace_adopts_what_came_before)
+{
+	af_writer *w = app();
+	rec(w, 1, A, AF_ENTER, 0, 0);
+	rec(w, 1, B, AF_ENTER, 0, 10);
+	rec(w, 1, B, AF_EXIT, 0, 20);
+	rec(w, 1, A, AF_EXIT, 0, 30);
+	rec(w, 1, X, AF_EXIT, 0, 45); /* x called a */
+	rec(w, 1, Y, AF_ENTER, 0, 50);
+	rec(w, 1, Y, AF_EXIT, 0, 60);
+	expect(w, AF_CLOCK_WALL,
+	       "main;com.example.App.x 15\n"
+	       "main;com.example.App.x;com.example.App.a 20\n"
+	       "main;com.example.App.x;com.example.App.a;com.example.App.b 10\n"
+	       "main;com.example.App.y 10\n");
+}
+
+Test(semantics, open_frames_close_at_the_threads_last_record)
+{
+	uint8_t *buf;
+	af_trace *t;
+	af_writer *w = app();
+
+	cr_assert_eq(af_writer_thread(w, 2, "worker"), 0);
+	rec(w, 1, A, AF_ENTER, 0, 0);
+	rec(w, 1, B, AF_ENTER, 0, 10);
+	rec(w, 2, D, AF_ENTER, 0, 15);
+	rec(w, 1, C, AF_ENTER, 0, 30);
+	rec(w, 2, D, AF_EXIT, 0, 1000); /* later records of another thread */
+	t = parsed(w, &buf);
+	cr_assert_eq(af_trace_get_info(t)->open_at_end, 3);
+	af_trace_free(t);
+	free(buf);
+
+	w = app();
+	cr_assert_eq(af_writer_thread(w, 2, "worker"), 0);
+	rec(w, 1, A, AF_ENTER, 0, 0);
+	rec(w, 1, B, AF_ENTER, 0, 10);
+	rec(w, 2, D, AF_ENTER, 0, 15);
+	rec(w, 1, C, AF_ENTER, 0, 30);
+	rec(w, 2, D, AF_EXIT, 0, 1000);
+	expect(w, AF_CLOCK_WALL, "main;com.example.App.a 10\n"
+	                         "main;com.example.App.a;com.example.App.b 20\n"
+	                         "worker;com.example.App.d 985\n");
+}
+
+Test(semantics, only_per_thread_order_matters)
+{
+	/* the same events, once by time, once in per-thread chunks (ART 14+) */
+	static const uint32_t ev[][4] = {
+		{1, A, AF_ENTER, 0},  {2, B, AF_ENTER, 5},  {1, C, AF_ENTER, 10},
+		{2, D, AF_ENTER, 12}, {1, C, AF_EXIT, 20},  {2, D, AF_EXIT, 40},
+		{1, A, AF_EXIT, 45},  {2, B, AF_EXIT, 50},
+	};
+	size_t i, l1, l2;
+	int pass;
+	char *f[2];
+	uint8_t *buf[2];
+
+	for (pass = 0; pass < 2; pass++) {
+		af_writer *w = app();
+		cr_assert_eq(af_writer_thread(w, 2, "worker"), 0);
+		if (pass == 0) {
+			for (i = 0; i < 8; i++)
+				rec(w, ev[i][0], ev[i][1], (int)ev[i][2], ev[i][3], ev[i][3]);
+		} else {
+			uint32_t tid;
+			for (tid = 2; tid >= 1; tid--)
+				for (i = 0; i < 8; i++)
+					if (ev[i][0] == tid)
+						rec(w, tid, ev[i][1], (int)ev[i][2], ev[i][3],
+						    ev[i][3]);
+		}
+		buf[pass] = t_finish(w, pass ? &l2 : &l1, NULL);
+		f[pass] = t_folded(buf[pass], pass ? l2 : l1, AF_CLOCK_WALL, NULL);
+	}
+	cr_assert_str_eq(f[0], f[1]);
+	cr_assert_str_eq(f[0], "main;com.example.App.a 35\n"
+	                       "main;com.example.App.a;com.example.App.c 10\n"
+	                       "worker;com.example.App.b 17\n"
+	                       "worker;com.example.App.b;com.example.App.d 28\n");
+	for (pass = 0; pass < 2; pass++) {
+		free(f[pass]);
+		free(buf[pass]);
+	}
+}
+
+Test(semantics, thread_ids_match_the_key_by_their_low_bits)
+{
+	af_writer *w = app();
+	uint8_t *buf;
+	af_trace *t;
+	af_thread_info ti;
+	size_t i, n;
+
+	/* ART <= 13 writes full kernel tids in the key, 16 bits in records */
+	cr_assert_eq(af_writer_thread(w, 70001, "big"), 0);
+	cr_assert_eq(af_writer_thread(w, 2, "pool"), 0);
+	cr_assert_eq(af_writer_thread(w, 3, "pool"), 0);
+	rec(w, 70001 & 0xFFFF, A, AF_ENTER, 0, 0);
+	rec(w, 70001 & 0xFFFF, A, AF_EXIT, 0, 7);
+	rec(w, 2, B, AF_ENTER, 0, 0);
+	rec(w, 2, B, AF_EXIT, 0, 5);
+	rec(w, 3, B, AF_ENTER, 0, 0);
+	rec(w, 3, B, AF_EXIT, 0, 6);
+	rec(w, 9, C, AF_ENTER, 0, 0);
+	rec(w, 9, C, AF_EXIT, 0, 4);
+	t = parsed(w, &buf);
+	cr_assert_eq(af_trace_get_info(t)->unknown_threads, 1);
+	n = af_trace_thread_count(t);
+	cr_assert_eq(n, 4);
+	for (i = 0; i < n; i++) {
+		af_trace_thread(t, i, &ti);
+		if (strcmp(ti.name, "big") == 0)
+			cr_assert_eq(ti.tid, 70001);
+		if (ti.tid == 9)
+			cr_assert_str_eq(ti.name, "Thread-9");
+	}
+	af_trace_free(t);
+	{
+		size_t len = 0;
+		char *f;
+		af_writer *w2 = app();
+		cr_assert_eq(af_writer_thread(w2, 70001, "big"), 0);
+		cr_assert_eq(af_writer_thread(w2, 2, "pool"), 0);
+		cr_assert_eq(af_writer_thread(w2, 3, "pool"), 0);
+		rec(w2, 70001 & 0xFFFF, A, AF_ENTER, 0, 0);
+		rec(w2, 70001 & 0xFFFF, A, AF_EXIT, 0, 7);
+		rec(w2, 2, B, AF_ENTER, 0, 0);
+		rec(w2, 2, B, AF_EXIT, 0, 5);
+		rec(w2, 3, B, AF_ENTER, 0, 0);
+		rec(w2, 3, B, AF_EXIT, 0, 6);
+		rec(w2, 9, C, AF_ENTER, 0, 0);
+		rec(w2, 9, C, AF_EXIT, 0, 4);
+		free(buf);
+		buf = t_finish(w2, &len, NULL);
+		f = t_folded(buf, len, AF_CLOCK_WALL, NULL);
+		/* same-named threads merge */
+		cr_assert_str_eq(f, "Thread-9;com.example.App.c 4\n"
+		                    "big;com.example.App.a 7\n"
+		                    "pool;com.example.App.b 11\n");
+		free(f);
+	}
+	free(buf);
+}
+
+Test(semantics, version1_thread_ids_are_8_bits)
+{
+	af_writer_options o = {.variant = AF_VARIANT_REGULAR, .version = 1,
+	                       .clock = AF_WRITER_THREAD_CPU, .dalvik = 1};
+	af_writer *w = af_writer_new(&o);
+	size_t len;
+	uint8_t *buf;
+	char *f;
+
+	cr_assert_eq(af_writer_thread(w, 300, "wide"), 0);
+	cr_assert_eq(af_writer_method(w, 0x4006e8f0, "android.os.Looper", "loop",
+	                              "()V", "Looper.java"), 0);
+	rec(w, 300, 0x4006e8f0, AF_ENTER, 10, 0);
+	rec(w, 300, 0x4006e8f0, AF_EXIT, 25, 0);
+	buf = t_finish(w, &len, NULL);
+	f = t_folded(buf, len, AF_CLOCK_CPU, NULL);
+	cr_assert_str_eq(f, "wide;android.os.Looper.loop 15\n");
+	free(f);
+	free(buf);
+}
+
+Test(semantics, clocks_unwrap_and_never_step_back)
+{
+	af_writer *w = app();
+	uint8_t *buf;
+	af_trace *t;
+
+	/* 32-bit µs wrap after 71.6 minutes */
+	rec(w, 1, A, AF_ENTER, 0xFFFFFFF0u, 0xFFFFFF00u);
+	rec(w, 1, A, AF_EXIT, 0x10, 0x100);
+	expect(w, AF_CLOCK_CPU, "main;com.example.App.a 32\n");
+	w = app();
+	rec(w, 1, A, AF_ENTER, 0xFFFFFFF0u, 0xFFFFFF00u);
+	rec(w, 1, A, AF_EXIT, 0x10, 0x100);
+	expect(w, AF_CLOCK_WALL, "main;com.example.App.a 512\n");
+
+	/* Dalvik's gettimeofday can step back: that step counts as zero */
+	w = app();
+	rec(w, 1, A, AF_ENTER, 0, 100);
+	rec(w, 1, B, AF_ENTER, 0, 50);
+	rec(w, 1, B, AF_EXIT, 0, 80);
+	rec(w, 1, A, AF_EXIT, 0, 90);
+	t = parsed(w, &buf);
+	cr_assert_eq(af_trace_get_info(t)->time_backwards[AF_CLOCK_WALL], 1);
+	cr_assert_eq(af_trace_get_info(t)->time_backwards[AF_CLOCK_CPU], 0);
+	af_trace_free(t);
+	free(buf);
+	w = app();
+	rec(w, 1, A, AF_ENTER, 0, 100);
+	rec(w, 1, B, AF_ENTER, 0, 50);
+	rec(w, 1, B, AF_EXIT, 0, 80);
+	rec(w, 1, A, AF_EXIT, 0, 90);
+	expect(w, AF_CLOCK_WALL, "main;com.example.App.a 10\n"
+	                         "main;com.example.App.a;com.example.App.b 30\n");
+}
+
+Test(semantics, unknown_method_ids_get_a_placeholder)
+{
+	af_writer *w = app();
+	uint8_t *buf;
+	af_trace *t;
+
+	rec(w, 1, A, AF_ENTER, 0, 0);
+	rec(w, 1, 0x400, AF_ENTER, 0, 5);
+	rec(w, 1, 0x400, AF_EXIT, 0, 12);
+	rec(w, 1, A, AF_EXIT, 0, 20);
+	t = parsed(w, &buf);
+	cr_assert_eq(af_trace_get_info(t)->unknown_methods, 1);
+	cr_assert_eq(af_trace_get_info(t)->unknown_method_calls, 1);
+	af_trace_free(t);
+	free(buf);
+	w = app();
+	rec(w, 1, A, AF_ENTER, 0, 0);
+	rec(w, 1, 0x400, AF_ENTER, 0, 5);
+	rec(w, 1, 0x400, AF_EXIT, 0, 12);
+	rec(w, 1, A, AF_EXIT, 0, 20);
+	expect(w, AF_CLOCK_WALL,
+	       "main;com.example.App.a 13\n"
+	       "main;com.example.App.a;(unknown method 0x400) 7\n");
+}
+
+static uint8_t *overloads(size_t *len)
+{
+	af_writer_options o = {.variant = AF_VARIANT_REGULAR,
+	                       .clock = AF_WRITER_WALL};
+	af_writer *w = af_writer_new(&o);
+
+	cr_assert_eq(af_writer_thread(w, 1, "main"), 0);
+	cr_assert_eq(af_writer_method(w, 4, "com.example.Util", "put", "(I)V", ""), 0);
+	cr_assert_eq(af_writer_method(w, 8, "com.example.Util", "put",
+	                              "(Ljava/lang/String;[[JZ)Ljava/lang/Object;", ""), 0);
+	rec(w, 1, 4, AF_ENTER, 0, 0);
+	rec(w, 1, 4, AF_EXIT, 0, 10);
+	rec(w, 1, 8, AF_ENTER, 0, 10);
+	rec(w, 1, 8, AF_EXIT, 0, 30);
+	return t_finish(w, len, NULL);
+}
+
+Test(semantics, overloads_merge_unless_signatures_are_asked_for)
+{
+	size_t len;
+	uint8_t *buf = overloads(&len);
+	af_tree_options sig = {.signatures = 1};
+	char *plain = t_folded(buf, len, AF_CLOCK_WALL, NULL);
+	char *full = t_folded(buf, len, AF_CLOCK_WALL, &sig);
+
+	cr_assert_str_eq(plain, "main;com.example.Util.put 30\n");
+	cr_assert_str_eq(full,
+	                 "main;com.example.Util.put(int) 10\n"
+	                 "main;com.example.Util.put(java.lang.String, long[][], boolean) 20\n");
+	free(plain);
+	free(full);
+	free(buf);
+}
+
+Test(semantics, labels_are_dotted_and_clean)
+{
+	af_writer_options o = {.variant = AF_VARIANT_REGULAR,
+	                       .clock = AF_WRITER_DUAL, .dalvik = 1};
+	af_writer *w = af_writer_new(&o);
+	size_t len;
+	uint8_t *buf;
+	char *f;
+
+	cr_assert_eq(af_writer_thread(w, 1, "ui;thread\x01"), 0);
+	cr_assert_eq(af_writer_method(w, 0x40000010, "com.example.Outer$Inner",
+	                              "run\xff", "()V", "Outer.java"), 0);
+	rec(w, 1, 0x40000010, AF_ENTER, 0, 0);
+	rec(w, 1, 0x40000010, AF_EXIT, 0, 3);
+	buf = t_finish(w, &len, NULL);
+	f = t_folded(buf, len, AF_CLOCK_WALL, NULL);
+	cr_assert_str_eq(f, "ui:thread;com.example.Outer$Inner.run\xEF\xBF\xBD 3\n");
+	free(f);
+	free(buf);
+}
+
+Test(semantics, thread_filter_by_name_or_id)
+{
+	af_writer *w = app();
+	const char *by_name[] = {"worker"};
+	const char *by_id[] = {"1"};
+	af_tree_options o1 = {.threads = by_name, .nthreads = 1};
+	af_tree_options o2 = {.threads = by_id, .nthreads = 1};
+	const char *none[] = {"nobody"};
+	af_tree_options o3 = {.threads = none, .nthreads = 1};
+	size_t len;
+	uint8_t *buf;
+	char *f;
+	af_trace *t;
+	af_tree *tree = NULL;
+	af_error e;
+
+	cr_assert_eq(af_writer_thread(w, 2, "worker"), 0);
+	rec(w, 1, A, AF_ENTER, 0, 0);
+	rec(w, 1, A, AF_EXIT, 0, 5);
+	rec(w, 2, B, AF_ENTER, 0, 0);
+	rec(w, 2, B, AF_EXIT, 0, 6);
+	buf = t_finish(w, &len, NULL);
+	f = t_folded(buf, len, AF_CLOCK_WALL, &o1);
+	cr_assert_str_eq(f, "worker;com.example.App.b 6\n");
+	free(f);
+	f = t_folded(buf, len, AF_CLOCK_WALL, &o2);
+	cr_assert_str_eq(f, "main;com.example.App.a 5\n");
+	free(f);
+	t = t_parse(buf, len);
+	cr_assert_eq(af_tree_from_trace(t, &o3, &tree, &e), AF_ERR_EMPTY);
+	cr_assert_null(tree);
+	af_trace_free(t);
+	free(buf);
+}
+
+Test(semantics, tree_totals_and_counts)
+{
+	af_writer *w = app();
+	size_t len, i;
+	uint8_t *buf;
+	af_trace *t;
+	af_tree *tree;
+	af_error e;
+	af_node_info root, ni;
+
+	for (i = 0; i < 3; i++) {
+		rec(w, 1, A, AF_ENTER, (uint32_t)i * 10, (uint32_t)i * 100);
+		rec(w, 1, B, AF_ENTER, (uint32_t)i * 10 + 2, (uint32_t)i * 100 + 20);
+		rec(w, 1, B, AF_EXIT, (uint32_t)i * 10 + 5, (uint32_t)i * 100 + 50);
+		rec(w, 1, A, AF_EXIT, (uint32_t)i * 10 + 8, (uint32_t)i * 100 + 80);
+	}
+	buf = t_finish(w, &len, NULL);
+	t = t_parse(buf, len);
+	cr_assert_eq(af_tree_from_trace(t, NULL, &tree, &e), AF_OK);
+	af_tree_node(tree, 0, &root);
+	cr_assert_str_eq(root.name, "all");
+	cr_assert_eq(root.parent, UINT32_MAX);
+	cr_assert_eq(root.total[AF_CLOCK_WALL], 240);
+	cr_assert_eq(root.total[AF_CLOCK_CPU], 24);
+	for (i = 1; i < af_tree_size(tree); i++) {
+		af_tree_node(tree, i, &ni);
+		cr_assert_lt(ni.parent, i);
+		if (strcmp(ni.name, "com.example.App.b") == 0) {
+			cr_assert_eq(ni.calls, 3);
+			cr_assert_eq(ni.depth, 3);
+			cr_assert_eq(ni.total[AF_CLOCK_WALL], 90);
+		}
+		if (strcmp(ni.name, "com.example.App.a") == 0) {
+			cr_assert_eq(ni.calls, 3);
+			cr_assert_eq(ni.self[AF_CLOCK_WALL], 150);
+			cr_assert_eq(ni.total[AF_CLOCK_WALL], 240);
+		}
+	}
+	af_tree_free(tree);
+	af_trace_free(t);
+	free(buf);
+}
