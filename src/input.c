@@ -288,6 +288,7 @@ static af_status af_parse_pair(af_trace *t, const char *key_path,
 {
 	af_bytes k, d;
 	uint8_t *joined;
+	size_t total;
 	af_status st;
 
 	AF_FORWARD(af_read_path(key_path, t->limits.max_input, &k, err));
@@ -313,9 +314,10 @@ static af_status af_parse_pair(af_trace *t, const char *key_path,
 	}
 	memcpy(joined, k.data, k.len);
 	memcpy(joined + k.len, d.data, d.len);
+	total = k.len + d.len;
 	af_bytes_free(&k);
 	af_bytes_free(&d);
-	st = af_parse_into(t, joined, k.len + d.len, err);
+	st = af_parse_into(t, joined, total, err);
 	t->info.variant = AF_VARIANT_KEY_DATA;
 	free(joined);
 	return st;

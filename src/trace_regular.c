@@ -32,7 +32,7 @@ af_status af_trace_regular_data(af_trace *t, const uint8_t *data, size_t len,
 			return af_fail(err, AF_ERR_TRUNCATED, base + (long long)len,
 			               "input ends inside the data header");
 		rs = af_rd16(data + 16);
-		if (rs != 10 && rs < 14)
+		if (rs != 10 && rs != 14)
 			return af_fail(err, AF_ERR_HEADER, base + 16,
 			               "unsupported record size %u (expected 10 or 14)",
 			               rs);

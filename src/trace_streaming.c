@@ -26,7 +26,7 @@ af_status af_trace_streaming(af_trace *t, const uint8_t *buf, size_t len,
 	rs = af_rd16(buf + 16);
 	if (version == 0xF2 && rs == 0)
 		rs = 10;
-	if (rs != 10 && rs < 14)
+	if (rs != 10 && rs != 14)
 		return af_fail(err, AF_ERR_HEADER, 16,
 		               "unsupported record size %u (expected 10 or 14)", rs);
 	if (offset < 18)

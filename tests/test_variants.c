@@ -1,0 +1,387 @@
+/*
+ * test_variants.c - every trace layout the parser accepts gives the same
+ * call tree, and every hostile input in data/bad gives its exact error.
+ */
+#include <criterion/criterion.h>
+#include <dirent.h>
+#include <stdlib.h>
+#include <string.h>
+#include <zlib.h>
+
+#include "support.h"
+
+#define M0 0u  /* ART numbers methods from 0: its key line says "0" */
+#define M1 4u
+#define M2 8u
+
+static const char *const want_wall =
+	"main;com.example.App.onCreate 30\n"
+	"main;com.example.App.onCreate;com.example.View.inflate 50\n"
+	"worker;com.example.View.inflate 7\n";
+static const char *const want_cpu =
+	"main;com.example.App.onCreate 3\n"
+	"main;com.example.App.onCreate;com.example.View.inflate 5\n"
+	"worker;com.example.View.inflate 1\n";
+
+/* The same small program in any layout. */
+static uint8_t *program(af_writer_options o, size_t *len, size_t *key_len)
+{
+	af_writer *w = af_writer_new(&o);
+
+	cr_assert_not_null(w, "writer rejected the options");
+	cr_assert_eq(af_writer_thread(w, 1, "main"), 0);
+	cr_assert_eq(af_writer_thread(w, 2, "worker"), 0);
+	cr_assert_eq(af_writer_method(w, M0, "com.example.App", "onCreate",
+	                              "(Landroid/os/Bundle;)V", "App.java"), 0);
+	cr_assert_eq(af_writer_method(w, M1, "com.example.View", "inflate", "()V",
+	                              "View.java"), 0);
+	cr_assert_eq(af_writer_method(w, M2, "com.example.View", "unused", "()V",
+	                              "View.java"), 0);
+	cr_assert_eq(af_writer_record(w, 1, M0, AF_ENTER, 0, 0), 0);
+	cr_assert_eq(af_writer_record(w, 1, M1, AF_ENTER, 1, 10), 0);
+	cr_assert_eq(af_writer_record(w, 2, M1, AF_ENTER, 0, 12), 0);
+	cr_assert_eq(af_writer_record(w, 2, M1, AF_EXIT, 1, 19), 0);
+	cr_assert_eq(af_writer_record(w, 1, M1, AF_EXIT, 6, 60), 0);
+	cr_assert_eq(af_writer_record(w, 1, M0, AF_EXIT, 8, 80), 0);
+	return t_finish(w, len, key_len);
+}
+
+static void check_layout(af_writer_options o, int wall, int cpu)
+{
+	size_t len;
+	uint8_t *buf = program(o, &len, NULL);
+	af_trace *t = t_parse(buf, len);
+	const af_trace_info *i = af_trace_get_info(t);
+
+	cr_assert_eq(i->has_clock[AF_CLOCK_WALL], wall);
+	cr_assert_eq(i->has_clock[AF_CLOCK_CPU], cpu);
+	cr_assert_eq(i->records, 6);
+	cr_assert_eq(i->methods, 3);
+	cr_assert_eq(i->threads_with_records, 2);
+	af_trace_free(t);
+	if (wall) {
+		char *f = t_folded(buf, len, AF_CLOCK_WALL, NULL);
+		cr_assert_str_eq(f, want_wall);
+		free(f);
+	}
+	if (cpu) {
+		char *f = t_folded(buf, len, AF_CLOCK_CPU, NULL);
+		cr_assert_str_eq(f, want_cpu);
+		free(f);
+	}
+	free(buf);
+}
+
+Test(variants, regular_v3_dual)
+{
+	check_layout((af_writer_options){.clock = AF_WRITER_DUAL}, 1, 1);
+}
+
+Test(variants, regular_v3_dalvik)
+{
+	check_layout((af_writer_options){.clock = AF_WRITER_DUAL, .dalvik = 1}, 1, 1);
+}
+
+Test(variants, regular_v3_one_clock_10_byte_records)
+{
+	check_layout((af_writer_options){.version = 3, .clock = AF_WRITER_WALL}, 1, 0);
+}
+
+Test(variants, regular_v2_wall)
+{
+	check_layout((af_writer_options){.version = 2, .clock = AF_WRITER_WALL}, 1, 0);
+}
+
+Test(variants, regular_v2_thread_cpu)
+{
+	check_layout((af_writer_options){.version = 2, .clock = AF_WRITER_THREAD_CPU},
+	             0, 1);
+}
+
+Test(variants, regular_v1_thread_cpu_dalvik)
+{
+	check_layout((af_writer_options){.version = 1, .clock = AF_WRITER_THREAD_CPU,
+	                                 .dalvik = 1},
+	             0, 1);
+}
+
+Test(variants, streaming_dual)
+{
+	check_layout((af_writer_options){.variant = AF_VARIANT_STREAMING,
+	                                 .clock = AF_WRITER_DUAL},
+	             1, 1);
+}
+
+Test(variants, streaming_one_clock_named_by_the_summary)
+{
+	check_layout((af_writer_options){.variant = AF_VARIANT_STREAMING,
+	                                 .clock = AF_WRITER_THREAD_CPU},
+	             0, 1);
+	check_layout((af_writer_options){.variant = AF_VARIANT_STREAMING,
+	                                 .clock = AF_WRITER_WALL},
+	             1, 0);
+}
+
+Test(variants, streaming_cut_short_renders_what_is_there)
+{
+	af_writer_options o = {.variant = AF_VARIANT_STREAMING,
+	                       .clock = AF_WRITER_DUAL, .no_summary = 1};
+	size_t len;
+	uint8_t *buf = program(o, &len, NULL);
+	af_trace *t = t_parse(buf, len - 5); /* and a partial last record */
+	const af_trace_info *i = af_trace_get_info(t);
+	char *f;
+
+	cr_assert(i->summary_missing);
+	cr_assert(i->clock_assumed);
+	cr_assert_eq(i->truncated_bytes, 9);
+	cr_assert_eq(i->records, 5);
+	cr_assert(i->has_clock[AF_CLOCK_WALL] && i->has_clock[AF_CLOCK_CPU]);
+	af_trace_free(t);
+	f = t_folded(buf, len - 5, AF_CLOCK_WALL, NULL);
+	/* onCreate is still open: it closes at main's last record */
+	cr_assert_str_eq(f, "main;com.example.App.onCreate 10\n"
+	                    "main;com.example.App.onCreate;com.example.View.inflate 50\n"
+	                    "worker;com.example.View.inflate 7\n");
+	free(f);
+	free(buf);
+
+	/* a one-clock streaming trace with no summary: ART's wall default */
+	o.clock = AF_WRITER_WALL;
+	buf = program(o, &len, NULL);
+	t = t_parse(buf, len);
+	cr_assert(af_trace_get_info(t)->has_clock[AF_CLOCK_WALL]);
+	cr_assert_not(af_trace_get_info(t)->has_clock[AF_CLOCK_CPU]);
+	af_trace_free(t);
+	free(buf);
+}
+
+Test(variants, regular_cut_mid_record_keeps_whole_records)
+{
+	size_t len;
+	uint8_t *buf = program((af_writer_options){.clock = AF_WRITER_DUAL}, &len, NULL);
+	af_trace *t = t_parse(buf, len - 3);
+
+	cr_assert_eq(af_trace_get_info(t)->records, 5);
+	cr_assert_eq(af_trace_get_info(t)->truncated_bytes, 11);
+	af_trace_free(t);
+	free(buf);
+}
+
+static uint8_t *gzip_bytes(const uint8_t *in, size_t len, size_t *out_len)
+{
+	z_stream z;
+	uint8_t *out = malloc(len + 1024);
+
+	memset(&z, 0, sizeof z);
+	cr_assert_eq(deflateInit2(&z, 6, Z_DEFLATED, 15 + 16, 8, Z_DEFAULT_STRATEGY),
+	             Z_OK);
+	z.next_in = (Bytef *)in;
+	z.avail_in = (uInt)len;
+	z.next_out = out;
+	z.avail_out = (uInt)(len + 1024);
+	cr_assert_eq(deflate(&z, Z_FINISH), Z_STREAM_END);
+	*out_len = z.total_out;
+	deflateEnd(&z);
+	return out;
+}
+
+Test(variants, gzip_of_any_variant)
+{
+	af_writer_options all[] = {
+		{.clock = AF_WRITER_DUAL},
+		{.variant = AF_VARIANT_STREAMING, .clock = AF_WRITER_DUAL},
+	};
+	size_t k;
+
+	for (k = 0; k < 2; k++) {
+		size_t len, zlen;
+		uint8_t *buf = program(all[k], &len, NULL);
+		uint8_t *z = gzip_bytes(buf, len, &zlen);
+		af_trace *t = t_parse(z, zlen);
+		char *f;
+		cr_assert(af_trace_get_info(t)->gzip);
+		af_trace_free(t);
+		f = t_folded(z, zlen, AF_CLOCK_WALL, NULL);
+		cr_assert_str_eq(f, want_wall);
+		free(f);
+		free(z);
+		free(buf);
+	}
+}
+
+Test(variants, key_and_data_pair_by_either_path_or_base_name)
+{
+	size_t len, key_len;
+	uint8_t *buf = program((af_writer_options){.clock = AF_WRITER_DUAL}, &len,
+	                       &key_len);
+	char *key = t_tmp("pair.key"), *data = t_tmp("pair.data"), *base = t_tmp("pair");
+	const char *paths[3];
+	size_t i;
+
+	t_write(key, buf, key_len);
+	t_write(data, buf + key_len, len - key_len);
+	paths[0] = key;
+	paths[1] = data;
+	paths[2] = base;
+	for (i = 0; i < 3; i++) {
+		af_trace *t = NULL;
+		af_tree *tree = NULL;
+		af_error e = {0};
+		char *text = NULL;
+		size_t tlen;
+		FILE *f;
+		cr_assert_eq(af_trace_open(paths[i], NULL, &t, &e), AF_OK,
+		             "%s: %s", paths[i], e.message);
+		cr_assert_eq(af_trace_get_info(t)->variant, AF_VARIANT_KEY_DATA);
+		cr_assert_eq(af_tree_from_trace(t, NULL, &tree, &e), AF_OK);
+		f = open_memstream(&text, &tlen);
+		cr_assert_eq(af_folded_write(tree, AF_CLOCK_WALL, f, &e), AF_OK);
+		fclose(f);
+		cr_assert_str_eq(text, want_wall);
+		free(text);
+		af_tree_free(tree);
+		af_trace_free(t);
+	}
+	{
+		/* a data half alone says what it looked for */
+		af_trace *t = NULL;
+		af_error e = {0};
+		unlink(key);
+		cr_assert_eq(af_trace_open(data, NULL, &t, &e), AF_ERR_FORMAT);
+		cr_assert(strstr(e.message, "without its key"), "%s", e.message);
+	}
+	unlink(data);
+	free(key);
+	free(data);
+	free(base);
+	free(buf);
+}
+
+Test(variants, key_with_crlf_and_third_party_sections)
+{
+	size_t len, key_len, i, n = 0;
+	uint8_t *buf = program((af_writer_options){.clock = AF_WRITER_DUAL}, &len,
+	                       &key_len);
+	const char extra[] = "*extra-info\r\nsdk=telescope\r\n*extra-info-end\r\n";
+	uint8_t *crlf = malloc(len * 2 + sizeof extra);
+	char *f;
+
+	memcpy(crlf, extra, sizeof extra - 1);
+	n = sizeof extra - 1;
+	for (i = 0; i < key_len; i++) {
+		if (buf[i] == '\n')
+			crlf[n++] = '\r';
+		crlf[n++] = buf[i];
+	}
+	memcpy(crlf + n, buf + key_len, len - key_len);
+	n += len - key_len;
+	f = t_folded(crlf, n, AF_CLOCK_WALL, NULL);
+	cr_assert_str_eq(f, want_wall);
+	free(f);
+	free(crlf);
+	free(buf);
+}
+
+Test(variants, old_method_line_forms)
+{
+	static const char key[] =
+		"*version\n2\nclock=wall\n*threads\n1\tmain\n*methods\n"
+		"0x4\tonly.a.name\n"
+		"0x8\tcom.example.A\tfour\t(I)V\n"
+		"0xc\tcom.example.A\tfour\tA.java\n"
+		"0x10\tcom.example.A\tthree\n"
+		"*end\n";
+	uint8_t buf[sizeof key + 32 + 8 * 10];
+	size_t n = sizeof key - 1, r;
+	static const uint32_t ids[] = {4, 8, 12, 16};
+	char *f;
+	af_tree_options sig = {.signatures = 1};
+
+	memcpy(buf, key, n);
+	memset(buf + n, 0, 32);
+	memcpy(buf + n, "SLOW\x02\x00\x20\x00", 8);
+	n += 32;
+	for (r = 0; r < 8; r++) {
+		uint8_t *p = buf + n;
+		uint32_t ma = ids[r / 2] | (uint32_t)(r & 1), t = (uint32_t)(r * 5);
+		p[0] = 1;
+		p[1] = 0;
+		memcpy(p + 2, &ma, 4); /* the test runs on little-endian machines */
+		memcpy(p + 6, &t, 4);
+		n += 10;
+	}
+	f = t_folded(buf, n, AF_CLOCK_WALL, &sig);
+	cr_assert_str_eq(f, "main;com.example.A.four 5\n"
+	                    "main;com.example.A.four(int) 5\n"
+	                    "main;com.example.A.three 5\n"
+	                    "main;only.a.name 5\n");
+	free(f);
+}
+
+/* Every file in data/bad fails to parse with the message in its .error. */
+Test(variants, hostile_inputs_give_their_exact_error)
+{
+	DIR *d = opendir(AF_TEST_DATA "/bad");
+	struct dirent *ent;
+	int count = 0;
+
+	cr_assert_not_null(d);
+	while ((ent = readdir(d)) != NULL) {
+		char path[1024], epath[1024], got[512];
+		size_t len, elen, nl = strlen(ent->d_name);
+		uint8_t *buf, *want;
+		af_trace *t = NULL;
+		af_error e = {0};
+
+		if (nl < 7 || strcmp(ent->d_name + nl - 6, ".trace") != 0)
+			continue;
+		snprintf(path, sizeof path, "%s/bad/%s", AF_TEST_DATA, ent->d_name);
+		snprintf(epath, sizeof epath, "%s/bad/%.*s.error", AF_TEST_DATA,
+		         (int)(nl - 6), ent->d_name);
+		buf = t_read(path, &len);
+		want = t_read(epath, &elen);
+		if (!buf || !want)
+			closedir(d);
+		cr_assert_not_null(buf);
+		cr_assert_not_null(want, "%s has no .error file", ent->d_name);
+		cr_assert_neq(af_trace_parse(buf, len, NULL, &t, &e), AF_OK,
+		              "%s parsed", ent->d_name);
+		cr_assert_null(t);
+		if (e.offset >= 0)
+			snprintf(got, sizeof got, "%s (byte %lld)\n", e.message, e.offset);
+		else
+			snprintf(got, sizeof got, "%s\n", e.message);
+		cr_expect_str_eq(got, (char *)want, "%s", ent->d_name);
+		free(buf);
+		free(want);
+		count++;
+	}
+	closedir(d);
+	cr_assert_geq(count, 30);
+}
+
+Test(variants, limits_stop_hostile_depth_and_size)
+{
+	af_writer_options o = {.clock = AF_WRITER_DUAL};
+	af_writer *w = af_writer_new(&o);
+	af_parse_options p = {.limits = {.max_depth = 100}};
+	size_t len, i;
+	uint8_t *buf;
+	af_trace *t = NULL;
+	af_error e = {0};
+
+	cr_assert_eq(af_writer_thread(w, 1, "main"), 0);
+	cr_assert_eq(af_writer_method(w, 4, "a.B", "deep", "()V", ""), 0);
+	for (i = 0; i < 1000; i++)
+		cr_assert_eq(af_writer_record(w, 1, 4, AF_ENTER, 0, (uint32_t)i), 0);
+	buf = t_finish(w, &len, NULL);
+	cr_assert_eq(af_trace_parse(buf, len, &p, &t, &e), AF_ERR_LIMIT);
+	cr_assert_str_eq(e.message, "thread 1's stack is deeper than 100 frames");
+	cr_assert_null(t);
+	/* the default limit takes 1000 frames without recursion anywhere */
+	t = t_parse(buf, len);
+	cr_assert_eq(af_trace_get_info(t)->open_at_end, 1000);
+	af_trace_free(t);
+	free(buf);
+}
