@@ -342,10 +342,13 @@ af_status af_trace_finish(af_trace *t, af_error *err)
 	/* the first declaration of a (truncated) id names the thread */
 	for (i = 0; i < t->ndecl; i++) {
 		uint32_t k = t->decl[i].tid & t->tid_mask;
-		if (!decl_of[k])
+		if (!decl_of[k]) {
 			decl_of[k] = (uint32_t)i + 1;
-		else if (t->decl[decl_of[k] - 1].tid != t->decl[i].tid)
+			t->info.threads_declared++;
+		} else if (t->decl[decl_of[k] - 1].tid != t->decl[i].tid) {
 			t->info.thread_id_collisions++;
+			t->info.threads_declared++;
+		}
 	}
 	for (i = 0; i < t->nthreads; i++) {
 		af_thread *th = &t->threads[i];
@@ -367,7 +370,6 @@ af_status af_trace_finish(af_trace *t, af_error *err)
 	}
 	free(decl_of);
 	t->info.threads_with_records = (uint32_t)t->nthreads;
-	t->info.threads_declared = (uint32_t)t->ndecl;
 	/* calls to methods the method table does not name */
 	for (i = 0; i < t->tree.len; i++) {
 		const af_pnode *n = &t->tree.nodes[i];

@@ -96,7 +96,7 @@ typedef struct af_trace_info {
 	int summary_missing;     /* streaming trace cut before its summary */
 	int clock_assumed;       /* the clock was inferred, not read */
 	uint64_t truncated_bytes;/* bytes of a partial last record, ignored */
-	uint32_t threads_declared; /* entries in *threads / thread items */
+	uint32_t threads_declared; /* distinct ids in *threads / thread items */
 	uint32_t threads_with_records;
 	uint32_t methods;        /* entries in *methods / method items */
 	uint64_t records;

@@ -1,0 +1,318 @@
+/*
+ * test_cli.c - the aflame-render command as users run it: formats from the
+ * output's extension, standard input and output, exit statuses, messages,
+ * and no output file left behind on failure.
+ */
+#include <criterion/criterion.h>
+#include <dirent.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "support.h"
+
+#define SAMPLE AF_TEST_SAMPLES "/app.trace"
+
+static uint32_t be32(const uint8_t *p)
+{
+	return (uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 | (uint32_t)p[2] << 8 | p[3];
+}
+
+static int exists(const char *path)
+{
+	struct stat sb;
+	return stat(path, &sb) == 0;
+}
+
+Test(cli, renders_each_format_from_the_extension)
+{
+	static const char *ext[] = {"svg", "png", "pdf", "folded"};
+	size_t k;
+
+	for (k = 0; k < 4; k++) {
+		char name[32], args[1024], *err = NULL, *out;
+		uint8_t *data;
+		size_t len;
+
+		snprintf(name, sizeof name, "main.%s", ext[k]);
+		out = t_tmp(name);
+		snprintf(args, sizeof args, "-o '%s' '%s'", out, SAMPLE);
+		cr_assert_eq(t_cli(args, NULL, NULL, &err), 0, "%s: %s", name, err);
+		cr_assert_str_eq(err, "");
+		data = t_read(out, &len);
+		cr_assert_not_null(data, "%s not written", name);
+		if (k == 0) {
+			char *why = NULL;
+			cr_assert(t_xml_ok((char *)data, len, &why), "%s", why);
+			cr_assert(strstr((char *)data, "com.example.shop.MainActivity.onCreate"));
+		} else if (k == 1) {
+			cr_assert(memcmp(data, "\x89PNG\r\n\x1a\n", 8) == 0);
+			cr_assert_eq(be32(data + 16), 1200);
+		} else if (k == 2) {
+			cr_assert(memcmp(data, "%PDF", 4) == 0);
+		} else {
+			cr_assert(strstr((char *)data, "main;android.app.ActivityThread.main;"));
+		}
+		free(data);
+		unlink(out);
+		free(out);
+		free(err);
+	}
+}
+
+Test(cli, png_scale_and_width)
+{
+	char *out = t_tmp("scaled.png"), args[1024], *err = NULL;
+	uint8_t *data;
+	size_t len;
+
+	snprintf(args, sizeof args, "--width 600 --scale 2 -o '%s' '%s'", out, SAMPLE);
+	cr_assert_eq(t_cli(args, NULL, NULL, &err), 0, "%s", err);
+	data = t_read(out, &len);
+	cr_assert_not_null(data);
+	cr_assert_eq(be32(data + 16), 1200);
+	free(data);
+	unlink(out);
+	free(out);
+	free(err);
+}
+
+Test(cli, standard_input_and_output)
+{
+	char *out = NULL, *err = NULL;
+	size_t len;
+	uint8_t *buf = t_read(SAMPLE, &len);
+	char *want = t_folded(buf, len, AF_CLOCK_CPU, NULL);
+
+	cr_assert_eq(t_cli("--format folded --clock cpu -", SAMPLE, &out, &err), 0,
+	             "%s", err);
+	cr_assert_str_eq(out, want);
+	free(out);
+	free(err);
+	/* without -o, an SVG goes to standard output */
+	cr_assert_eq(t_cli("'" SAMPLE "'", NULL, &out, &err), 0, "%s", err);
+	cr_assert(strncmp(out, "<?xml", 5) == 0);
+	free(out);
+	free(err);
+	free(want);
+	free(buf);
+}
+
+Test(cli, thread_filter)
+{
+	char *out = NULL, *err = NULL;
+	char *line;
+
+	cr_assert_eq(t_cli("--format folded --thread RenderThread --thread 3 '" SAMPLE "'",
+	                   NULL, &out, &err), 0, "%s", err);
+	for (line = strtok(out, "\n"); line; line = strtok(NULL, "\n"))
+		cr_assert(strncmp(line, "RenderThread;", 13) == 0 ||
+		          strncmp(line, "pool-1-thread-1;", 16) == 0, "%s", line);
+	free(out);
+	free(err);
+	cr_assert_eq(t_cli("--format folded --thread nobody '" SAMPLE "'", NULL, &out,
+	                   &err), 1);
+	cr_assert_str_eq(err, "aflame-render: " SAMPLE
+	                      ": no thread with records matches the --thread filter\n");
+	free(out);
+	free(err);
+}
+
+Test(cli, errors_name_the_file_and_byte_and_leave_no_file)
+{
+	char *out = t_tmp("never.svg"), *keep = t_tmp("keep.svg");
+	char args[2048], *err = NULL, *bad = AF_TEST_DATA "/bad/bad-magic.trace";
+	uint8_t *data;
+	size_t len;
+
+	snprintf(args, sizeof args, "-o '%s' '%s'", out, bad);
+	cr_assert_eq(t_cli(args, NULL, NULL, &err), 1);
+	cr_assert_str_eq(err, "aflame-render: " AF_TEST_DATA "/bad/bad-magic.trace: "
+	                      "data section does not start with the SLOW magic (byte 130)\n");
+	cr_assert_not(exists(out));
+	free(err);
+
+	/* an existing file is not clobbered */
+	t_write(keep, "precious", 8);
+	snprintf(args, sizeof args, "-o '%s' '%s'", keep, bad);
+	cr_assert_eq(t_cli(args, NULL, NULL, &err), 1);
+	data = t_read(keep, &len);
+	cr_assert_eq(len, 8);
+	cr_assert(memcmp(data, "precious", 8) == 0);
+	free(data);
+	free(err);
+
+	/* nor is a missing input */
+	snprintf(args, sizeof args, "-o '%s' /nonexistent/app.trace", keep);
+	cr_assert_eq(t_cli(args, NULL, NULL, &err), 1);
+	cr_assert_str_eq(err, "aflame-render: /nonexistent/app.trace: cannot open: "
+	                      "No such file or directory\n");
+	free(err);
+	data = t_read(keep, &len);
+	cr_assert_eq(len, 8);
+	free(data);
+
+	/* no temporary files stay behind in the output's folder */
+	{
+		DIR *d = opendir(AF_TEST_TMP);
+		struct dirent *ent;
+		while ((ent = readdir(d)) != NULL)
+			cr_assert_null(strstr(ent->d_name, "never.svg"), "%s", ent->d_name);
+		closedir(d);
+	}
+	unlink(keep);
+	free(keep);
+	free(out);
+}
+
+Test(cli, every_hostile_input_through_the_cli)
+{
+	DIR *d = opendir(AF_TEST_DATA "/bad");
+	struct dirent *ent;
+	char *out = t_tmp("hostile.svg");
+	int n = 0;
+
+	cr_assert_not_null(d);
+	while ((ent = readdir(d)) != NULL) {
+		char path[1024], epath[1024], args[2048], want[1024], *err = NULL;
+		size_t len, nl = strlen(ent->d_name);
+		uint8_t *msg;
+
+		if (nl < 7 || strcmp(ent->d_name + nl - 6, ".trace") != 0)
+			continue;
+		snprintf(path, sizeof path, "%s/bad/%s", AF_TEST_DATA, ent->d_name);
+		snprintf(epath, sizeof epath, "%s/bad/%.*s.error", AF_TEST_DATA,
+		         (int)(nl - 6), ent->d_name);
+		msg = t_read(epath, &len);
+		cr_assert_not_null(msg);
+		snprintf(want, sizeof want, "aflame-render: (stdin): %s", (char *)msg);
+		snprintf(args, sizeof args, "-o '%s' -", out);
+		cr_assert_eq(t_cli(args, path, NULL, &err), 1, "%s", ent->d_name);
+		cr_expect_str_eq(err, want, "%s", ent->d_name);
+		cr_assert_not(exists(out), "%s left %s", ent->d_name, out);
+		free(msg);
+		free(err);
+		n++;
+	}
+	closedir(d);
+	free(out);
+	cr_assert_geq(n, 30);
+}
+
+Test(cli, usage_errors_exit_2)
+{
+	char *out = NULL, *err = NULL;
+
+	cr_assert_eq(t_cli("--bogus x.trace", NULL, &out, &err), 2);
+	cr_assert(strstr(err, "unknown option '--bogus'"), "%s", err);
+	cr_assert(strstr(err, "--help"));
+	free(out);
+	free(err);
+	cr_assert_eq(t_cli("", NULL, &out, &err), 2);
+	cr_assert(strstr(err, "no input trace given"), "%s", err);
+	free(out);
+	free(err);
+	cr_assert_eq(t_cli("-o x.gif '" SAMPLE "'", NULL, &out, &err), 2);
+	cr_assert(strstr(err, "cannot tell the format"), "%s", err);
+	free(out);
+	free(err);
+	cr_assert_eq(t_cli("--clock moon '" SAMPLE "'", NULL, &out, &err), 2);
+	free(out);
+	free(err);
+	cr_assert_eq(t_cli("--width", NULL, &out, &err), 2);
+	cr_assert(strstr(err, "needs a value"), "%s", err);
+	free(out);
+	free(err);
+	cr_assert_eq(t_cli("--help", NULL, &out, &err), 0);
+	cr_assert(strstr(out, "Usage: aflame-render"));
+	cr_assert_str_eq(err, "");
+	free(out);
+	free(err);
+	cr_assert_eq(t_cli("--version", NULL, &out, &err), 0);
+	cr_assert(strncmp(out, "aflame-render ", 14) == 0);
+	free(out);
+	free(err);
+}
+
+Test(cli, clock_choice)
+{
+	char *out = NULL, *err = NULL;
+
+	/* the Dalvik sample records thread-cpu time only */
+	cr_assert_eq(t_cli("--clock wall --format folded '" AF_TEST_SAMPLES
+	                   "/app-dalvik-v1.trace'", NULL, &out, &err), 1);
+	cr_assert_str_eq(err, "aflame-render: " AF_TEST_SAMPLES "/app-dalvik-v1.trace: "
+	                      "the trace has no wall clock (it records thread-cpu only)\n");
+	free(out);
+	free(err);
+	/* and without --clock, that is what it draws */
+	cr_assert_eq(t_cli("--format folded '" AF_TEST_SAMPLES "/app-dalvik-v1.trace'",
+	                   NULL, &out, &err), 0, "%s", err);
+	cr_assert(strstr(out, "main;"));
+	free(out);
+	free(err);
+}
+
+Test(cli, verbose_summary_and_warnings)
+{
+	char *out = NULL, *err = NULL, *cut = t_tmp("cut.trace"), args[1024];
+	size_t len;
+	uint8_t *buf = t_read(AF_TEST_SAMPLES "/app-streaming.trace", &len);
+
+	cr_assert_eq(t_cli("-v --format folded '" SAMPLE "'", NULL, &out, &err), 0);
+	cr_assert(strstr(err, "regular trace, version 3 (0x3), 14-byte records, clock dual"),
+	          "%s", err);
+	cr_assert(strstr(err, "records: 3376"), "%s", err);
+	cr_assert(strstr(err, "orphan exits (re-rooted): 0"), "%s", err);
+	free(out);
+	free(err);
+
+	/* a streaming trace cut mid-record: a warning, and a graph */
+	t_write(cut, buf, len / 2);
+	snprintf(args, sizeof args, "--format folded '%s'", cut);
+	cr_assert_eq(t_cli(args, NULL, &out, &err), 0, "%s", err);
+	cr_assert(strstr(err, "warning: streaming trace ends without its summary"),
+	          "%s", err);
+	cr_assert(strstr(out, "main;"));
+	free(out);
+	free(err);
+	snprintf(args, sizeof args, "-q --format folded '%s'", cut);
+	cr_assert_eq(t_cli(args, NULL, &out, &err), 0);
+	cr_assert_str_eq(err, "");
+	free(out);
+	free(err);
+	unlink(cut);
+	free(cut);
+	free(buf);
+}
+
+Test(cli, samples_are_current)
+{
+	char *dir = t_tmp("samples");
+	char cmd[2048];
+	static const char *names[] = {"app.trace", "app-streaming.trace",
+	                              "app-dalvik-v1.trace"};
+	size_t k;
+
+	snprintf(cmd, sizeof cmd, "rm -rf '%s' && mkdir -p '%s' && '%s' '%s'", dir, dir,
+	         AF_TEST_MAKE_SAMPLES, dir);
+	cr_assert_eq(system(cmd), 0);
+	for (k = 0; k < 3; k++) {
+		char a[1024], b[1024];
+		size_t la, lb;
+		uint8_t *x, *y;
+		snprintf(a, sizeof a, "%s/%s", dir, names[k]);
+		snprintf(b, sizeof b, "%s/%s", AF_TEST_SAMPLES, names[k]);
+		x = t_read(a, &la);
+		y = t_read(b, &lb);
+		cr_assert(x && y && la == lb && memcmp(x, y, la) == 0,
+		          "samples/%s is out of date: run make_samples samples", names[k]);
+		free(x);
+		free(y);
+	}
+	snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
+	cr_assert_eq(system(cmd), 0);
+	free(dir);
+}

@@ -1,0 +1,222 @@
+/*
+ * test_real.c - the real traces in ../shared/traces (recorded by others;
+ * see PROVENANCE.md there): each parses with the counts its provenance
+ * lists, and renders to every format.  Skips, saying so, without them.
+ */
+#include <criterion/criterion.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "support.h"
+
+typedef struct expected {
+	const char *file;
+	unsigned version, record_size;
+	int wall;               /* has a wall clock */
+	uint32_t declared, with_records, methods;
+	uint64_t records, orphans, open, unwinds, unknown_calls;
+} expected;
+
+static const expected real[] = {
+	{"firefox-profiler-art-trace-regular.trace.gz", 3, 14, 1, 66, 40, 2067, 13295, 0, 259, 0, 31},
+	{"firefox-profiler-art-trace-streaming.trace.gz", 0xF3, 14, 1, 0, 52, 3963, 39377, 0, 393, 0, 19},
+	{"android-methods-profiler-legacy.trace", 3, 14, 1, 14, 6, 287, 16472, 0, 30, 0, 0},
+	{"BurrOakApp-dmtrace.trace", 3, 14, 1, 10, 3, 1674, 26875, 10, 9, 56, 0},
+	{"JAGAndroidFramework-dmtrace.trace", 3, 14, 1, 12, 1, 101, 4115, 4, 3, 0, 0},
+	{"perflib-basic-api10.trace", 1, 9, 0, 8, 1, 7, 10, 2, 2, 0, 0},
+	{"perflib-basic.trace", 3, 14, 1, 11, 1, 7, 9, 3, 2, 0, 0},
+	{"perflib-exception.trace", 3, 14, 1, 11, 1, 14, 23, 3, 2, 3, 0},
+	{"perflib-mismatched.trace", 3, 14, 1, 11, 1, 8, 9, 5, 2, 0, 0},
+};
+
+static af_trace *open_real(const char *name)
+{
+	char *path = t_trace_path(name);
+	af_trace *t = NULL;
+	af_error e = {0};
+	af_status st = af_trace_open(path, NULL, &t, &e);
+	cr_assert_eq(st, AF_OK, "%s: %s (byte %lld)", name, e.message, e.offset);
+	free(path);
+	return t;
+}
+
+Test(real, counts_match_the_provenance)
+{
+	size_t k;
+
+	if (!t_have_traces())
+		cr_skip_test("real traces not found in " AF_TEST_TRACES);
+	for (k = 0; k < sizeof real / sizeof real[0]; k++) {
+		const expected *x = &real[k];
+		af_trace *t = open_real(x->file);
+		const af_trace_info *i = af_trace_get_info(t);
+
+		cr_expect_eq(i->version, x->version, "%s version", x->file);
+		cr_expect_eq(i->record_size, x->record_size, "%s record size", x->file);
+		cr_expect_eq(i->has_clock[AF_CLOCK_WALL], x->wall, "%s wall", x->file);
+		cr_expect(i->has_clock[AF_CLOCK_CPU], "%s cpu", x->file);
+		if (x->declared)
+			cr_expect_eq(i->threads_declared, x->declared, "%s declared %u",
+			             x->file, i->threads_declared);
+		cr_expect_eq(i->threads_with_records, x->with_records, "%s threads",
+		             x->file);
+		cr_expect_eq(i->methods, x->methods, "%s methods", x->file);
+		cr_expect_eq(i->records, x->records, "%s records", x->file);
+		cr_expect_eq(i->orphan_exits, x->orphans, "%s orphans", x->file);
+		cr_expect_eq(i->open_at_end, x->open, "%s open", x->file);
+		cr_expect_eq(i->unwinds, x->unwinds, "%s unwinds", x->file);
+		cr_expect_eq(i->unknown_method_calls, x->unknown_calls,
+		             "%s unknown calls %llu", x->file,
+		             (unsigned long long)i->unknown_method_calls);
+		cr_expect_eq(i->mismatched_exits, 0, "%s mismatches", x->file);
+		cr_expect_eq(i->truncated_bytes, 0, "%s truncated", x->file);
+		cr_expect_eq(i->bad_actions, 0, "%s bad actions", x->file);
+		af_trace_free(t);
+	}
+}
+
+static char *folded_of(const char *name, af_clock clock)
+{
+	char *path = t_trace_path(name);
+	size_t len;
+	uint8_t *buf = t_read(path, &len);
+	char *f;
+
+	cr_assert_not_null(buf, "cannot read %s", path);
+	f = t_folded(buf, len, clock, NULL);
+	free(buf);
+	free(path);
+	return f;
+}
+
+/* Worked by hand from the records (see README, Semantics). */
+Test(real, perflib_exception_exact)
+{
+	char *f;
+
+	if (!t_have_traces())
+		cr_skip_test("real traces not found in " AF_TEST_TRACES);
+	f = folded_of("perflib-exception.trace", AF_CLOCK_WALL);
+#define T "AsyncTask #1;"
+#define E "com.test.android.traceview.Exceptions."
+#define R E "foo;" E "bar;" E "baz;java.lang.RuntimeException.<init>"
+	cr_assert_str_eq(f,
+		T "android.os.Debug.startMethodTracing 3\n"
+		T "android.os.Debug.startMethodTracing;android.os.Debug.startMethodTracing 2\n"
+		T "android.os.Debug.stopMethodTracing 3\n"
+		T E "foo 5\n"
+		T E "foo;" E "bar 5\n"
+		T E "foo;" E "bar;" E "baz 9\n"
+		T R " 5\n"
+		T R ";java.lang.Exception.<init> 4\n"
+		T R ";java.lang.Exception.<init>;java.lang.Throwable.<init> 7\n"
+		T R ";java.lang.Exception.<init>;java.lang.Throwable.<init>;"
+		    "java.lang.Throwable.fillInStackTrace 6\n"
+		T R ";java.lang.Exception.<init>;java.lang.Throwable.<init>;"
+		    "java.lang.Throwable.fillInStackTrace;"
+		    "java.lang.Throwable.nativeFillInStackTrace 9\n"
+		T R ";java.lang.Exception.<init>;java.lang.Throwable.<init>;"
+		    "java.util.Collections.emptyList 2\n");
+	free(f);
+}
+
+Test(real, perflib_orphans_exact)
+{
+	char *f;
+
+	if (!t_have_traces())
+		cr_skip_test("real traces not found in " AF_TEST_TRACES);
+	f = folded_of("perflib-basic.trace", AF_CLOCK_CPU);
+	cr_assert_str_eq(f,
+		"AsyncTask #1;android.os.Debug.startMethodTracing 2\n"
+		"AsyncTask #1;android.os.Debug.startMethodTracing;android.os.Debug.startMethodTracing 4\n"
+		"AsyncTask #1;android.os.Debug.stopMethodTracing 16\n"
+		"AsyncTask #1;com.test.android.traceview.Basic.foo 5\n"
+		"AsyncTask #1;com.test.android.traceview.Basic.foo;com.test.android.traceview.Basic.bar 2\n");
+	free(f);
+	/* exits below where tracing began, in the middle of the trace */
+	f = folded_of("perflib-mismatched.trace", AF_CLOCK_WALL);
+#define MM "com.test.android.traceview.MisMatched."
+	cr_assert_str_eq(f,
+		"AsyncTask #1;android.os.Debug.stopMethodTracing 3\n"
+		"AsyncTask #1;" MM "foo 2\n"
+		"AsyncTask #1;" MM "foo;" MM "bar 8\n"
+		"AsyncTask #1;" MM "foo;" MM "bar;android.os.Debug.startMethodTracing 2\n"
+		"AsyncTask #1;" MM "foo;" MM "bar;android.os.Debug.startMethodTracing;"
+		"android.os.Debug.startMethodTracing 3\n"
+		"AsyncTask #1;" MM "foo;" MM "bar;" MM "baz 2\n");
+	free(f);
+}
+
+Test(real, header_only_fake_fails_cleanly)
+{
+	char *path;
+	af_trace *t = NULL;
+	af_error e = {0};
+
+	if (!t_have_traces())
+		cr_skip_test("real traces not found in " AF_TEST_TRACES);
+	path = t_trace_path("perflib-header.trace");
+	cr_assert_eq(af_trace_open(path, NULL, &t, &e), AF_ERR_HEADER);
+	cr_assert_null(t);
+	cr_assert_str_eq(e.message, "unsupported data version 25610 (expected 1, 2 or 3)");
+	cr_assert_eq(e.offset, 561);
+	free(path);
+}
+
+/* Every clock a trace has, through every renderer, in memory. */
+Test(real, every_trace_renders_to_every_format)
+{
+	af_font *font = NULL;
+	af_error e = {0};
+	size_t k;
+
+	if (!t_have_traces())
+		cr_skip_test("real traces not found in " AF_TEST_TRACES);
+	cr_assert_eq(af_font_open(NULL, &font, &e), AF_OK, "%s", e.message);
+	for (k = 0; k < sizeof real / sizeof real[0]; k++) {
+		af_trace *t = open_real(real[k].file);
+		af_tree *tree = NULL;
+		int c;
+
+		cr_assert_eq(af_tree_from_trace(t, NULL, &tree, &e), AF_OK);
+		for (c = 0; c < AF_CLOCK_COUNT; c++) {
+			af_layout_options lo = {.clock = (af_clock)c};
+			af_render_options ro = {.font = font};
+			af_layout *l = NULL;
+			char *svg = NULL, *png = NULL, *pdf = NULL, *why = NULL;
+			size_t slen, plen, dlen;
+			FILE *f;
+
+			if (!af_trace_get_info(t)->has_clock[c])
+				continue;
+			cr_assert_eq(af_layout_build(tree, &lo, &l, &e), AF_OK,
+			             "%s: %s", real[k].file, e.message);
+			cr_assert_gt(l->nrects, 1);
+			f = open_memstream(&svg, &slen);
+			cr_assert_eq(af_svg_write(l, &ro, f, &e), AF_OK, "%s", e.message);
+			fclose(f);
+			cr_assert(t_xml_ok(svg, slen, &why), "%s: SVG not XML: %s",
+			          real[k].file, why ? why : "");
+			cr_assert(strstr(svg, "<text") && strstr(svg, "<title>"));
+			f = open_memstream(&png, &plen);
+			cr_assert_eq(af_cairo_write(l, AF_FORMAT_PNG, &ro, f, &e), AF_OK,
+			             "%s", e.message);
+			fclose(f);
+			cr_assert_gt(plen, 24);
+			cr_assert(memcmp(png, "\x89PNG", 4) == 0);
+			f = open_memstream(&pdf, &dlen);
+			cr_assert_eq(af_cairo_write(l, AF_FORMAT_PDF, &ro, f, &e), AF_OK,
+			             "%s", e.message);
+			fclose(f);
+			cr_assert(memcmp(pdf, "%PDF", 4) == 0);
+			free(svg);
+			free(png);
+			free(pdf);
+			af_layout_free(l);
+		}
+		af_tree_free(tree);
+		af_trace_free(t);
+	}
+	af_font_free(font);
+}
