@@ -248,18 +248,20 @@ af_status af_trace_record(af_trace *t, uint32_t tid, uint32_t method_action,
                           af_error *err)
 {
 	af_thread *th = af_thread_for(t, tid & t->tid_mask, err);
-	uint32_t now[AF_CLOCK_COUNT] = {t0, t1};
+	uint32_t now[AF_CLOCK_COUNT];
 	uint32_t mid = method_action & ~3u, node;
 	af_pnode *nodes;
 	int c;
 
 	if (!th)
 		return AF_ERR_NOMEM;
+	now[AF_CLOCK_CPU] = t0;
+	now[AF_CLOCK_WALL] = t1;
 	t->info.records++;
 	nodes = t->tree.nodes;
 	if (th->records++ == 0) {
-		th->last[0] = t0;
-		th->last[1] = t1;
+		for (c = 0; c < AF_CLOCK_COUNT; c++)
+			th->last[c] = now[c];
 	} else {
 		for (c = 0; c < AF_CLOCK_COUNT; c++) {
 			uint32_t d = now[c] - th->last[c]; /* unwraps modulo 2^32 */
@@ -335,6 +337,7 @@ af_status af_trace_finish(af_trace *t, af_error *err)
 {
 	size_t i;
 	uint32_t idx;
+	int c;
 	uint32_t *decl_of = calloc(65536, sizeof *decl_of);
 
 	if (!decl_of)
@@ -370,6 +373,15 @@ af_status af_trace_finish(af_trace *t, af_error *err)
 	}
 	free(decl_of);
 	t->info.threads_with_records = (uint32_t)t->nthreads;
+	/* one-clock records fed their value to both clocks: keep the real one */
+	for (c = 0; c < AF_CLOCK_COUNT; c++) {
+		if (t->info.has_clock[c])
+			continue;
+		for (i = 0; i < t->tree.len; i++)
+			t->tree.nodes[i].self[c] = 0;
+		for (i = 0; i < t->nthreads; i++)
+			t->threads[i].elapsed[c] = 0;
+	}
 	/* calls to methods the method table does not name */
 	for (i = 0; i < t->tree.len; i++) {
 		const af_pnode *n = &t->tree.nodes[i];

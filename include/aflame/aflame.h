@@ -65,8 +65,8 @@ const char *af_strerror(af_status status);
 /* Traces                                                              */
 
 typedef enum af_clock {
-	AF_CLOCK_CPU = 0,  /* thread-cpu time */
-	AF_CLOCK_WALL = 1, /* wall-clock time */
+	AF_CLOCK_WALL = 0, /* wall-clock time (the default) */
+	AF_CLOCK_CPU = 1,  /* thread-cpu time */
 	AF_CLOCK_COUNT
 } af_clock;
 

@@ -1,0 +1,140 @@
+/*
+ * test_layout.c - the layout as numbers: flamegraph.pl's geometry, siblings
+ * by name, narrow frames left out.
+ */
+#include <criterion/criterion.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "support.h"
+
+/* main: a (b inside) for 60 µs of which b 30, then c for 40 µs, then d
+ * for `d_us` µs. */
+static af_tree *sample_tree(af_trace **trace, uint8_t **buf, uint32_t d_us)
+{
+	af_writer_options o = {.clock = AF_WRITER_WALL, .version = 2};
+	af_writer *w = af_writer_new(&o);
+	size_t len;
+	af_tree *tree = NULL;
+	af_error e;
+
+	cr_assert_eq(af_writer_thread(w, 1, "main"), 0);
+	cr_assert_eq(af_writer_method(w, 4, "x.Y", "c", "()V", ""), 0);
+	cr_assert_eq(af_writer_method(w, 8, "x.Y", "a", "()V", ""), 0);
+	cr_assert_eq(af_writer_method(w, 12, "x.Y", "b", "()V", ""), 0);
+	cr_assert_eq(af_writer_method(w, 16, "x.Y", "d", "()V", ""), 0);
+	/* c is recorded first: order on the image comes from names */
+	cr_assert_eq(af_writer_record(w, 1, 4, AF_ENTER, 0, 0), 0);
+	cr_assert_eq(af_writer_record(w, 1, 4, AF_EXIT, 0, 40), 0);
+	cr_assert_eq(af_writer_record(w, 1, 8, AF_ENTER, 0, 40), 0);
+	cr_assert_eq(af_writer_record(w, 1, 12, AF_ENTER, 0, 50), 0);
+	cr_assert_eq(af_writer_record(w, 1, 12, AF_EXIT, 0, 80), 0);
+	cr_assert_eq(af_writer_record(w, 1, 8, AF_EXIT, 0, 100), 0);
+	cr_assert_eq(af_writer_record(w, 1, 16, AF_ENTER, 0, 100), 0);
+	cr_assert_eq(af_writer_record(w, 1, 16, AF_EXIT, 0, 100 + d_us), 0);
+	*buf = t_finish(w, &len, NULL);
+	*trace = t_parse(*buf, len);
+	cr_assert_eq(af_tree_from_trace(*trace, NULL, &tree, &e), AF_OK);
+	return tree;
+}
+
+static const char *name_of(const af_layout *l, size_t i)
+{
+	af_node_info ni;
+	af_tree_node(l->tree, l->rects[i].node, &ni);
+	return ni.name;
+}
+
+#define NEAR(a, b) (fabs((a) - (b)) < 1e-9)
+
+Test(layout, flamegraph_geometry)
+{
+	uint8_t *buf;
+	af_trace *t;
+	af_tree *tree = sample_tree(&t, &buf, 0);
+	af_layout *l = NULL;
+	af_error e;
+	static const char *order[] = {"all", "main", "x.Y.a", "x.Y.b", "x.Y.c"};
+	static const double x[] = {10, 10, 10, 10, 10 + 708};
+	static const double w[] = {1180, 1180, 708, 354, 472};
+	static const unsigned depth[] = {0, 1, 2, 3, 2};
+	size_t i;
+
+	cr_assert_eq(af_layout_build(tree, NULL, &l, &e), AF_OK, "%s", e.message);
+	cr_assert_eq(l->total, 100);
+	cr_assert(NEAR(l->width, 1200));
+	/* four levels of 16 px, 36 px above for the title, 34 below */
+	cr_assert(NEAR(l->height, 4 * 16 + 36 + 34), "%f", l->height);
+	cr_assert_eq(l->max_depth, 3);
+	cr_assert_eq(l->nrects, 5);
+	for (i = 0; i < 5; i++) {
+		const af_rect *r = &l->rects[i];
+		cr_assert_str_eq(name_of(l, i), order[i]);
+		cr_assert(NEAR(r->x, x[i]), "%s x %f", order[i], r->x);
+		cr_assert(NEAR(r->w, w[i]), "%s w %f", order[i], r->w);
+		cr_assert_eq(r->depth, depth[i]);
+		cr_assert(NEAR(r->y, l->height - 34 - (depth[i] + 1) * 16.0 + 1));
+		cr_assert(NEAR(r->h, 15));
+	}
+	af_layout_free(l);
+	af_tree_free(tree);
+	af_trace_free(t);
+	free(buf);
+}
+
+Test(layout, frames_narrower_than_min_width_are_left_out)
+{
+	uint8_t *buf;
+	af_trace *t;
+	/* d: 5 µs of 100,105: 0.059 px at 1200 px */
+	af_tree *tree = sample_tree(&t, &buf, 100005);
+	af_layout *l = NULL;
+	af_layout_options o = {.min_width = 0.1};
+	af_error e;
+	size_t i;
+	int d_seen = 0;
+
+	cr_assert_eq(af_layout_build(tree, &o, &l, &e), AF_OK);
+	for (i = 0; i < l->nrects; i++)
+		d_seen |= strcmp(name_of(l, i), "x.Y.d") == 0;
+	cr_assert(d_seen); /* d itself is wide: 100,005 µs */
+	af_layout_free(l);
+	af_tree_free(tree);
+	af_trace_free(t);
+	free(buf);
+
+	tree = sample_tree(&t, &buf, 100000000);
+	cr_assert_eq(af_layout_build(tree, &o, &l, &e), AF_OK);
+	/* a, b and c are now under 0.1 px: only all, main and d remain */
+	cr_assert_eq(l->nrects, 3);
+	cr_assert_str_eq(name_of(l, 2), "x.Y.d");
+	af_layout_free(l);
+	af_tree_free(tree);
+	af_trace_free(t);
+	free(buf);
+}
+
+Test(layout, options_and_empty_clocks)
+{
+	uint8_t *buf;
+	af_trace *t;
+	af_tree *tree = sample_tree(&t, &buf, 0);
+	af_layout *l = NULL;
+	af_layout_options o = {.width = 600, .frame_height = 20, .title = "T"};
+	af_error e;
+
+	cr_assert_eq(af_layout_build(tree, &o, &l, &e), AF_OK);
+	cr_assert(NEAR(l->rects[0].w, 580));
+	cr_assert(NEAR(l->height, 4 * 20 + 36 + 34));
+	cr_assert_str_eq(l->title, "T");
+	af_layout_free(l);
+	/* a wall-only trace has no thread-cpu time to draw */
+	o.clock = AF_CLOCK_CPU;
+	cr_assert_eq(af_layout_build(tree, &o, &l, &e), AF_ERR_EMPTY);
+	cr_assert_null(l);
+	cr_assert_str_eq(e.message, "no time recorded on the thread-cpu clock");
+	af_tree_free(tree);
+	af_trace_free(t);
+	free(buf);
+}
