@@ -134,6 +134,7 @@ struct af_tree {
 	uint32_t *depth;
 	uint64_t (*total)[AF_CLOCK_COUNT];
 	af_names names;     /* interned frame names */
+	af_u32map name_of;  /* method id -> name id, while building */
 };
 
 static int af_thread_selected(const af_thread *th, const af_tree_options *opt)
@@ -182,10 +183,13 @@ static af_status af_tree_copy(af_tree *tree, const af_trace *trace,
 		const af_pnode *rn = &raw->nodes[raw_idx];
 		int c;
 
-		name = af_trace_frame_name(trace, rn->key, opt && opt->signatures,
-		                           &tree->names);
-		if (name == AF_NONE)
-			goto nomem;
+		if (!af_u32map_get(&tree->name_of, rn->key, &name)) {
+			name = af_trace_frame_name(trace, rn->key,
+			                           opt && opt->signatures, &tree->names);
+			if (name == AF_NONE ||
+			    af_u32map_put(&tree->name_of, rn->key, name))
+				goto nomem;
+		}
 		v = af_ptree_child(&tree->pt, vparent, name);
 		if (v == AF_NONE) {
 			st = af_fail(err, AF_ERR_LIMIT, -1,
@@ -259,6 +263,7 @@ af_status af_tree_from_trace(const af_trace *trace, const af_tree_options *opt,
 		               : "the trace has no method records");
 	}
 
+	af_u32map_free(&tree->name_of);
 	n = tree->pt.len;
 	tree->depth = calloc(n, sizeof *tree->depth);
 	tree->total = calloc(n, sizeof *tree->total);
@@ -288,6 +293,7 @@ void af_tree_free(af_tree *tree)
 		return;
 	af_ptree_free(&tree->pt);
 	af_names_free(&tree->names);
+	af_u32map_free(&tree->name_of);
 	free(tree->depth);
 	free(tree->total);
 	free(tree);

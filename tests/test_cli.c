@@ -130,7 +130,7 @@ Test(cli, errors_name_the_file_and_byte_and_leave_no_file)
 	snprintf(args, sizeof args, "-o '%s' '%s'", out, bad);
 	cr_assert_eq(t_cli(args, NULL, NULL, &err), 1);
 	cr_assert_str_eq(err, "aflame-render: " AF_TEST_DATA "/bad/bad-magic.trace: "
-	                      "data section does not start with the SLOW magic (byte 130)\n");
+	                      "data section does not start with the SLOW magic (byte 122)\n");
 	cr_assert_not(exists(out));
 	free(err);
 

@@ -1,0 +1,146 @@
+/*
+ * cairo.c - PNG and PDF, drawn with cairo from the same rectangles, font
+ * and fitting rule as the SVG.
+ */
+#include <cairo-pdf.h>
+#include <cairo.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "font.h"
+#include "style.h"
+
+#define AF_PI 3.14159265358979323846
+#define AF_CAIRO_MAX_SIDE 32767 /* cairo's image surface limit */
+
+static cairo_status_t af_write_file(void *closure, const unsigned char *data,
+                                    unsigned int len)
+{
+	FILE *f = closure;
+	return fwrite(data, 1, len, f) == len ? CAIRO_STATUS_SUCCESS
+	                                      : CAIRO_STATUS_WRITE_ERROR;
+}
+
+static void af_rounded(cairo_t *cr, double x, double y, double w, double h,
+                       double r)
+{
+	if (r > w / 2)
+		r = w / 2;
+	if (r > h / 2)
+		r = h / 2;
+	cairo_new_sub_path(cr);
+	cairo_arc(cr, x + w - r, y + r, r, -AF_PI / 2, 0);
+	cairo_arc(cr, x + w - r, y + h - r, r, 0, AF_PI / 2);
+	cairo_arc(cr, x + r, y + h - r, r, AF_PI / 2, AF_PI);
+	cairo_arc(cr, x + r, y + r, r, AF_PI, 3 * AF_PI / 2);
+	cairo_close_path(cr);
+}
+
+/* Draws the whole graph; returns a non-zero cairo status on failure. */
+static cairo_status_t af_draw(cairo_t *cr, const af_layout *l, af_font *font)
+{
+	const cairo_font_options_t *fo;
+	cairo_font_face_t *face = af_font_face(font, &fo);
+	cairo_pattern_t *bg;
+	double fs = l->font_size, tw;
+	size_t i;
+	char *label = NULL;
+	size_t cap = 0;
+
+	bg = cairo_pattern_create_linear(0, 0, 0, l->height);
+	cairo_pattern_add_color_stop_rgb(bg, 0.05, 0xee / 255.0, 0xee / 255.0, 0xee / 255.0);
+	cairo_pattern_add_color_stop_rgb(bg, 0.95, 0xee / 255.0, 0xee / 255.0, 0xb0 / 255.0);
+	cairo_set_source(cr, bg);
+	cairo_paint(cr);
+	cairo_pattern_destroy(bg);
+
+	cairo_set_font_face(cr, face);
+	cairo_set_font_options(cr, fo);
+	cairo_set_font_size(cr, fs + 5);
+	cairo_set_source_rgb(cr, 0, 0, 0);
+	tw = af_font_text_width(font, l->title, strlen(l->title), fs + 5);
+	cairo_move_to(cr, l->width / 2 - tw / 2, fs * 2);
+	cairo_show_text(cr, l->title);
+	cairo_set_font_size(cr, fs);
+
+	for (i = 0; i < l->nrects; i++) {
+		const af_rect *r = &l->rects[i];
+		af_node_info ni;
+		af_rgb c;
+		size_t n;
+		int dots;
+
+		af_tree_node(l->tree, r->node, &ni);
+		c = af_style_color(ni.name);
+		af_rounded(cr, r->x, r->y, r->w, r->h, 2);
+		cairo_set_source_rgb(cr, c.r / 255.0, c.g / 255.0, c.b / 255.0);
+		cairo_fill(cr);
+		n = af_font_fit(font, ni.name, r->w - 6, fs, &dots);
+		if (n == 0)
+			continue;
+		if (AF_GROW(label, cap, n + 3))
+			return CAIRO_STATUS_NO_MEMORY;
+		memcpy(label, ni.name, n);
+		memcpy(label + n, dots ? ".." : "", dots ? 3 : 1);
+		cairo_set_source_rgb(cr, 0, 0, 0);
+		cairo_move_to(cr, r->x + 3, r->y + r->h / 2 + 3);
+		cairo_show_text(cr, label);
+	}
+	free(label);
+	return cairo_status(cr);
+}
+
+af_status af_cairo_write(const af_layout *l, af_format format,
+                         const af_render_options *opt, FILE *out, af_error *err)
+{
+	double scale = opt && opt->scale > 0 ? opt->scale : 1;
+	cairo_surface_t *s;
+	cairo_t *cr;
+	cairo_status_t cs;
+
+	if (!opt || !opt->font)
+		return af_fail(err, AF_ERR_ARG, -1, "no font given to the cairo renderer");
+	if (format == AF_FORMAT_PNG) {
+		double w = ceil(l->width * scale), h = ceil(l->height * scale);
+		if (w > AF_CAIRO_MAX_SIDE || h > AF_CAIRO_MAX_SIDE)
+			return af_fail(err, AF_ERR_LIMIT, -1,
+			               "a %.0f x %.0f px PNG is larger than cairo's %d px "
+			               "limit (a stack %u frames deep); use SVG or PDF",
+			               w, h, AF_CAIRO_MAX_SIDE, l->max_depth);
+		s = cairo_image_surface_create(CAIRO_FORMAT_RGB24, (int)w, (int)h);
+	} else if (format == AF_FORMAT_PDF) {
+		s = cairo_pdf_surface_create_for_stream(af_write_file, out, l->width,
+		                                        l->height);
+		scale = 1;
+	} else {
+		return af_fail(err, AF_ERR_ARG, -1, "cairo draws PNG and PDF only");
+	}
+	if (cairo_surface_status(s) != CAIRO_STATUS_SUCCESS) {
+		cs = cairo_surface_status(s);
+		cairo_surface_destroy(s);
+		return af_fail(err, cs == CAIRO_STATUS_NO_MEMORY ? AF_ERR_NOMEM : AF_ERR_RENDER,
+		               -1, "cairo: %s", cairo_status_to_string(cs));
+	}
+	cr = cairo_create(s);
+	cairo_scale(cr, scale, scale);
+	cs = af_draw(cr, l, opt->font);
+	cairo_destroy(cr);
+	if (cs == CAIRO_STATUS_SUCCESS) {
+		if (format == AF_FORMAT_PNG)
+			cs = cairo_surface_write_to_png_stream(s, af_write_file, out);
+		cairo_surface_finish(s);
+		if (cs == CAIRO_STATUS_SUCCESS)
+			cs = cairo_surface_status(s);
+	}
+	cairo_surface_destroy(s);
+	if (cs == CAIRO_STATUS_WRITE_ERROR)
+		return af_fail(err, AF_ERR_IO, -1, "write failed");
+	if (cs != CAIRO_STATUS_SUCCESS)
+		return af_fail(err, cs == CAIRO_STATUS_NO_MEMORY ? AF_ERR_NOMEM : AF_ERR_RENDER,
+		               -1, "cairo: %s", cairo_status_to_string(cs));
+	if (fflush(out) || ferror(out))
+		return af_fail(err, AF_ERR_IO, -1, "write failed");
+	return AF_OK;
+}
