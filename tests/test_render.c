@@ -1,0 +1,246 @@
+/*
+ * test_render.c - the font metrics and fitting rule, colours, escaping, and
+ * the SVG/PNG/PDF a hostile name cannot break.
+ */
+#include <cairo.h>
+#include <criterion/criterion.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "support.h"
+
+static af_font *font;
+
+static void open_font(void)
+{
+	af_error e = {0};
+	cr_assert_eq(af_font_open(NULL, &font, &e), AF_OK, "%s", e.message);
+}
+
+static void close_font(void)
+{
+	af_font_free(font);
+}
+
+TestSuite(render, .init = open_font, .fini = close_font);
+
+Test(render, metrics_are_proportional_and_linear)
+{
+	double w = af_font_text_width(font, "W", 1, 12);
+	double i = af_font_text_width(font, "i", 1, 12);
+	double w24 = af_font_text_width(font, "W", 1, 24);
+	double ab = af_font_text_width(font, "ab", 2, 12);
+
+	cr_assert_gt(w, 2 * i, "W %f, i %f", w, i);
+	cr_assert_float_eq(w24, 2 * w, 1e-9);
+	cr_assert_float_eq(ab, af_font_text_width(font, "a", 1, 12) +
+	                           af_font_text_width(font, "b", 1, 12), 1e-9);
+	/* DejaVu Sans: "W" is 0.989 em wide */
+	cr_assert_float_eq(w, 12 * 0.989, 0.05);
+}
+
+Test(render, fitting_keeps_whole_characters_and_adds_dots)
+{
+	const char *name = "com.example.shop.MainActivity.onCreate";
+	double full = af_font_text_width(font, name, strlen(name), 12);
+	double dots = af_font_text_width(font, "..", 2, 12);
+	int d;
+	size_t n;
+
+	cr_assert_eq(af_font_fit(font, name, full, 12, &d), strlen(name));
+	cr_assert_eq(d, 0);
+	n = af_font_fit(font, name, full - 1, 12, &d);
+	cr_assert(d);
+	cr_assert_lt(n, strlen(name));
+	cr_assert_leq(af_font_text_width(font, name, n, 12) + dots, full - 1);
+	/* one more character would not have fit */
+	cr_assert_gt(af_font_text_width(font, name, n + 1, 12) + dots, full - 1);
+	/* too narrow for one character and the dots: nothing */
+	cr_assert_eq(af_font_fit(font, name, dots, 12, &d), 0);
+	cr_assert_eq(d, 0);
+	cr_assert_eq(af_font_fit(font, name, -5, 12, &d), 0);
+}
+
+Test(render, fitting_never_splits_a_utf8_character)
+{
+	const char *name = "\xe5\x90\x8e\xe5\x8f\xb0\xe5\x90\x8e\xe5\x8f\xb0\xe5\x90\x8e";
+	double avail;
+	int d;
+
+	for (avail = 0; avail < 120; avail += 0.5) {
+		size_t n = af_font_fit(font, name, avail, 12, &d);
+		cr_assert_eq(n % 3, 0, "cut at byte %zu for %f px", n, avail);
+	}
+}
+
+typedef struct png_reader {
+	const unsigned char *data;
+	size_t len, pos;
+} png_reader;
+
+static cairo_status_t png_read(void *closure, unsigned char *out, unsigned int n)
+{
+	png_reader *r = closure;
+	if (r->len - r->pos < n)
+		return CAIRO_STATUS_READ_ERROR;
+	memcpy(out, r->data + r->pos, n);
+	r->pos += n;
+	return CAIRO_STATUS_SUCCESS;
+}
+
+static uint32_t pixel(cairo_surface_t *img, int x, int y)
+{
+	const unsigned char *row;
+	cairo_surface_flush(img);
+	row = cairo_image_surface_get_data(img) + y * cairo_image_surface_get_stride(img);
+	return ((const uint32_t *)row)[x];
+}
+
+static char *svg_of(const uint8_t *buf, size_t len, size_t *out_len)
+{
+	af_trace *t = t_parse(buf, len);
+	af_tree *tree = NULL;
+	af_layout *l = NULL;
+	af_error e;
+	af_render_options ro = {.font = font};
+	char *svg = NULL;
+	FILE *f;
+
+	cr_assert_eq(af_tree_from_trace(t, NULL, &tree, &e), AF_OK);
+	cr_assert_eq(af_layout_build(tree, NULL, &l, &e), AF_OK);
+	f = open_memstream(&svg, out_len);
+	cr_assert_eq(af_svg_write(l, &ro, f, &e), AF_OK, "%s", e.message);
+	fclose(f);
+	af_layout_free(l);
+	af_tree_free(tree);
+	af_trace_free(t);
+	return svg;
+}
+
+Test(render, hostile_names_stay_well_formed_xml)
+{
+	static const char *evil[] = {
+		"<script>alert('x')</script>", "a&b\"c'd>e", "]]>", "\xff\xfe\x80",
+		"\xed\xa0\x80 surrogate", "\xc0\xaf overlong", "\x01\x02\x1b[31m",
+		"\xef\xbf\xbf", "caf\xc3\xa9 \xf0\x9f\x94\xa5", "&amp;&#0;&#xD800;",
+	};
+	af_writer_options o = {.clock = AF_WRITER_WALL, .version = 2};
+	af_writer *w = af_writer_new(&o);
+	size_t i, len, slen;
+	uint8_t *buf;
+	char *svg, *why = NULL;
+
+	cr_assert_eq(af_writer_thread(w, 1, "<main & \"friends\">"), 0);
+	for (i = 0; i < sizeof evil / sizeof evil[0]; i++)
+		cr_assert_eq(af_writer_method(w, (uint32_t)(i + 1) * 4, evil[i], evil[i],
+		                              "()V", ""), 0);
+	for (i = 0; i < sizeof evil / sizeof evil[0]; i++) {
+		cr_assert_eq(af_writer_record(w, 1, (uint32_t)(i + 1) * 4, AF_ENTER, 0,
+		                              (uint32_t)i * 100), 0);
+		cr_assert_eq(af_writer_record(w, 1, (uint32_t)(i + 1) * 4, AF_EXIT, 0,
+		                              (uint32_t)i * 100 + 90), 0);
+	}
+	buf = t_finish(w, &len, NULL);
+	svg = svg_of(buf, len, &slen);
+	cr_assert(t_xml_ok(svg, slen, &why), "%s", why);
+	cr_assert(strstr(svg, "&lt;main &amp; &quot;friends&quot;&gt;"));
+	cr_assert_null(strstr(svg, "<script"));
+	cr_assert(strstr(svg, "caf\xc3\xa9 \xf0\x9f\x94\xa5"));
+	free(svg);
+	free(buf);
+}
+
+Test(render, svg_frames_carry_titles_and_fitted_labels)
+{
+	size_t len, slen;
+	uint8_t *buf = t_read(AF_TEST_SAMPLES "/app.trace", &len);
+	char *svg = svg_of(buf, len, &slen), *p;
+	int frames = 0, titles = 0, texts = 0;
+
+	cr_assert_not_null(buf);
+	for (p = svg; (p = strstr(p, "<g><title>")) != NULL; p++)
+		frames++;
+	for (p = svg; (p = strstr(p, "</title>")) != NULL; p++)
+		titles++;
+	for (p = svg; (p = strstr(p, "<text x=")) != NULL; p++)
+		texts++;
+	cr_assert_gt(frames, 50);
+	cr_assert_eq(frames, titles);
+	cr_assert_gt(texts, 10);
+	cr_assert(strstr(svg, "<title>all (712.0 ms, 100.00%)</title>"), "%.600s", svg);
+	cr_assert(strstr(svg, "com.example.shop.MainActivity.onCreate ("));
+	cr_assert(strstr(svg, " calls)</title>"));
+	cr_assert(strstr(svg, "font-family:\"DejaVu Sans\""));
+	free(svg);
+	free(buf);
+}
+
+Test(render, colours_are_stable_and_warm)
+{
+	size_t len, plen, i;
+	uint8_t *buf = t_read(AF_TEST_SAMPLES "/app.trace", &len);
+	af_trace *t = t_parse(buf, len);
+	af_tree *tree = NULL;
+	af_layout *l = NULL;
+	af_error e;
+	af_render_options ro = {.font = font, .scale = 1};
+	char *a = NULL, *b = NULL;
+	size_t alen, blen;
+	FILE *f;
+
+	cr_assert_eq(af_tree_from_trace(t, NULL, &tree, &e), AF_OK);
+	cr_assert_eq(af_layout_build(tree, NULL, &l, &e), AF_OK);
+	/* the same input gives the same bytes */
+	f = open_memstream(&a, &alen);
+	cr_assert_eq(af_svg_write(l, &ro, f, &e), AF_OK);
+	fclose(f);
+	f = open_memstream(&b, &blen);
+	cr_assert_eq(af_svg_write(l, &ro, f, &e), AF_OK);
+	fclose(f);
+	cr_assert_eq(alen, blen);
+	cr_assert(memcmp(a, b, alen) == 0);
+	/* every fill is in the warm range: red high, blue low */
+	for (i = 0; i + 4 < alen; i++) {
+		unsigned r, g, bl;
+		if (sscanf(a + i, "fill=\"rgb(%u,%u,%u)\"", &r, &g, &bl) == 3) {
+			cr_assert(r >= 205 && r <= 255 && g <= 230 && bl <= 55);
+		}
+	}
+	free(a);
+	free(b);
+	/* PNG: the stated size, and frames drawn (not a blank page) */
+	a = NULL;
+	f = open_memstream(&a, &plen);
+	ro.scale = 2;
+	cr_assert_eq(af_cairo_write(l, AF_FORMAT_PNG, &ro, f, &e), AF_OK, "%s", e.message);
+	fclose(f);
+	cr_assert(memcmp(a, "\x89PNG", 4) == 0);
+	cr_assert_eq(((unsigned char)a[16] << 24 | (unsigned char)a[17] << 16 |
+	              (unsigned char)a[18] << 8 | (unsigned char)a[19]), 2400);
+	{
+		/* decode it and sample pixels: background, the root frame, a label */
+		png_reader rd = {(unsigned char *)a, plen, 0};
+		cairo_surface_t *img = cairo_image_surface_create_from_png_stream(png_read, &rd);
+		const af_rect *root = &l->rects[0];
+		uint32_t bg, frame;
+		unsigned dark = 0, x;
+		cr_assert_eq(cairo_surface_status(img), CAIRO_STATUS_SUCCESS);
+		cr_assert_eq(cairo_image_surface_get_width(img), 2400);
+		cr_assert_eq(cairo_image_surface_get_height(img), (int)(2 * l->height + 0.5));
+		bg = pixel(img, 4, 4);
+		cr_assert_eq(bg & 0xFFFFFF, 0xEEEEEE, "background %06x", bg & 0xFFFFFF);
+		frame = pixel(img, (int)(2 * (root->x + root->w - 4)), (int)(2 * (root->y + 2)));
+		cr_assert_geq((frame >> 16) & 0xFF, 205, "root frame %06x", frame & 0xFFFFFF);
+		/* the label "all" is drawn in black over the root frame */
+		for (x = 0; x < 60; x++)
+			dark += ((pixel(img, (int)(2 * root->x) + 6 + (int)x,
+			                (int)(2 * (root->y + root->h / 2))) >> 16) & 0xFF) < 80;
+		cr_assert_gt(dark, 2);
+		cairo_surface_destroy(img);
+	}
+	free(a);
+	af_layout_free(l);
+	af_tree_free(tree);
+	af_trace_free(t);
+	free(buf);
+}
