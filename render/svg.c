@@ -8,7 +8,32 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "flame_js.h"
 #include "style.h"
+
+#define AF_MATCH_FILL "rgb(230,0,230)"
+
+/* The script's settings: geometry, and the font's advances at size 1 so
+ * labels are re-fitted after a zoom by arithmetic, not by measuring nodes. */
+static void af_svg_script(FILE *out, const af_layout *l, af_font *font)
+{
+	double ypad2 = l->font_size * 2 + 10;
+	int c;
+
+	fputs("<script type=\"text/ecmascript\"><![CDATA[\nvar AF={", out);
+	fprintf(out, "width:%g,xpad:%g,fs:%g,fh:%g,bottom:%g,top:%g,inverted:false,",
+	        l->width, l->xpad, l->font_size, l->frame_height,
+	        l->height - ypad2 + 1 - l->frame_height, l->font_size * 3 + 1);
+	fputs("match:\"" AF_MATCH_FILL "\",cw:[", out);
+	for (c = 32; c < 127; c++) {
+		char ch = (char)c;
+		fprintf(out, "%s%.4f", c > 32 ? "," : "", af_font_text_width(font, &ch, 1, 1));
+	}
+	fprintf(out, "],other:%.4f,wide:1};\n",
+	        af_font_text_width(font, "\xC3\xA9", 2, 1));
+	fputs(af_flame_js, out);
+	fputs("]]></script>\n", out);
+}
 
 /* One decimal, without "-0.0". */
 static void af_num(FILE *out, double v)
@@ -47,7 +72,11 @@ af_status af_svg_write(const af_layout *l, const af_render_options *opt,
 	      out);
 	fprintf(out, "<style>text{font-family:\"DejaVu Sans\",Verdana,sans-serif;"
 	             "font-size:%gpx;fill:#000}#title{text-anchor:middle;font-size:%gpx}"
-	             "rect{rx:2px;ry:2px}</style>\n",
+	             "#frames rect{rx:2px;ry:2px}#frames g{cursor:pointer}"
+	             "#frames g:hover rect{stroke:#000;stroke-width:.5}"
+	             ".parent{opacity:.5}.hide{display:none}#matched{text-anchor:end}"
+	             "#unzoom,#search,#ignorecase{cursor:pointer;fill:#555}"
+	             "#ignorecase.on{fill:#000;font-weight:bold}</style>\n",
 	        fs, fs + 5);
 	fputs("<rect x=\"0\" y=\"0\" width=\"100%\" height=\"100%\" "
 	      "fill=\"url(#background)\" rx=\"0\" ry=\"0\"/>\n<text id=\"title\" x=\"",
@@ -57,7 +86,20 @@ af_status af_svg_write(const af_layout *l, const af_render_options *opt,
 	af_num(out, fs * 2);
 	fputs("\">", out);
 	af_xml_escape(out, l->title, strlen(l->title));
-	fputs("</text>\n<g id=\"frames\">\n", out);
+	fputs("</text>\n", out);
+	if (!opt->no_javascript) {
+		double ypad2 = fs * 2 + 10;
+		fprintf(out, "<text id=\"unzoom\" class=\"hide\" x=\"%g\" y=\"%g\">Reset Zoom</text>\n"
+		             "<text id=\"search\" x=\"%g\" y=\"%g\">Search</text>\n"
+		             "<text id=\"ignorecase\" x=\"%g\" y=\"%g\">ic</text>\n"
+		             "<text id=\"details\" x=\"%g\" y=\"%g\"> </text>\n"
+		             "<text id=\"matched\" x=\"%g\" y=\"%g\"></text>\n",
+		        l->xpad, fs * 2, l->width - l->xpad - 100, fs * 2,
+		        l->width - l->xpad - 16, fs * 2, l->xpad, l->height - ypad2 / 2,
+		        l->width - l->xpad, l->height - ypad2 / 2);
+		af_svg_script(out, l, opt->font);
+	}
+	fputs("<g id=\"frames\">\n", out);
 
 	for (i = 0; i < l->nrects; i++) {
 		const af_rect *r = &l->rects[i];
@@ -75,7 +117,8 @@ af_status af_svg_write(const af_layout *l, const af_render_options *opt,
 			free(tip.data);
 			return af_fail(err, AF_ERR_NOMEM, -1, "out of memory writing SVG");
 		}
-		fputs("<g><title>", out);
+		fprintf(out, "<g v=\"%llu\"><title>",
+		        (unsigned long long)ni.total[l->clock]);
 		af_xml_escape(out, tip.data, tip.len);
 		fputs("</title><rect x=\"", out);
 		af_num(out, r->x);

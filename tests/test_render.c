@@ -158,7 +158,7 @@ Test(render, svg_frames_carry_titles_and_fitted_labels)
 	int frames = 0, titles = 0, texts = 0;
 
 	cr_assert_not_null(buf);
-	for (p = svg; (p = strstr(p, "<g><title>")) != NULL; p++)
+	for (p = svg; (p = strstr(p, "<title>")) != NULL; p++)
 		frames++;
 	for (p = svg; (p = strstr(p, "</title>")) != NULL; p++)
 		titles++;

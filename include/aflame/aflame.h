@@ -272,11 +272,13 @@ typedef enum af_format {
 } af_format;
 
 typedef struct af_render_options {
-	af_font *font;   /* required for every image format */
-	double scale;    /* PNG pixel density (1) */
+	af_font *font;     /* required for every image format */
+	double scale;      /* PNG pixel density (1) */
+	int no_javascript; /* SVG: a static image, without the script */
 } af_render_options;
 
-/** Writes the layout as SVG (text stays text, one <title> per frame). */
+/** Writes the layout as SVG: text stays text, one <title> per frame, and
+ * unless `no_javascript`, a script for zoom, search and hover details. */
 AF_NODISCARD af_status af_svg_write(const af_layout *layout,
                                     const af_render_options *opt, FILE *out,
                                     af_error *err);

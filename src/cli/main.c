@@ -26,7 +26,7 @@ typedef struct cli {
 	size_t nthreads;
 	const char *title;
 	double width, min_width, scale;
-	int signatures, verbose, quiet;
+	int signatures, verbose, quiet, no_javascript;
 } cli;
 
 static void usage(FILE *f)
@@ -45,6 +45,7 @@ static void usage(FILE *f)
 	      "      --minwidth PX   leave out frames narrower than PX (default 0.1)\n"
 	      "      --scale N       PNG pixel density, e.g. 2 for HiDPI (default 1)\n"
 	      "      --signatures    name frames with their parameter types\n"
+	      "      --no-javascript write a static SVG, without zoom and search\n"
 	      "  -v, --verbose       print what the trace holds and its anomalies\n"
 	      "  -q, --quiet         print no warnings\n"
 	      "  -h, --help          show this help\n"
@@ -134,6 +135,10 @@ static int parse_args(int argc, char **argv, cli *c)
 		}
 		if (strcmp(a, "--signatures") == 0) {
 			c->signatures = 1;
+			continue;
+		}
+		if (strcmp(a, "--no-javascript") == 0) {
+			c->no_javascript = 1;
 			continue;
 		}
 		/* options with a value: "--opt VALUE", "--opt=VALUE", "-oFILE" */
@@ -402,6 +407,7 @@ static int run(const cli *c)
 		}
 		ropt.font = font;
 		ropt.scale = c->scale;
+		ropt.no_javascript = c->no_javascript;
 	}
 
 	if (out_open(&out, c->output)) {

@@ -1,0 +1,263 @@
+// flame.js - the script embedded in aflame-render's SVG: zoom, search,
+// details on hover, and the view kept in the URL.  svg.c prepends
+// "var AF = {...};" with the image's geometry and the font's advance widths.
+//
+// Frames are written in pre-order (a frame, then its children left to
+// right), each as <g v="TOTAL"><title>..</title><rect/><text/></g>, so the
+// tree is rebuilt here from the order and each frame's depth: no float
+// comparison decides who is whose parent.
+"use strict";
+(function () {
+	var svg = document.documentElement;
+	var frames = [];
+	var zoomed = null, term = null, ignoreCase = false;
+	var details, matched, unzoomBtn, searchBtn, caseBtn;
+
+	function el(id) { return document.getElementById(id); }
+
+	function num(v) { return Math.round(v * 10) / 10; }
+
+	// Advance of a code point at size 1, from the font the C side measured.
+	function advance(cp) {
+		if (cp >= 32 && cp < 127) return AF.cw[cp - 32];
+		return cp >= 0x1100 ? AF.wide : AF.other;
+	}
+
+	// The rule svg.c follows: the whole name, else the longest prefix of
+	// whole characters with "..", else nothing.
+	function fit(name, avail) {
+		var s = AF.fs, w = 0, dots = 2 * advance(46) * s, keep = 0, i = 0;
+		while (i < name.length) {
+			var cp = name.codePointAt(i);
+			w += advance(cp) * s;
+			if (w > avail) break;
+			i += cp > 0xFFFF ? 2 : 1;
+			if (w + dots <= avail) keep = i;
+		}
+		if (i >= name.length) return name;
+		return keep ? name.slice(0, keep) + ".." : "";
+	}
+
+	function depthOf(y) {
+		var d = AF.inverted ? (y - AF.top) / AF.fh : (AF.bottom - y) / AF.fh;
+		return Math.round(d);
+	}
+
+	function load() {
+		var gs = el("frames").children, stack = [];
+		for (var i = 0; i < gs.length; i++) {
+			var g = gs[i], rect = g.querySelector("rect");
+			var title = g.querySelector("title"), tip = title.textContent;
+			var f = {
+				i: i, g: g, rect: rect, title: title, tip: tip,
+				text: g.querySelector("text"),
+				name: tip.slice(0, tip.lastIndexOf(" (")),
+				v: +g.getAttribute("v"),
+				x: +rect.getAttribute("x"), w: +rect.getAttribute("width"),
+				y: +rect.getAttribute("y"), h: +rect.getAttribute("height"),
+				xs: rect.getAttribute("x"), ys: rect.getAttribute("y"),
+				fill: rect.getAttribute("fill"), parent: null
+			};
+			f.d = depthOf(f.y);
+			while (stack.length && stack[stack.length - 1].d >= f.d) stack.pop();
+			f.parent = stack.length ? stack[stack.length - 1] : null;
+			stack.push(f);
+			g.f = f;
+			frames.push(f);
+		}
+	}
+
+	// Places a frame at (x, w) and fits its label to the new width.
+	function place(f, x, w) {
+		f.rect.setAttribute("x", num(x));
+		f.rect.setAttribute("width", num(w));
+		var label = fit(f.name, w - 6);
+		if (!f.text) {
+			if (!label) return;
+			f.text = document.createElementNS("http://www.w3.org/2000/svg", "text");
+			f.text.setAttribute("y", num(f.y + f.h / 2 + 3));
+			f.g.appendChild(f.text);
+		}
+		f.text.setAttribute("x", num(x + 3));
+		if (f.text.textContent !== label) f.text.textContent = label;
+	}
+
+	function zoom(f) {
+		if (!f || !f.parent) { unzoom(); return; }
+		var full = AF.width - 2 * AF.xpad, ratio = full / f.w, end = f.i + 1, i;
+		while (end < frames.length && frames[end].d > f.d) end++;
+		for (i = 0; i < frames.length; i++) {
+			var g = frames[i];
+			g.g.classList.remove("parent");
+			if (i >= f.i && i < end) {
+				g.g.style.display = "";
+				place(g, AF.xpad + (g.x - f.x) * ratio, g.w * ratio);
+			} else {
+				g.g.style.display = "none";
+			}
+		}
+		for (var a = f.parent; a; a = a.parent) {
+			a.g.style.display = "";
+			a.g.classList.add("parent");
+			place(a, AF.xpad, full);
+		}
+		zoomed = f;
+		unzoomBtn.classList.remove("hide");
+		if (term !== null) search(term);
+		saveView();
+	}
+
+	function unzoom() {
+		for (var i = 0; i < frames.length; i++) {
+			var f = frames[i];
+			f.g.style.display = "";
+			f.g.classList.remove("parent");
+			place(f, f.x, f.w);
+		}
+		zoomed = null;
+		unzoomBtn.classList.add("hide");
+		if (term !== null) search(term);
+		saveView();
+	}
+
+	// Highlights matching frames and prints the share of the visible graph
+	// they cover, counting each stretch of x once.
+	function search(t) {
+		var re;
+		try {
+			re = new RegExp(t, ignoreCase ? "i" : "");
+		} catch (e) {
+			matched.textContent = "Bad pattern: " + e.message;
+			return;
+		}
+		term = t;
+		var base = zoomed || frames[0], lo = base.i, end = lo + 1, spans = [];
+		while (end < frames.length && frames[end].d > base.d) end++;
+		for (var i = 0; i < frames.length; i++) {
+			var f = frames[i], hit = re.test(f.name);
+			f.rect.setAttribute("fill", hit ? AF.match : f.fill);
+			if (hit && i >= lo && i < end) spans.push([f.x, f.x + f.w]);
+		}
+		spans.sort(function (a, b) { return a[0] - b[0]; });
+		var covered = 0, reach = -Infinity;
+		for (var k = 0; k < spans.length; k++) {
+			var s = Math.max(spans[k][0], reach);
+			if (spans[k][1] > s) covered += spans[k][1] - s;
+			reach = Math.max(reach, spans[k][1]);
+		}
+		var pct = 100 * covered / base.w;
+		matched.textContent = "Matched: " + (spans.length ? pct.toFixed(1) : "0") + "%";
+		matched.setAttribute("data-pct", pct.toFixed(3));
+		searchBtn.textContent = "Reset Search";
+		saveView();
+	}
+
+	function resetSearch() {
+		term = null;
+		for (var i = 0; i < frames.length; i++)
+			frames[i].rect.setAttribute("fill", frames[i].fill);
+		matched.textContent = "";
+		searchBtn.textContent = "Search";
+		saveView();
+	}
+
+	function askSearch() {
+		if (term !== null) { resetSearch(); return; }
+		var t = prompt("Search frames (a regular expression" +
+		               (ignoreCase ? ", any case" : "") + "):", "");
+		if (t) search(t);
+	}
+
+	function toggleCase() {
+		ignoreCase = !ignoreCase;
+		caseBtn.classList.toggle("on", ignoreCase);
+		if (term !== null) search(term);
+	}
+
+	function tipOf(f) {
+		// ancestors of the zoomed frame are larger than it: no share of it
+		if (!zoomed || f === zoomed || f.d < zoomed.d) return f.tip;
+		var share = zoomed.v ? 100 * f.v / zoomed.v : 0;
+		return f.tip.slice(0, -1) + ", " + share.toFixed(2) + "% of " +
+		       zoomed.name + ")";
+	}
+
+	function saveView() {
+		if (!window.history || !history.replaceState) return;
+		var p = new URLSearchParams();
+		if (zoomed) { p.set("x", zoomed.xs); p.set("y", zoomed.ys); }
+		if (term !== null) p.set("s", term);
+		if (ignoreCase) p.set("i", "1");
+		var q = p.toString();
+		try {
+			history.replaceState(null, "", location.pathname + (q ? "?" + q : ""));
+		} catch (e) { /* some viewers forbid it: the view just is not kept */ }
+	}
+
+	function restoreView() {
+		var p = new URLSearchParams(location.search);
+		if (p.get("i") === "1") toggleCase();
+		if (p.has("x") && p.has("y")) {
+			for (var i = 0; i < frames.length; i++) {
+				if (frames[i].xs === p.get("x") && frames[i].ys === p.get("y")) {
+					zoom(frames[i]);
+					break;
+				}
+			}
+		}
+		if (p.has("s")) search(p.get("s"));
+	}
+
+	function frameOf(node) {
+		while (node && node !== svg) {
+			if (node.f) return node.f;
+			node = node.parentNode;
+		}
+		return null;
+	}
+
+	function start() {
+		details = el("details");
+		matched = el("matched");
+		unzoomBtn = el("unzoom");
+		searchBtn = el("search");
+		caseBtn = el("ignorecase");
+		load();
+		svg.addEventListener("click", function (e) {
+			var f = frameOf(e.target);
+			if (f) zoom(f);
+		});
+		svg.addEventListener("mouseover", function (e) {
+			var f = frameOf(e.target);
+			if (!f) return;
+			var tip = tipOf(f);
+			details.textContent = tip;
+			if (f.title.textContent !== tip) f.title.textContent = tip;
+		});
+		svg.addEventListener("mouseout", function (e) {
+			if (frameOf(e.target)) details.textContent = " ";
+		});
+		unzoomBtn.addEventListener("click", function (e) { e.stopPropagation(); unzoom(); });
+		searchBtn.addEventListener("click", function (e) { e.stopPropagation(); askSearch(); });
+		caseBtn.addEventListener("click", function (e) { e.stopPropagation(); toggleCase(); });
+		window.addEventListener("keydown", function (e) {
+			if (e.key === "F3" || ((e.ctrlKey || e.metaKey) && e.key === "f")) {
+				e.preventDefault();
+				askSearch();
+			} else if ((e.ctrlKey || e.metaKey) && e.key === "i") {
+				e.preventDefault();
+				toggleCase();
+			} else if (e.key === "Escape") {
+				if (zoomed) unzoom(); else if (term !== null) resetSearch();
+			}
+		});
+		restoreView();
+		window.aflame = { zoom: zoom, unzoom: unzoom, search: search,
+		                  resetSearch: resetSearch, frames: frames };
+	}
+
+	if (document.readyState === "loading")
+		window.addEventListener("load", start);
+	else
+		start();
+})();

@@ -1,0 +1,151 @@
+// svg.test.mjs - the interactive SVG in a real browser (Debian's Chromium
+// driven by playwright-core): zoom, search, hover details, URL state.
+// Run by ctest, which sets AF_CLI, AF_SAMPLES and AF_TMP.
+import { test, before, after } from "node:test";
+import assert from "node:assert/strict";
+import { execFileSync } from "node:child_process";
+import { existsSync, mkdirSync } from "node:fs";
+import { pathToFileURL } from "node:url";
+
+const CHROMIUM = process.env.AF_CHROMIUM || "/usr/bin/chromium";
+const cli = process.env.AF_CLI;
+const samples = process.env.AF_SAMPLES;
+const tmp = process.env.AF_TMP + "/browser";
+let chromium = null;
+try {
+  ({ chromium } = await import("playwright-core"));
+} catch (e) {
+  chromium = null;
+}
+const why = !existsSync(CHROMIUM) ? `skipped: ${CHROMIUM} is not installed`
+          : !chromium ? "skipped: playwright-core is not installed (npm ci in tests/browser)"
+          : null;
+if (why) console.log(why);
+
+let browser;
+const svgPath = `${tmp}/app.svg`;
+
+before(async () => {
+  if (why) return;
+  mkdirSync(tmp, { recursive: true });
+  execFileSync(cli, ["-o", svgPath, `${samples}/app.trace`]);
+  browser = await chromium.launch({
+    executablePath: CHROMIUM,
+    args: ["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
+           "--disable-background-networking", "--disable-component-update",
+           "--disable-sync"],
+  });
+});
+
+after(async () => { if (browser) await browser.close(); });
+
+async function open(url) {
+  const page = await browser.newPage({ viewport: { width: 1300, height: 400 } });
+  const errors = [];
+  page.on("pageerror", (e) => errors.push(e.message));
+  await page.goto(url);
+  await page.waitForFunction(() => window.aflame && window.aflame.frames.length > 0);
+  page.errors = errors;
+  return page;
+}
+
+// Box of the first frame with this exact name, in page pixels.
+async function frame(page, name) {
+  return page.evaluate((n) => {
+    const f = window.aflame.frames.find((f) => f.name === n);
+    const r = f.rect.getBoundingClientRect();
+    return { x: r.x, y: r.y, w: r.width, h: r.height,
+             width: +f.rect.getAttribute("width"),
+             shown: f.g.style.display !== "none",
+             faded: f.g.classList.contains("parent"),
+             label: f.text ? f.text.textContent : "" };
+  }, name);
+}
+
+// Share of the whole graph covered by paths through a frame matching `re`,
+// from the folded output: the answer "Matched" must give.
+function expectedShare(re) {
+  const folded = execFileSync(cli, ["--format", "folded", `${samples}/app.trace`]).toString();
+  let total = 0, hit = 0;
+  for (const line of folded.trim().split("\n")) {
+    const sp = line.lastIndexOf(" ");
+    const n = +line.slice(sp + 1), frames = line.slice(0, sp).split(";");
+    total += n;
+    if (frames.some((f) => re.test(f))) hit += n;
+  }
+  return (100 * hit) / total;
+}
+
+test("click zooms a frame to full width, fades ancestors, hides the rest", { skip: why || false }, async () => {
+  const page = await open(pathToFileURL(svgPath).href);
+  const onCreate = "com.example.shop.MainActivity.onCreate";
+  const before = await frame(page, onCreate);
+  assert.ok(before.width < 400, `onCreate starts narrow (${before.width})`);
+  await page.mouse.click(before.x + before.w / 2, before.y + before.h / 2);
+  const after = await frame(page, onCreate);
+  assert.equal(after.width, 1180);
+  assert.ok(after.label.startsWith("com.example.shop.MainActivity.onCreate"), after.label);
+  const main = await frame(page, "main");
+  assert.ok(main.shown && main.faded && main.width === 1180);
+  assert.equal((await frame(page, "RenderThread")).shown, false);
+  assert.match(page.url(), /\?x=[\d.]+&y=[\d.]+$/);
+  // hover: details with the share of the zoomed frame
+  const child = await frame(page, "androidx.appcompat.app.AppCompatActivity.setContentView");
+  await page.mouse.move(child.x + child.w / 2, child.y + child.h / 2);
+  const details = await page.textContent("#details");
+  assert.match(details, /^androidx\.appcompat\.app\.AppCompatActivity\.setContentView \([\d.]+ ms, [\d.]+%, \d+ calls?, [\d.]+% of com\.example\.shop\.MainActivity\.onCreate\)$/);
+  // Escape resets
+  await page.keyboard.press("Escape");
+  assert.equal((await frame(page, onCreate)).width, before.width);
+  assert.equal((await frame(page, "RenderThread")).shown, true);
+  assert.doesNotMatch(page.url(), /\?/);
+  assert.deepEqual(page.errors, []);
+  await page.close();
+});
+
+test("search highlights matches and reports the share they cover", { skip: why || false }, async () => {
+  const page = await open(pathToFileURL(svgPath).href);
+  page.on("dialog", (d) => d.accept("Object\\.wait|Json"));
+  await page.keyboard.press("Control+f");
+  await page.waitForFunction(() => document.getElementById("matched").textContent !== "");
+  const pct = +(await page.getAttribute("#matched", "data-pct"));
+  const want = expectedShare(/Object\.wait|Json/);
+  assert.ok(Math.abs(pct - want) < 0.2, `matched ${pct}%, expected ${want}%`);
+  assert.match(await page.textContent("#matched"), /^Matched: [\d.]+%$/);
+  const fills = await page.evaluate(() => window.aflame.frames
+    .filter((f) => /Object\.wait/.test(f.name)).map((f) => f.rect.getAttribute("fill")));
+  assert.ok(fills.length > 0 && fills.every((c) => c === "rgb(230,0,230)"));
+  // case: "object.wait" matches only with the ic toggle
+  await page.evaluate(() => window.aflame.search("object\\.wait"));
+  assert.equal(await page.textContent("#matched"), "Matched: 0%");
+  await page.keyboard.press("Control+i");
+  assert.ok(+(await page.getAttribute("#matched", "data-pct")) > 0);
+  assert.deepEqual(page.errors, []);
+  await page.close();
+});
+
+test("zoom and search survive a reload through the URL", { skip: why || false }, async () => {
+  let page = await open(pathToFileURL(svgPath).href);
+  const f = await frame(page, "android.os.Handler.dispatchMessage");
+  await page.mouse.click(f.x + f.w / 2, f.y + f.h / 2);
+  await page.evaluate(() => window.aflame.search("inflate"));
+  const url = page.url();
+  const zoomedShare = +(await page.getAttribute("#matched", "data-pct"));
+  assert.match(url, /\?x=.*&y=.*&s=inflate$/);
+  await page.close();
+
+  page = await open(url);
+  assert.equal((await frame(page, "android.os.Handler.dispatchMessage")).width, 1180);
+  assert.equal((await frame(page, "RenderThread")).shown, false);
+  assert.equal(+(await page.getAttribute("#matched", "data-pct")), zoomedShare);
+  // matched share is of the zoomed frame: larger than of the whole graph
+  assert.ok(zoomedShare > expectedShare(/inflate/));
+  assert.deepEqual(page.errors, []);
+  await page.close();
+});
+
+test("--no-javascript writes a static image", { skip: why || false }, async () => {
+  const out = execFileSync(cli, ["--no-javascript", `${samples}/app.trace`]).toString();
+  assert.ok(!out.includes("<script"));
+  assert.ok(out.includes("<title>"));
+});
