@@ -39,30 +39,43 @@ static void af_rounded(cairo_t *cr, double x, double y, double w, double h,
 }
 
 /* Draws the whole graph; returns a non-zero cairo status on failure. */
-static cairo_status_t af_draw(cairo_t *cr, const af_layout *l, af_font *font)
+static void af_centered(cairo_t *cr, af_font *font, const char *text, double size,
+                        double cx, double y)
+{
+	double w = af_font_text_width(font, text, strlen(text), size);
+	cairo_set_font_size(cr, size);
+	cairo_move_to(cr, cx - w / 2, y);
+	cairo_show_text(cr, text);
+}
+
+static cairo_status_t af_draw(cairo_t *cr, const af_layout *l, af_font *font,
+                              af_style *st)
 {
 	const cairo_font_options_t *fo;
 	cairo_font_face_t *face = af_font_face(font, &fo);
 	cairo_pattern_t *bg;
-	double fs = l->font_size, tw;
+	double fs = l->font_size;
 	size_t i;
 	char *label = NULL;
 	size_t cap = 0;
 
 	bg = cairo_pattern_create_linear(0, 0, 0, l->height);
-	cairo_pattern_add_color_stop_rgb(bg, 0.05, 0xee / 255.0, 0xee / 255.0, 0xee / 255.0);
-	cairo_pattern_add_color_stop_rgb(bg, 0.95, 0xee / 255.0, 0xee / 255.0, 0xb0 / 255.0);
+	cairo_pattern_add_color_stop_rgb(bg, 0.05, st->bg[0].r / 255.0, st->bg[0].g / 255.0,
+	                                 st->bg[0].b / 255.0);
+	cairo_pattern_add_color_stop_rgb(bg, 0.95, st->bg[1].r / 255.0, st->bg[1].g / 255.0,
+	                                 st->bg[1].b / 255.0);
 	cairo_set_source(cr, bg);
 	cairo_paint(cr);
 	cairo_pattern_destroy(bg);
 
 	cairo_set_font_face(cr, face);
 	cairo_set_font_options(cr, fo);
-	cairo_set_font_size(cr, fs + 5);
 	cairo_set_source_rgb(cr, 0, 0, 0);
-	tw = af_font_text_width(font, l->title, strlen(l->title), fs + 5);
-	cairo_move_to(cr, l->width / 2 - tw / 2, fs * 2);
-	cairo_show_text(cr, l->title);
+	af_centered(cr, font, l->title, fs + 5, l->width / 2, fs * 2);
+	if (l->subtitle) {
+		cairo_set_source_rgb(cr, 0xa0 / 255.0, 0xa0 / 255.0, 0xa0 / 255.0);
+		af_centered(cr, font, l->subtitle, fs, l->width / 2, fs * 4);
+	}
 	cairo_set_font_size(cr, fs);
 
 	for (i = 0; i < l->nrects; i++) {
@@ -73,7 +86,7 @@ static cairo_status_t af_draw(cairo_t *cr, const af_layout *l, af_font *font)
 		int dots;
 
 		af_tree_node(l->tree, r->node, &ni);
-		c = af_style_color(ni.name);
+		c = af_style_fill(st, &ni);
 		af_rounded(cr, r->x, r->y, r->w, r->h, 2);
 		cairo_set_source_rgb(cr, c.r / 255.0, c.g / 255.0, c.b / 255.0);
 		cairo_fill(cr);
@@ -99,9 +112,11 @@ af_status af_cairo_write(const af_layout *l, af_format format,
 	cairo_surface_t *s;
 	cairo_t *cr;
 	cairo_status_t cs;
+	af_style st;
 
 	if (!opt || !opt->font)
 		return af_fail(err, AF_ERR_ARG, -1, "no font given to the cairo renderer");
+	AF_FORWARD(af_style_init(&st, l, opt, err));
 	if (format == AF_FORMAT_PNG) {
 		double w = ceil(l->width * scale), h = ceil(l->height * scale);
 		if (w > AF_CAIRO_MAX_SIDE || h > AF_CAIRO_MAX_SIDE)
@@ -125,7 +140,7 @@ af_status af_cairo_write(const af_layout *l, af_format format,
 	}
 	cr = cairo_create(s);
 	cairo_scale(cr, scale, scale);
-	cs = af_draw(cr, l, opt->font);
+	cs = af_draw(cr, l, opt->font, &st);
 	cairo_destroy(cr);
 	if (cs == CAIRO_STATUS_SUCCESS) {
 		if (format == AF_FORMAT_PNG)

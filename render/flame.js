@@ -231,7 +231,7 @@
 			var f = frameOf(e.target);
 			if (!f) return;
 			var tip = tipOf(f);
-			details.textContent = tip;
+			details.textContent = AF.nametype ? AF.nametype + " " + tip : tip;
 			if (f.title.textContent !== tip) f.title.textContent = tip;
 		});
 		svg.addEventListener("mouseout", function (e) {

@@ -1,33 +1,251 @@
 /*
- * style.c - frame colours, tooltips and XML escaping for the renderers.
+ * style.c - frame colours, backgrounds, tooltips and XML escaping.
  */
+#include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "style.h"
 
-af_rgb af_style_color(const char *name)
+static const char *const af_palette_names[] = {
+	"hot", "mem", "io", "wakeup", "chain", "java", "js", "perl", "red",
+	"green", "blue", "aqua", "yellow", "purple", "orange",
+};
+
+int af_palette_from_name(const char *name)
+{
+	size_t i;
+	for (i = 0; i < sizeof af_palette_names / sizeof af_palette_names[0]; i++)
+		if (strcmp(name, af_palette_names[i]) == 0)
+			return (int)i;
+	return -1;
+}
+
+static int af_hex(const char *s, af_rgb *c)
+{
+	unsigned v[6];
+	int i;
+
+	if (strlen(s) != 7 || s[0] != '#')
+		return -1;
+	for (i = 0; i < 6; i++) {
+		char h = s[i + 1];
+		if (h >= '0' && h <= '9')
+			v[i] = (unsigned)(h - '0');
+		else if (h >= 'a' && h <= 'f')
+			v[i] = (unsigned)(h - 'a' + 10);
+		else if (h >= 'A' && h <= 'F')
+			v[i] = (unsigned)(h - 'A' + 10);
+		else
+			return -1;
+	}
+	c->r = (unsigned char)(v[0] * 16 + v[1]);
+	c->g = (unsigned char)(v[2] * 16 + v[3]);
+	c->b = (unsigned char)(v[4] * 16 + v[5]);
+	return 0;
+}
+
+static af_rgb af_rgb_of(unsigned r, unsigned g, unsigned b)
+{
+	af_rgb c = {(unsigned char)r, (unsigned char)g, (unsigned char)b};
+	return c;
+}
+
+af_status af_style_init(af_style *s, const af_layout *l,
+                        const af_render_options *opt, af_error *err)
+{
+	const char *bg = opt->bgcolors;
+
+	memset(s, 0, sizeof *s);
+	s->layout = l;
+	s->opt = opt;
+	s->differential = af_tree_is_differential(l->tree);
+	s->seed = (uint64_t)time(NULL) * 0x9E3779B97F4A7C15ull;
+	if ((unsigned)opt->palette > AF_PALETTE_ORANGE)
+		return af_fail(err, AF_ERR_ARG, -1, "unknown palette");
+	if (!bg) /* flamegraph.pl's choice: the palette's own background */
+		bg = opt->palette == AF_PALETTE_MEM ? "green"
+		     : opt->palette == AF_PALETTE_IO || opt->palette == AF_PALETTE_WAKEUP ||
+		               opt->palette == AF_PALETTE_CHAIN
+		             ? "blue" : "yellow";
+	if (strcmp(bg, "yellow") == 0) {
+		s->bg[0] = af_rgb_of(0xee, 0xee, 0xee);
+		s->bg[1] = af_rgb_of(0xee, 0xee, 0xb0);
+	} else if (strcmp(bg, "blue") == 0) {
+		s->bg[0] = af_rgb_of(0xee, 0xee, 0xee);
+		s->bg[1] = af_rgb_of(0xe0, 0xe0, 0xff);
+	} else if (strcmp(bg, "green") == 0) {
+		s->bg[0] = af_rgb_of(0xee, 0xf2, 0xee);
+		s->bg[1] = af_rgb_of(0xe0, 0xff, 0xe0);
+	} else if (strcmp(bg, "grey") == 0) {
+		s->bg[0] = af_rgb_of(0xf8, 0xf8, 0xf8);
+		s->bg[1] = af_rgb_of(0xe8, 0xe8, 0xe8);
+	} else if (af_hex(bg, &s->bg[0]) == 0) {
+		s->bg[1] = s->bg[0];
+	} else {
+		return af_fail(err, AF_ERR_ARG, -1,
+		               "unknown background '%s' (yellow, blue, green, grey or #rrggbb)",
+		               bg);
+	}
+	return AF_OK;
+}
+
+/* Three fractions in [0,1) from a name: a hash of all of it by default;
+ * with AF_COLOR_HASH, weighted towards the first characters (so names that
+ * share a start share a hue); with AF_COLOR_RANDOM, random. */
+static void af_fractions(af_style *s, const char *name, double v[3])
 {
 	uint64_t h = 0xcbf29ce484222325ull;
 	const unsigned char *p;
-	af_rgb c;
-	double v1, v2, v3;
+	int i;
 
+	if (s->opt->color_mode == AF_COLOR_RANDOM) {
+		for (i = 0; i < 3; i++) {
+			s->seed ^= s->seed << 13;
+			s->seed ^= s->seed >> 7;
+			s->seed ^= s->seed << 17;
+			v[i] = (double)(s->seed >> 11) / 9007199254740992.0;
+		}
+		return;
+	}
+	if (s->opt->color_mode == AF_COLOR_HASH) {
+		double sum = 0, weight = 1, max = 0;
+		size_t n = strlen(name), k;
+		for (k = 0; k < n && k < 12; k++) {
+			sum += ((unsigned char)name[k] % 13) / 12.0 * weight;
+			max += weight;
+			weight *= 0.7;
+		}
+		v[0] = max > 0 ? sum / max : 0;
+		sum = 0, weight = 1, max = 0;
+		for (k = 0; k < n && k < 12; k++) {
+			sum += ((unsigned char)name[n - 1 - k] % 13) / 12.0 * weight;
+			max += weight;
+			weight *= 0.7;
+		}
+		v[1] = v[2] = max > 0 ? sum / max : 0;
+		return;
+	}
 	for (p = (const unsigned char *)name; *p; p++) {
 		h ^= *p;
 		h *= 0x100000001b3ull;
 	}
-	/* spread the bits before cutting the hash into three fractions */
 	h ^= h >> 33;
 	h *= 0xff51afd7ed558ccdull;
 	h ^= h >> 33;
-	v1 = (double)(h & 0xFFFF) / 65536.0;
-	v2 = (double)((h >> 16) & 0xFFFF) / 65536.0;
-	v3 = (double)((h >> 32) & 0xFFFF) / 65536.0;
-	/* flamegraph.pl's "hot": red fixed high, green and some blue vary */
-	c.r = (unsigned char)(205 + (int)(50 * v3));
-	c.g = (unsigned char)(int)(230 * v1);
-	c.b = (unsigned char)(int)(55 * v2);
-	return c;
+	v[0] = (double)(h & 0xFFFF) / 65536.0;
+	v[1] = (double)((h >> 16) & 0xFFFF) / 65536.0;
+	v[2] = (double)((h >> 32) & 0xFFFF) / 65536.0;
+}
+
+static int af_ends_with(const char *s, const char *tail)
+{
+	size_t n = strlen(s), t = strlen(tail);
+	return n >= t && strcmp(s + n - t, tail) == 0;
+}
+
+static int af_starts_with_any(const char *s, const char *const *heads)
+{
+	for (; *heads; heads++)
+		if (strncmp(s, *heads, strlen(*heads)) == 0)
+			return 1;
+	return 0;
+}
+
+/* The palettes that pick a hue by what a frame is. */
+static af_palette af_kind(af_palette p, const char *name)
+{
+	static const char *const java[] = {
+		"java.", "javax.", "jdk.", "net.", "org.", "com.", "io.", "sun.",
+		"kotlin.", "android.", "androidx.", "dalvik.", "java/", "javax/",
+		"jdk/", "net/", "org/", "com/", "io/", "sun/", "Ljava/", "Lorg/",
+		"Lcom/", NULL};
+
+	if (af_ends_with(name, "_[j]"))
+		return AF_PALETTE_GREEN;
+	if (af_ends_with(name, "_[i]"))
+		return AF_PALETTE_AQUA;
+	if (af_ends_with(name, "_[k]"))
+		return AF_PALETTE_ORANGE;
+	if (p == AF_PALETTE_CHAIN)
+		return af_ends_with(name, "_[w]") ? AF_PALETTE_AQUA : AF_PALETTE_BLUE;
+	if (strstr(name, "::"))
+		return AF_PALETTE_YELLOW;
+	if (p == AF_PALETTE_JAVA)
+		return af_starts_with_any(name, java) ? AF_PALETTE_GREEN : AF_PALETTE_RED;
+	if (p == AF_PALETTE_JS)
+		return strstr(name, ".js") || strchr(name, '/') ? AF_PALETTE_GREEN
+		       : strchr(name, ':')                       ? AF_PALETTE_AQUA
+		                                                 : AF_PALETTE_RED;
+	/* perl */
+	return strstr(name, "Perl") || strstr(name, ".pl:") ? AF_PALETTE_GREEN
+	       : strchr(name, ':')                           ? AF_PALETTE_AQUA
+	                                                     : AF_PALETTE_RED;
+}
+
+af_rgb af_style_fill(af_style *s, const af_node_info *ni)
+{
+	af_palette p = s->opt->palette;
+	double v[3];
+
+	if (s->differential) {
+		/* white when unchanged; red where it grew, blue where it shrank */
+		const af_layout *l = s->layout;
+		double d = (double)ni->self[l->clock] - (double)ni->base_self;
+		double max = (double)l->max_delta, k;
+		if (s->opt->negate)
+			d = -d;
+		if (max <= 0 || d == 0)
+			return af_rgb_of(255, 255, 255);
+		k = 1 - (d < 0 ? -d : d) / max;
+		if (k < 0)
+			k = 0;
+		return d > 0 ? af_rgb_of(255, (unsigned)(210 * k), (unsigned)(210 * k))
+		             : af_rgb_of((unsigned)(210 * k), (unsigned)(210 * k), 255);
+	}
+	if (p == AF_PALETTE_JAVA || p == AF_PALETTE_JS || p == AF_PALETTE_PERL ||
+	    p == AF_PALETTE_CHAIN)
+		p = af_kind(p, ni->name);
+	if (p == AF_PALETTE_WAKEUP)
+		p = AF_PALETTE_AQUA;
+	af_fractions(s, ni->name, v);
+	switch (p) {
+	case AF_PALETTE_MEM:
+		return af_rgb_of(0, 190 + (unsigned)(50 * v[1]), (unsigned)(210 * v[0]));
+	case AF_PALETTE_IO: {
+		unsigned x = 80 + (unsigned)(60 * v[0]);
+		return af_rgb_of(x, x, 190 + (unsigned)(55 * v[1]));
+	}
+	case AF_PALETTE_RED: {
+		unsigned x = 50 + (unsigned)(80 * v[0]);
+		return af_rgb_of(200 + (unsigned)(55 * v[0]), x, x);
+	}
+	case AF_PALETTE_GREEN: {
+		unsigned x = 50 + (unsigned)(60 * v[0]);
+		return af_rgb_of(x, 200 + (unsigned)(55 * v[0]), x);
+	}
+	case AF_PALETTE_BLUE: {
+		unsigned x = 80 + (unsigned)(60 * v[0]);
+		return af_rgb_of(x, x, 205 + (unsigned)(50 * v[0]));
+	}
+	case AF_PALETTE_YELLOW: {
+		unsigned x = 175 + (unsigned)(55 * v[0]);
+		return af_rgb_of(x, x, 50 + (unsigned)(20 * v[0]));
+	}
+	case AF_PALETTE_PURPLE: {
+		unsigned x = 190 + (unsigned)(65 * v[0]);
+		return af_rgb_of(x, 80 + (unsigned)(60 * v[0]), x);
+	}
+	case AF_PALETTE_AQUA: {
+		unsigned x = 165 + (unsigned)(55 * v[0]);
+		return af_rgb_of(50 + (unsigned)(60 * v[0]), x, x);
+	}
+	case AF_PALETTE_ORANGE:
+		return af_rgb_of(190 + (unsigned)(65 * v[0]), 90 + (unsigned)(65 * v[0]), 0);
+	default: /* hot */
+		return af_rgb_of(205 + (unsigned)(50 * v[2]), (unsigned)(230 * v[0]),
+		                 (unsigned)(55 * v[1]));
+	}
 }
 
 void af_style_time(char *out, size_t n, uint64_t us)
@@ -44,21 +262,52 @@ void af_style_time(char *out, size_t n, uint64_t us)
 		snprintf(out, n, "%.2f s", (double)us / 1e6);
 }
 
-int af_style_tooltip(af_buf *b, const af_layout *l, const af_rect *r)
+/* 1234567 -> "1,234,567", as flamegraph.pl prints counts. */
+static void af_grouped(char *out, size_t n, double v)
 {
+	char digits[32];
+	int len, i, o = 0;
+
+	len = snprintf(digits, sizeof digits, "%.0f", v);
+	for (i = 0; i < len && (size_t)o + 2 < n; i++) {
+		if (i > 0 && (len - i) % 3 == 0)
+			out[o++] = ',';
+		out[o++] = digits[i];
+	}
+	out[o] = '\0';
+}
+
+int af_style_tooltip(af_style *s, af_buf *b, const af_rect *r)
+{
+	const af_layout *l = s->layout;
+	const af_render_options *opt = s->opt;
 	af_node_info ni;
-	char t[48];
-	double pct;
+	char t[64];
+	double pct, value;
 	int bad;
 
 	af_tree_node(l->tree, r->node, &ni);
-	af_style_time(t, sizeof t, ni.total[l->clock]);
+	value = (double)ni.total[l->clock] * l->factor;
+	if (af_tree_is_time(l->tree) && !opt->countname) {
+		af_style_time(t, sizeof t, (uint64_t)(value + 0.5));
+	} else {
+		size_t k;
+		af_grouped(t, sizeof t - 1, value);
+		k = strlen(t);
+		snprintf(t + k, sizeof t - k, " %s", opt->countname ? opt->countname : "samples");
+	}
 	pct = l->total ? 100.0 * (double)ni.total[l->clock] / (double)l->total : 0;
 	bad = af_buf_append(b, ni.name, strlen(ni.name));
 	bad |= af_buf_printf(b, " (%s, %.2f%%", t, pct);
 	if (ni.calls)
 		bad |= af_buf_printf(b, ", %llu call%s", (unsigned long long)ni.calls,
 		                     ni.calls == 1 ? "" : "s");
+	if (s->differential) {
+		double d = (double)ni.self[l->clock] - (double)ni.base_self;
+		if (opt->negate)
+			d = -d;
+		bad |= af_buf_printf(b, "; %+.2f%%", l->total ? 100 * d / (double)l->total : 0);
+	}
 	bad |= af_buf_append(b, ")", 1);
 	return bad;
 }

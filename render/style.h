@@ -1,5 +1,6 @@
 /*
- * style.h - what the SVG and cairo renderers share: frame colours, tooltip
+ * style.h - what the SVG and cairo renderers share: frame colours (every
+ * flamegraph.pl palette, and differential red/blue), backgrounds, tooltip
  * text and XML escaping.
  */
 #ifndef AF_STYLE_H
@@ -13,18 +14,29 @@ typedef struct af_rgb {
 	unsigned char r, g, b;
 } af_rgb;
 
-/** The warm palette, keyed by a hash of the frame name: the same name has
- * the same colour in every graph. */
-af_rgb af_style_color(const char *name);
+typedef struct af_style {
+	const af_layout *layout;
+	const af_render_options *opt;
+	int differential;
+	af_rgb bg[2];     /* background gradient, top and bottom */
+	uint64_t seed;    /* AF_COLOR_RANDOM */
+} af_style;
 
-/** "850 µs", "12.3 ms", "1.23 s". */
-void af_style_time(char *out, size_t n, uint64_t us);
+/** Checks the options (palette, background) and resolves defaults. */
+af_status af_style_init(af_style *s, const af_layout *l,
+                        const af_render_options *opt, af_error *err);
 
-/** The tooltip of a frame: "NAME (TIME, P%, N calls)". */
-int af_style_tooltip(af_buf *b, const af_layout *l, const af_rect *r);
+/** A frame's fill. */
+af_rgb af_style_fill(af_style *s, const af_node_info *ni);
+
+/** The tooltip of a frame: "NAME (VALUE, P%, N calls)". */
+int af_style_tooltip(af_style *s, af_buf *b, const af_rect *r);
 
 /** Writes `len` bytes of `s` as XML character data: markup characters
  * escaped, invalid UTF-8 as U+FFFD, characters XML forbids dropped. */
 void af_xml_escape(FILE *out, const char *s, size_t len);
+
+/** "850 µs", "12.3 ms", "1.23 s". */
+void af_style_time(char *out, size_t n, uint64_t us);
 
 #endif

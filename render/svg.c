@@ -8,6 +8,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <stdlib.h>
+
 #include "flame_js.h"
 #include "style.h"
 
@@ -15,15 +17,24 @@
 
 /* The script's settings: geometry, and the font's advances at size 1 so
  * labels are re-fitted after a zoom by arithmetic, not by measuring nodes. */
-static void af_svg_script(FILE *out, const af_layout *l, af_font *font)
+static void af_svg_script(FILE *out, const af_layout *l,
+                          const af_render_options *opt)
 {
 	double ypad2 = l->font_size * 2 + 10;
+	af_font *font = opt->font;
+	const char *nt = opt->nametype ? opt->nametype : "";
 	int c;
 
 	fputs("<script type=\"text/ecmascript\"><![CDATA[\nvar AF={", out);
-	fprintf(out, "width:%g,xpad:%g,fs:%g,fh:%g,bottom:%g,top:%g,inverted:false,",
+	fprintf(out, "width:%g,xpad:%g,fs:%g,fh:%g,bottom:%g,top:%g,inverted:%s,",
 	        l->width, l->xpad, l->font_size, l->frame_height,
-	        l->height - ypad2 + 1 - l->frame_height, l->font_size * 3 + 1);
+	        l->height - ypad2 + 1 - l->frame_height, l->top,
+	        l->inverted ? "true" : "false");
+	fputs("nametype:\"", out);
+	for (; *nt; nt++)
+		if ((unsigned char)*nt >= 0x20 && *nt != '"' && *nt != '\\' && *nt != ']')
+			fputc(*nt, out);
+	fputs("\",", out);
 	fputs("match:\"" AF_MATCH_FILL "\",cw:[", out);
 	for (c = 32; c < 127; c++) {
 		char ch = (char)c;
@@ -47,17 +58,37 @@ static void af_num(FILE *out, double v)
 		fprintf(out, "%.1f", r);
 }
 
+static void af_svg_text(FILE *out, const char *attrs, double x, double y,
+                        const char *text)
+{
+	fprintf(out, "<text %s x=\"", attrs);
+	af_num(out, x);
+	fputs("\" y=\"", out);
+	af_num(out, y);
+	fputs("\">", out);
+	af_xml_escape(out, text, strlen(text));
+	fputs("</text>\n", out);
+}
+
 af_status af_svg_write(const af_layout *l, const af_render_options *opt,
                        FILE *out, af_error *err)
 {
 	af_buf tip = {0};
+	af_style st;
 	size_t i;
-	double fs = l->font_size;
+	double fs = l->font_size, ypad2 = fs * 2 + 10;
+	const char *enc = opt && opt->encoding ? opt->encoding : "UTF-8";
+	const char *c;
 
 	if (!opt || !opt->font)
 		return af_fail(err, AF_ERR_ARG, -1, "no font given to the SVG writer");
-	fprintf(out, "<?xml version=\"1.0\" encoding=\"UTF-8\" standalone=\"no\"?>\n"
-	             "<svg version=\"1.1\" width=\"");
+	AF_FORWARD(af_style_init(&st, l, opt, err));
+	for (c = enc; *c; c++)
+		if (!((*c >= 'A' && *c <= 'Z') || (*c >= 'a' && *c <= 'z') ||
+		      (*c >= '0' && *c <= '9') || *c == '-' || *c == '_' || *c == '.'))
+			return af_fail(err, AF_ERR_ARG, -1, "bad encoding name '%s'", enc);
+	fprintf(out, "<?xml version=\"1.0\" encoding=\"%s\" standalone=\"no\"?>\n", enc);
+	fputs("<svg version=\"1.1\" width=\"", out);
 	af_num(out, l->width);
 	fputs("\" height=\"", out);
 	af_num(out, l->height);
@@ -65,13 +96,30 @@ af_status af_svg_write(const af_layout *l, const af_render_options *opt,
 	af_num(out, l->width);
 	fputc(' ', out);
 	af_num(out, l->height);
-	fputs("\" xmlns=\"http://www.w3.org/2000/svg\">\n"
-	      "<defs><linearGradient id=\"background\" x1=\"0\" y1=\"0\" x2=\"0\" y2=\"1\">"
-	      "<stop stop-color=\"#eeeeee\" offset=\"5%\"/>"
-	      "<stop stop-color=\"#eeeeb0\" offset=\"95%\"/></linearGradient></defs>\n",
-	      out);
-	fprintf(out, "<style>text{font-family:\"DejaVu Sans\",Verdana,sans-serif;"
-	             "font-size:%gpx;fill:#000}#title{text-anchor:middle;font-size:%gpx}"
+	fputs("\" xmlns=\"http://www.w3.org/2000/svg\">\n", out);
+	if (opt->notes) {
+		/* a comment may not hold "--": keep the notes readable without it */
+		fputs("<!-- ", out);
+		for (c = opt->notes; *c; c++)
+			if (!(c[0] == '-' && c[1] == '-') && *c != '<' && *c != '>')
+				af_xml_escape(out, c, 1);
+		fputs(" -->\n", out);
+	}
+	fprintf(out, "<defs><linearGradient id=\"background\" x1=\"0\" y1=\"0\" x2=\"0\" y2=\"1\">"
+	             "<stop stop-color=\"#%02x%02x%02x\" offset=\"5%%\"/>"
+	             "<stop stop-color=\"#%02x%02x%02x\" offset=\"95%%\"/></linearGradient></defs>\n",
+	        st.bg[0].r, st.bg[0].g, st.bg[0].b, st.bg[1].r, st.bg[1].g, st.bg[1].b);
+	fputs("<style>text{font-family:", out);
+	if (opt->font_family) {
+		for (c = opt->font_family; *c; c++)
+			if (*c != '<' && *c != '>' && *c != '&' && *c != '{' && *c != '}' &&
+			    *c != ';')
+				fputc(*c, out);
+	} else {
+		fputs("\"DejaVu Sans\",Verdana,sans-serif", out);
+	}
+	fprintf(out, ";font-size:%gpx;fill:#000}#title{text-anchor:middle;font-size:%gpx}"
+	             "#subtitle{text-anchor:middle;fill:#a0a0a0}"
 	             "#frames rect{rx:2px;ry:2px}#frames g{cursor:pointer}"
 	             "#frames g:hover rect{stroke:#000;stroke-width:.5}"
 	             ".parent{opacity:.5}.hide{display:none}#matched{text-anchor:end}"
@@ -79,46 +127,35 @@ af_status af_svg_write(const af_layout *l, const af_render_options *opt,
 	             "#ignorecase.on{fill:#000;font-weight:bold}</style>\n",
 	        fs, fs + 5);
 	fputs("<rect x=\"0\" y=\"0\" width=\"100%\" height=\"100%\" "
-	      "fill=\"url(#background)\" rx=\"0\" ry=\"0\"/>\n<text id=\"title\" x=\"",
-	      out);
-	af_num(out, l->width / 2);
-	fputs("\" y=\"", out);
-	af_num(out, fs * 2);
-	fputs("\">", out);
-	af_xml_escape(out, l->title, strlen(l->title));
-	fputs("</text>\n", out);
+	      "fill=\"url(#background)\"/>\n", out);
+	af_svg_text(out, "id=\"title\"", l->width / 2, fs * 2, l->title);
+	if (l->subtitle)
+		af_svg_text(out, "id=\"subtitle\"", l->width / 2, fs * 4, l->subtitle);
 	if (!opt->no_javascript) {
-		double ypad2 = fs * 2 + 10;
-		fprintf(out, "<text id=\"unzoom\" class=\"hide\" x=\"%g\" y=\"%g\">Reset Zoom</text>\n"
-		             "<text id=\"search\" x=\"%g\" y=\"%g\">Search</text>\n"
-		             "<text id=\"ignorecase\" x=\"%g\" y=\"%g\">ic</text>\n"
-		             "<text id=\"details\" x=\"%g\" y=\"%g\"> </text>\n"
-		             "<text id=\"matched\" x=\"%g\" y=\"%g\"></text>\n",
-		        l->xpad, fs * 2, l->width - l->xpad - 100, fs * 2,
-		        l->width - l->xpad - 16, fs * 2, l->xpad, l->height - ypad2 / 2,
-		        l->width - l->xpad, l->height - ypad2 / 2);
-		af_svg_script(out, l, opt->font);
+		af_svg_text(out, "id=\"unzoom\" class=\"hide\"", l->xpad, fs * 2, "Reset Zoom");
+		af_svg_text(out, "id=\"search\"", l->width - l->xpad - 100, fs * 2, "Search");
+		af_svg_text(out, "id=\"ignorecase\"", l->width - l->xpad - 16, fs * 2, "ic");
+		af_svg_text(out, "id=\"details\"", l->xpad, l->height - ypad2 / 2, " ");
+		af_svg_text(out, "id=\"matched\"", l->width - l->xpad, l->height - ypad2 / 2, "");
+		af_svg_script(out, l, opt);
 	}
 	fputs("<g id=\"frames\">\n", out);
 
 	for (i = 0; i < l->nrects; i++) {
 		const af_rect *r = &l->rects[i];
 		af_node_info ni;
-		const char *name;
-		af_rgb c;
+		af_rgb col;
 		size_t n;
 		int dots;
 
 		af_tree_node(l->tree, r->node, &ni);
-		name = ni.name;
-		c = af_style_color(name);
+		col = af_style_fill(&st, &ni);
 		tip.len = 0;
-		if (af_style_tooltip(&tip, l, r)) {
+		if (af_style_tooltip(&st, &tip, r)) {
 			free(tip.data);
 			return af_fail(err, AF_ERR_NOMEM, -1, "out of memory writing SVG");
 		}
-		fprintf(out, "<g v=\"%llu\"><title>",
-		        (unsigned long long)ni.total[l->clock]);
+		fprintf(out, "<g v=\"%llu\"><title>", (unsigned long long)ni.total[l->clock]);
 		af_xml_escape(out, tip.data, tip.len);
 		fputs("</title><rect x=\"", out);
 		af_num(out, r->x);
@@ -128,16 +165,16 @@ af_status af_svg_write(const af_layout *l, const af_render_options *opt,
 		af_num(out, r->w);
 		fputs("\" height=\"", out);
 		af_num(out, r->h);
-		fprintf(out, "\" fill=\"rgb(%u,%u,%u)\"/>", c.r, c.g, c.b);
+		fprintf(out, "\" fill=\"rgb(%u,%u,%u)\"/>", col.r, col.g, col.b);
 		/* fit first, escape after: an entity is never cut in two */
-		n = af_font_fit(opt->font, name, r->w - 6, fs, &dots);
+		n = af_font_fit(opt->font, ni.name, r->w - 6, fs, &dots);
 		if (n > 0) {
 			fputs("<text x=\"", out);
 			af_num(out, r->x + 3);
 			fputs("\" y=\"", out);
 			af_num(out, r->y + r->h / 2 + 3);
 			fputs("\">", out);
-			af_xml_escape(out, name, n);
+			af_xml_escape(out, ni.name, n);
 			if (dots)
 				fputs("..", out);
 			fputs("</text>", out);

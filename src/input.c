@@ -150,9 +150,13 @@ static af_status af_parse_bytes(af_trace *t, const uint8_t *b, size_t len,
 	}
 	if (len == 0)
 		return af_fail(err, AF_ERR_FORMAT, 0, "the input is empty");
+	if (af_folded_detect(b, len)) {
+		t->info.variant = AF_VARIANT_FOLDED;
+		return af_trace_folded(t, b, len, err);
+	}
 	return af_fail(err, AF_ERR_FORMAT, 0,
-	               "not an Android method trace (no *version key, no SLOW "
-	               "header, not gzip)");
+	               "not an Android method trace nor folded stacks (no *version "
+	               "key, no SLOW header, not gzip, no \"frame;frame COUNT\" line)");
 }
 
 static af_status af_parse_into(af_trace *t, const uint8_t *b, size_t len,

@@ -44,6 +44,7 @@ void af_layout_free(af_layout *layout)
 		return;
 	free(layout->rects);
 	free(layout->title);
+	free(layout->subtitle);
 	free(layout);
 }
 
@@ -59,7 +60,7 @@ af_status af_layout_build(const af_tree *tree, const af_layout_options *opt,
 	af_kid *kids = NULL;
 	af_pending *stack = NULL;
 	af_layout *L = NULL;
-	double wpt, ypad1, ypad2;
+	double wpt, ypad1, ypad2, min_px;
 	uint64_t total;
 	af_status st = AF_OK;
 
@@ -76,11 +77,14 @@ af_status af_layout_build(const af_tree *tree, const af_layout_options *opt,
 		o.font_size = 12;
 	if (o.min_width == 0)
 		o.min_width = 0.1;
+	if (o.factor == 0)
+		o.factor = 1;
 	if (!o.title)
-		o.title = "Flame Graph";
+		o.title = o.inverted ? "Icicle Graph" : "Flame Graph";
 	if (!(o.width >= 100 && o.width <= 1e6) ||
 	    !(o.frame_height >= 2 && o.frame_height <= 1000) ||
-	    !(o.font_size > 0 && o.font_size <= 1000) || !(o.min_width >= 0))
+	    !(o.font_size > 0 && o.font_size <= 1000) || !(o.min_width >= 0) ||
+	    !(o.min_width_pct >= 0 && o.min_width_pct <= 100) || !(o.factor > 0))
 		return af_fail(err, AF_ERR_ARG, -1, "image geometry out of range");
 	total = af_tree_total(tree, 0, o.clock);
 	if (total == 0)
@@ -95,7 +99,7 @@ af_status af_layout_build(const af_tree *tree, const af_layout_options *opt,
 	if (!L || !named || !rank || !kids || !first)
 		goto nomem;
 	L->title = strdup(o.title);
-	if (!L->title)
+	if (!L->title || (o.subtitle && !(L->subtitle = strdup(o.subtitle))))
 		goto nomem;
 
 	/* siblings are ordered by name: rank every name once */
@@ -125,8 +129,20 @@ af_status af_layout_build(const af_tree *tree, const af_layout_options *opt,
 	L->frame_height = o.frame_height;
 	L->font_size = o.font_size;
 	L->xpad = 10;
+	L->inverted = o.inverted;
+	L->factor = o.factor;
+	if (o.total > total)
+		total = o.total;
 	L->total = total;
 	wpt = (o.width - 2 * L->xpad) / (double)total;
+	min_px = o.min_width_pct > 0 ? o.min_width_pct / 100 * (o.width - 2 * L->xpad)
+	                             : o.min_width;
+	for (i = 1; i < n; i++) {
+		uint64_t a = nodes[i].self[o.clock], b = nodes[i].base;
+		uint64_t d = a > b ? a - b : b - a;
+		if (d > L->max_delta)
+			L->max_delta = d;
+	}
 
 	/* pre-order walk; an explicit stack keeps deep trees off the C stack */
 	if (AF_GROW(stack, pcap, 1))
@@ -154,7 +170,7 @@ af_status af_layout_build(const af_tree *tree, const af_layout_options *opt,
 			uint32_t c = kids[k].node;
 			uint64_t ct = af_tree_total(tree, c, o.clock);
 			at -= ct;
-			if ((double)ct * wpt < o.min_width || ct == 0)
+			if ((double)ct * wpt < min_px || ct == 0)
 				continue;
 			if (AF_GROW(stack, pcap, top + 1))
 				goto nomem;
@@ -162,12 +178,18 @@ af_status af_layout_build(const af_tree *tree, const af_layout_options *opt,
 			stack[top++].start = at;
 		}
 	}
-	ypad1 = o.font_size * 3;
+	/* flamegraph.pl's pads: the title above, the details line below, and
+	 * two more font heights for a subtitle */
+	ypad1 = o.font_size * 3 + (o.subtitle ? o.font_size * 2 : 0);
 	ypad2 = o.font_size * 2 + 10;
 	L->height = (L->max_depth + 1) * o.frame_height + ypad1 + ypad2;
+	L->top = ypad1;
 	for (i = 0; i < L->nrects; i++) {
 		af_rect *r = &L->rects[i];
-		r->y = L->height - ypad2 - (r->depth + 1) * o.frame_height + 1;
+		if (o.inverted)
+			r->y = ypad1 + r->depth * o.frame_height;
+		else
+			r->y = L->height - ypad2 - (r->depth + 1) * o.frame_height + 1;
 		r->h = o.frame_height - 1;
 	}
 	*out = L;

@@ -64,6 +64,7 @@ void af_trace_free(af_trace *t)
 	free(t->decl);
 	free(t->methods);
 	af_u32map_free(&t->method_index);
+	af_names_free(&t->frames);
 	af_ptree_free(&t->tree);
 	free(t);
 }
@@ -382,6 +383,8 @@ af_status af_trace_finish(af_trace *t, af_error *err)
 		for (i = 0; i < t->nthreads; i++)
 			t->threads[i].elapsed[c] = 0;
 	}
+	if (t->info.variant == AF_VARIANT_FOLDED)
+		return AF_OK;
 	/* calls to methods the method table does not name */
 	for (i = 0; i < t->tree.len; i++) {
 		const af_pnode *n = &t->tree.nodes[i];

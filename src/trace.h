@@ -55,6 +55,7 @@ struct af_trace {
 
 	int clock_named;          /* the key's clock= line was read */
 	int single_clock;         /* which clock a one-clock trace holds */
+	af_names frames;          /* folded input: frame names (tree keys) */
 	char *arena;              /* newest string chunk; each links the previous */
 	char *arena_pos;
 	size_t arena_left;
@@ -91,6 +92,13 @@ af_status af_trace_key(af_trace *t, const uint8_t *text, size_t len,
 /** Parses the records of a regular trace (header included) at `data`. */
 af_status af_trace_regular_data(af_trace *t, const uint8_t *data, size_t len,
                                 long long base, af_error *err);
+
+/** Parses collapsed-stack text (flamegraph.pl's input). */
+af_status af_trace_folded(af_trace *t, const uint8_t *buf, size_t len,
+                          af_error *err);
+
+/** 1 when the text looks like folded stacks: its first line is one. */
+int af_folded_detect(const uint8_t *buf, size_t len);
 
 /** Parses a whole ART streaming trace. */
 af_status af_trace_streaming(af_trace *t, const uint8_t *buf, size_t len,

@@ -133,9 +133,57 @@ struct af_tree {
 	af_ptree pt;        /* keys are name ids */
 	uint32_t *depth;
 	uint64_t (*total)[AF_CLOCK_COUNT];
+	uint64_t *base_total;
 	af_names names;     /* interned frame names */
 	af_u32map name_of;  /* method id -> name id, while building */
+	int is_time;        /* values are µs (trace input) */
+	int differential;   /* folded input with two counts */
 };
+
+/* Rebuilds `tree->pt` with every path turned around (leaf first), as
+ * flamegraph.pl --reverse does with each folded line.  A node's calls go
+ * to its own frame, now at depth 1. */
+static af_status af_tree_reverse(af_tree *tree, af_error *err)
+{
+	af_ptree out;
+	af_pnode *old = tree->pt.nodes;
+	size_t n = tree->pt.len, i;
+	uint32_t *path = NULL, root;
+	size_t cap = 0;
+
+	af_ptree_init(&out, tree->pt.max_nodes);
+	root = af_ptree_root(&out, old[0].key);
+	if (root == AF_NONE)
+		goto nomem;
+	for (i = 1; i < n; i++) {
+		size_t depth = 0, k;
+		uint32_t v, node = root;
+		int c;
+		for (v = (uint32_t)i; v != 0; v = old[v].parent) {
+			if (AF_GROW(path, cap, depth + 1))
+				goto nomem;
+			path[depth++] = old[v].key;
+		}
+		for (k = 0; k < depth; k++) {
+			node = af_ptree_child(&out, node, path[k]);
+			if (node == AF_NONE)
+				goto nomem;
+			if (k == 0)
+				out.nodes[node].calls += old[i].calls;
+		}
+		for (c = 0; c < AF_CLOCK_COUNT; c++)
+			out.nodes[node].self[c] += old[i].self[c];
+		out.nodes[node].base += old[i].base;
+	}
+	free(path);
+	af_ptree_free(&tree->pt);
+	tree->pt = out;
+	return AF_OK;
+nomem:
+	free(path);
+	af_ptree_free(&out);
+	return af_fail(err, AF_ERR_NOMEM, -1, "out of memory reversing the tree");
+}
 
 static int af_thread_selected(const af_thread *th, const af_tree_options *opt)
 {
@@ -184,8 +232,14 @@ static af_status af_tree_copy(af_tree *tree, const af_trace *trace,
 		int c;
 
 		if (!af_u32map_get(&tree->name_of, rn->key, &name)) {
-			name = af_trace_frame_name(trace, rn->key,
-			                           opt && opt->signatures, &tree->names);
+			if (trace->info.variant == AF_VARIANT_FOLDED) {
+				const char *s = trace->frames.str[rn->key];
+				name = af_names_intern(&tree->names, s, strlen(s));
+			} else {
+				name = af_trace_frame_name(trace, rn->key,
+				                           opt && opt->signatures,
+				                           &tree->names);
+			}
 			if (name == AF_NONE ||
 			    af_u32map_put(&tree->name_of, rn->key, name))
 				goto nomem;
@@ -200,6 +254,7 @@ static af_status af_tree_copy(af_tree *tree, const af_trace *trace,
 		for (c = 0; c < AF_CLOCK_COUNT; c++)
 			tree->pt.nodes[v].self[c] += rn->self[c];
 		tree->pt.nodes[v].calls += rn->calls;
+		tree->pt.nodes[v].base += rn->base;
 		for (r = rn->child; r != AF_NONE; r = raw->nodes[r].sibling) {
 			if (AF_GROW(stack, cap, depth + 1) ||
 			    AF_GROW(map, mcap, depth + 1))
@@ -236,6 +291,14 @@ af_status af_tree_from_trace(const af_trace *trace, const af_tree_options *opt,
 		af_tree_free(tree);
 		return af_fail(err, AF_ERR_NOMEM, -1, "out of memory");
 	}
+	if (trace->info.variant == AF_VARIANT_FOLDED) {
+		st = af_tree_copy(tree, trace, 0, root, opt, err);
+		if (st != AF_OK) {
+			af_tree_free(tree);
+			return st;
+		}
+		selected = 1;
+	}
 	for (i = 0; i < trace->nthreads; i++) {
 		const af_thread *th = &trace->threads[i];
 		uint32_t tname, v;
@@ -264,10 +327,17 @@ af_status af_tree_from_trace(const af_trace *trace, const af_tree_options *opt,
 	}
 
 	af_u32map_free(&tree->name_of);
+	tree->is_time = trace->info.variant != AF_VARIANT_FOLDED;
+	tree->differential = trace->info.differential;
+	if (opt && opt->reverse && (st = af_tree_reverse(tree, err)) != AF_OK) {
+		af_tree_free(tree);
+		return st;
+	}
 	n = tree->pt.len;
 	tree->depth = calloc(n, sizeof *tree->depth);
 	tree->total = calloc(n, sizeof *tree->total);
-	if (!tree->depth || !tree->total) {
+	tree->base_total = calloc(n, sizeof *tree->base_total);
+	if (!tree->depth || !tree->total || !tree->base_total) {
 		af_tree_free(tree);
 		return af_fail(err, AF_ERR_NOMEM, -1, "out of memory");
 	}
@@ -282,6 +352,9 @@ af_status af_tree_from_trace(const af_trace *trace, const af_tree_options *opt,
 			if (i > 0)
 				tree->total[nd->parent][c] += tree->total[i][c];
 		}
+		tree->base_total[i] += nd->base;
+		if (i > 0)
+			tree->base_total[nd->parent] += tree->base_total[i];
 	}
 	*out = tree;
 	return AF_OK;
@@ -296,7 +369,18 @@ void af_tree_free(af_tree *tree)
 	af_u32map_free(&tree->name_of);
 	free(tree->depth);
 	free(tree->total);
+	free(tree->base_total);
 	free(tree);
+}
+
+int af_tree_is_time(const af_tree *tree)
+{
+	return tree->is_time;
+}
+
+int af_tree_is_differential(const af_tree *tree)
+{
+	return tree->differential;
 }
 
 size_t af_tree_size(const af_tree *tree)
@@ -317,6 +401,8 @@ void af_tree_node(const af_tree *tree, size_t i, af_node_info *info)
 		info->total[c] = tree->total[i][c];
 	}
 	info->calls = n->calls;
+	info->base_self = n->base;
+	info->base_total = tree->base_total[i];
 }
 
 const af_pnode *af_tree_nodes(const af_tree *tree)

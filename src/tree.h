@@ -16,6 +16,7 @@
 typedef struct af_pnode {
 	uint64_t self[AF_CLOCK_COUNT];
 	uint64_t calls;
+	uint64_t base;    /* differential folded input: the first count */
 	uint32_t key;
 	uint32_t parent;  /* AF_NONE for a root */
 	uint32_t child;   /* first child, AF_NONE when a leaf */

@@ -73,7 +73,8 @@ typedef enum af_clock {
 typedef enum af_variant {
 	AF_VARIANT_REGULAR,   /* key text followed by binary data, one file */
 	AF_VARIANT_STREAMING, /* ART streaming: header, inline items, summary */
-	AF_VARIANT_KEY_DATA   /* legacy base.key + base.data pair */
+	AF_VARIANT_KEY_DATA,  /* legacy base.key + base.data pair */
+	AF_VARIANT_FOLDED     /* collapsed stacks: "frame;frame COUNT" lines */
 } af_variant;
 
 /** Limits on what a trace may make the parser build.  Zero means default. */
@@ -110,6 +111,9 @@ typedef struct af_trace_info {
 	uint64_t bad_actions;    /* records with action 3 (ignored) */
 	uint64_t time_backwards[AF_CLOCK_COUNT]; /* steps back, counted as zero */
 	uint32_t thread_id_collisions; /* *threads ids equal after truncation */
+	uint64_t lines;          /* folded input: lines used */
+	uint64_t ignored_lines;  /* folded input: lines not of the form */
+	int differential;        /* folded input with two counts per line */
 } af_trace_info;
 
 typedef struct af_trace af_trace;
@@ -120,7 +124,7 @@ typedef struct af_parse_options {
 } af_parse_options;
 
 /** Parses a trace held in memory, detecting the variant from the bytes
- * (regular, streaming, gzip of either).  `buf` is only read during the call.
+ * (regular, streaming, folded text, gzip of any of these).  `buf` is only read during the call.
  * On success `*out` owns everything it needs; free it with af_trace_free(). */
 AF_NODISCARD af_status af_trace_parse(const void *buf, size_t len,
                                       const af_parse_options *opt,
@@ -163,8 +167,11 @@ typedef struct af_tree af_tree;
 /** How frames are named and which threads go in. */
 typedef struct af_tree_options {
 	int signatures;          /* append the readable parameter list */
-	const char *const *threads; /* filter: names or decimal tids; NULL = all */
+	const char *const *threads; /* filter: names or decimal tids (first
+	                               frames of folded input); NULL = all */
 	size_t nthreads;
+	int reverse;             /* merge stacks from the leaf (flamegraph.pl
+	                            --reverse): each path is turned around */
 } af_tree_options;
 
 /** Builds the merged call tree of the selected threads: its root is "all",
@@ -178,6 +185,13 @@ AF_NODISCARD af_status af_tree_from_trace(const af_trace *trace,
 /** Frees a tree.  NULL is a no-op. */
 void af_tree_free(af_tree *tree);
 
+/** 1 when the tree's values are µs of a clock (trace input), 0 when they
+ * are counts (folded input). */
+int af_tree_is_time(const af_tree *tree);
+
+/** 1 when the tree came from differential folded input (two counts). */
+int af_tree_is_differential(const af_tree *tree);
+
 /** Number of nodes, root included.  Node 0 is the root; a parent's index is
  * always lower than its children's. */
 size_t af_tree_size(const af_tree *tree);
@@ -190,6 +204,7 @@ typedef struct af_node_info {
 	uint64_t self[AF_CLOCK_COUNT];
 	uint64_t total[AF_CLOCK_COUNT];
 	uint64_t calls;
+	uint64_t base_self, base_total; /* differential input: the first count */
 } af_node_info;
 
 void af_tree_node(const af_tree *tree, size_t i, af_node_info *info);
@@ -210,7 +225,12 @@ typedef struct af_layout_options {
 	double frame_height; /* px per stack level (16) */
 	double font_size;    /* px (12) */
 	double min_width;    /* frames narrower than this many px are left out (0.1) */
-	const char *title;   /* "Flame Graph" */
+	double min_width_pct;/* ...or than this % of the total, when > 0 */
+	const char *title;   /* "Flame Graph" ("Icicle Graph" when inverted) */
+	const char *subtitle;/* a second line under the title; NULL = none */
+	int inverted;        /* icicle: the root at the top, stacks growing down */
+	double factor;       /* values are multiplied by this (1) */
+	uint64_t total;      /* the 100% value when larger than the root's */
 } af_layout_options;
 
 /** One frame to draw.  x, y, w, h are in px of the unscaled image. */
@@ -226,7 +246,12 @@ typedef struct af_layout {
 	double width, height;
 	double frame_height, font_size;
 	double xpad;
+	double top;          /* y of the first row of frames when inverted */
+	int inverted;
+	double factor;
+	uint64_t max_delta;  /* differential input: the largest change of a path */
 	char *title;
+	char *subtitle;      /* NULL when none */
 	uint64_t total;      /* root's total time for the clock, µs */
 	uint32_t max_depth;  /* deepest depth drawn */
 	af_rect *rects;      /* root first, then pre-order, siblings by name */
@@ -271,10 +296,37 @@ typedef enum af_format {
 	AF_FORMAT_FOLDED
 } af_format;
 
+/** Frame colouring: flamegraph.pl's palettes. */
+typedef enum af_palette {
+	AF_PALETTE_HOT, AF_PALETTE_MEM, AF_PALETTE_IO, AF_PALETTE_WAKEUP,
+	AF_PALETTE_CHAIN, AF_PALETTE_JAVA, AF_PALETTE_JS, AF_PALETTE_PERL,
+	AF_PALETTE_RED, AF_PALETTE_GREEN, AF_PALETTE_BLUE, AF_PALETTE_AQUA,
+	AF_PALETTE_YELLOW, AF_PALETTE_PURPLE, AF_PALETTE_ORANGE
+} af_palette;
+
+/** Parses a palette name ("hot", "java", ...); -1 when unknown. */
+int af_palette_from_name(const char *name);
+
+typedef enum af_color_mode {
+	AF_COLOR_STABLE, /* a hash of the whole name: the same in every graph */
+	AF_COLOR_HASH,   /* flamegraph.pl --hash: weighted to the name's start */
+	AF_COLOR_RANDOM  /* flamegraph.pl --random: different each run */
+} af_color_mode;
+
 typedef struct af_render_options {
 	af_font *font;     /* required for every image format */
 	double scale;      /* PNG pixel density (1) */
 	int no_javascript; /* SVG: a static image, without the script */
+	int negate;        /* differential: red where it shrank, blue where it grew */
+	af_palette palette;
+	af_color_mode color_mode;
+	const char *bgcolors; /* yellow, blue, green, grey or #rrggbb; NULL =
+	                         the palette's own */
+	const char *font_family; /* SVG font-family; NULL = DejaVu Sans first */
+	const char *countname;   /* unit of folded counts ("samples") */
+	const char *nametype;    /* details prefix ("Function:") */
+	const char *notes;       /* an XML comment in the SVG */
+	const char *encoding;    /* the SVG's declared encoding ("UTF-8") */
 } af_render_options;
 
 /** Writes the layout as SVG: text stays text, one <title> per frame, and
