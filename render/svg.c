@@ -98,12 +98,16 @@ af_status af_svg_write(const af_layout *l, const af_render_options *opt,
 	af_num(out, l->height);
 	fputs("\" xmlns=\"http://www.w3.org/2000/svg\">\n", out);
 	if (opt->notes) {
-		/* a comment may not hold "--": keep the notes readable without it */
-		fputs("<!-- ", out);
+		/* a comment may not hold "--": runs of '-' become one */
+		af_buf note = {0};
 		for (c = opt->notes; *c; c++)
-			if (!(c[0] == '-' && c[1] == '-') && *c != '<' && *c != '>')
-				af_xml_escape(out, c, 1);
+			if (!(*c == '-' && c > opt->notes && c[-1] == '-') && *c != '<' &&
+			    *c != '>' && af_buf_append(&note, c, 1))
+				return af_fail(err, AF_ERR_NOMEM, -1, "out of memory");
+		fputs("<!-- ", out);
+		af_xml_escape(out, note.data ? note.data : "", note.len);
 		fputs(" -->\n", out);
+		free(note.data);
 	}
 	fprintf(out, "<defs><linearGradient id=\"background\" x1=\"0\" y1=\"0\" x2=\"0\" y2=\"1\">"
 	             "<stop stop-color=\"#%02x%02x%02x\" offset=\"5%%\"/>"

@@ -18,16 +18,30 @@ typedef struct af_pending {
 	uint64_t start; /* time before this frame along its parent, µs */
 } af_pending;
 
+/* A name followed by the character that ends it in a folded line: a space
+ * before the count when the frame has self time, else ';' before a child. */
 typedef struct af_named {
 	const char *s;
-	uint32_t id;
+	uint32_t key; /* name id * 2 + 1 when ended by ';' */
 } af_named;
 
+/* Orders frames as flamegraph.pl's byte sort of folded lines does. */
 static int af_named_cmp(const void *a, const void *b)
 {
 	const af_named *x = a, *y = b;
-	int c = strcmp(x->s, y->s);
-	return c ? c : (x->id > y->id) - (x->id < y->id);
+	const unsigned char *p = (const unsigned char *)x->s;
+	const unsigned char *q = (const unsigned char *)y->s;
+	unsigned cp, cq;
+
+	while (*p && *p == *q) {
+		p++;
+		q++;
+	}
+	cp = *p ? *p : (x->key & 1 ? ';' : ' ');
+	cq = *q ? *q : (y->key & 1 ? ';' : ' ');
+	if (cp != cq)
+		return cp < cq ? -1 : 1;
+	return (x->key > y->key) - (x->key < y->key);
 }
 
 static int af_kid_cmp(const void *a, const void *b)
@@ -92,8 +106,8 @@ af_status af_layout_build(const af_tree *tree, const af_layout_options *opt,
 		               o.clock == AF_CLOCK_WALL ? "wall" : "thread-cpu");
 
 	L = calloc(1, sizeof *L);
-	named = malloc((nnames ? nnames : 1) * sizeof *named);
-	rank = malloc((nnames ? nnames : 1) * sizeof *rank);
+	named = malloc((nnames ? nnames : 1) * 2 * sizeof *named);
+	rank = malloc((nnames ? nnames : 1) * 2 * sizeof *rank);
 	kids = malloc((nkids ? nkids : 1) * sizeof *kids);
 	first = malloc((n + 1) * sizeof *first);
 	if (!L || !named || !rank || !kids || !first)
@@ -102,18 +116,18 @@ af_status af_layout_build(const af_tree *tree, const af_layout_options *opt,
 	if (!L->title || (o.subtitle && !(L->subtitle = strdup(o.subtitle))))
 		goto nomem;
 
-	/* siblings are ordered by name: rank every name once */
-	for (i = 0; i < nnames; i++) {
-		named[i].s = af_tree_name_by_id(tree, (uint32_t)i);
-		named[i].id = (uint32_t)i;
+	/* siblings are ordered by name: rank every name once, both ways */
+	for (i = 0; i < 2 * nnames; i++) {
+		named[i].s = af_tree_name_by_id(tree, (uint32_t)(i / 2));
+		named[i].key = (uint32_t)i;
 	}
-	qsort(named, nnames, sizeof *named, af_named_cmp);
-	for (i = 0; i < nnames; i++)
-		rank[named[i].id] = (uint32_t)i;
+	qsort(named, 2 * nnames, sizeof *named, af_named_cmp);
+	for (i = 0; i < 2 * nnames; i++)
+		rank[named[i].key] = (uint32_t)i;
 	/* children grouped by parent, by rank within a group */
 	for (i = 1; i < n; i++) {
 		kids[i - 1].parent = nodes[i].parent;
-		kids[i - 1].rank = rank[nodes[i].key];
+		kids[i - 1].rank = rank[nodes[i].key * 2 + (nodes[i].self[o.clock] == 0)];
 		kids[i - 1].node = (uint32_t)i;
 	}
 	qsort(kids, nkids, sizeof *kids, af_kid_cmp);

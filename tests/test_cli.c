@@ -211,7 +211,7 @@ Test(cli, usage_errors_exit_2)
 	free(out);
 	free(err);
 	cr_assert_eq(t_cli("", NULL, &out, &err), 2);
-	cr_assert(strstr(err, "no input trace given"), "%s", err);
+	cr_assert(strstr(err, "no input given"), "%s", err);
 	free(out);
 	free(err);
 	cr_assert_eq(t_cli("-o x.gif '" SAMPLE "'", NULL, &out, &err), 2);

@@ -24,29 +24,54 @@ typedef struct cli {
 	int clock;              /* -1: the trace's default */
 	const char **threads;
 	size_t nthreads;
-	const char *title;
-	double width, min_width, scale;
-	int signatures, verbose, quiet, no_javascript;
+	af_tree_options tree;
+	af_layout_options layout;
+	af_render_options render;
+	int verbose, quiet;
 } cli;
 
 static void usage(FILE *f)
 {
-	fputs("Usage: " PROG " [options] TRACE\n"
-	      "Draw an Android method trace (.trace, regular or streaming, gzip,\n"
-	      "or a base.key + base.data pair; - for standard input) as a flame graph.\n"
+	fputs("Usage: " PROG " [options] INPUT\n"
+	      "Draw an Android method trace (.trace, regular or streaming, gzip, or a\n"
+	      "base.key + base.data pair) or folded stacks (flamegraph.pl's input) as a\n"
+	      "flame graph.  INPUT - reads standard input.\n"
 	      "\n"
-	      "  -o, --output FILE   write FILE (- for standard output, the default);\n"
-	      "                      its extension picks the format: .svg .png .pdf .folded\n"
+	      "Output\n"
+	      "  -o, --output FILE   write FILE (- or none: standard output); its\n"
+	      "                      extension picks the format: .svg .png .pdf .folded\n"
 	      "      --format FMT    svg, png, pdf or folded (overrides the extension)\n"
+	      "      --scale N       PNG pixel density, e.g. 2 for HiDPI (default 1)\n"
+	      "      --no-javascript a static SVG, without zoom and search\n"
+	      "What to draw\n"
 	      "      --clock CLOCK   wall (default when recorded) or cpu (thread-cpu)\n"
 	      "      --thread T      only threads named T or with id T (repeatable)\n"
-	      "      --title TEXT    image title (default \"Flame Graph\")\n"
-	      "      --width PX      image width (default 1200)\n"
-	      "      --minwidth PX   leave out frames narrower than PX (default 0.1)\n"
-	      "      --scale N       PNG pixel density, e.g. 2 for HiDPI (default 1)\n"
 	      "      --signatures    name frames with their parameter types\n"
-	      "      --no-javascript write a static SVG, without zoom and search\n"
-	      "  -v, --verbose       print what the trace holds and its anomalies\n"
+	      "      --reverse       merge stacks from the leaf (each path reversed)\n"
+	      "      --inverted      icicle graph: the root at the top\n"
+	      "      --minwidth W    leave out frames narrower than W px, or W% of\n"
+	      "                      the total when W ends in % (default 0.1)\n"
+	      "      --factor F      multiply the values shown by F\n"
+	      "      --total N       the value that is 100% (when larger than the sum)\n"
+	      "Look (flamegraph.pl's options)\n"
+	      "      --title TEXT    (default \"Flame Graph\"; \"Icicle Graph\" inverted)\n"
+	      "      --subtitle TEXT a second line under the title\n"
+	      "      --width PX      image width (default 1200)\n"
+	      "      --height PX     height of a frame (default 16)\n"
+	      "      --fontsize PX   (default 12)\n"
+	      "      --fonttype NAME SVG font family (default DejaVu Sans, Verdana)\n"
+	      "      --colors P      hot (default), mem, io, wakeup, chain, java, js, perl,\n"
+	      "                      red, green, blue, aqua, yellow, purple, orange\n"
+	      "      --bgcolors C    yellow, blue, green, grey or #rrggbb\n"
+	      "      --hash          colours by a hash weighted to the name's start\n"
+	      "      --random        random colours\n"
+	      "      --countname N   unit of folded counts (default samples)\n"
+	      "      --nametype T    prefix of the details line (e.g. \"Function:\")\n"
+	      "      --negate        differential input: swap red and blue\n"
+	      "      --notes TEXT    a comment in the SVG\n"
+	      "      --encoding E    the SVG's declared encoding (default UTF-8)\n"
+	      "Messages\n"
+	      "  -v, --verbose       print what the input holds and its anomalies\n"
 	      "  -q, --quiet         print no warnings\n"
 	      "  -h, --help          show this help\n"
 	      "  -V, --version       show the version\n",
@@ -94,18 +119,156 @@ static int parse_format(const char *s, af_format *f)
 	return 0;
 }
 
+enum {
+	O_HELP, O_VERSION, O_VERBOSE, O_QUIET, O_SIGNATURES, O_NOJS, O_REVERSE,
+	O_INVERTED, O_HASH, O_RANDOM, O_NEGATE,
+	O_VALUED, /* the options below take a value */
+	O_OUTPUT = O_VALUED, O_FORMAT, O_CLOCK, O_THREAD, O_TITLE, O_SUBTITLE,
+	O_WIDTH, O_HEIGHT, O_MINWIDTH, O_SCALE, O_FONTSIZE, O_FONTTYPE, O_COLORS,
+	O_BGCOLORS, O_COUNTNAME, O_NAMETYPE, O_NOTES, O_FACTOR, O_TOTAL, O_ENCODING
+};
+
+static const struct option {
+	const char *name;
+	int id;
+} options[] = {
+	{"-h", O_HELP}, {"--help", O_HELP}, {"-V", O_VERSION}, {"--version", O_VERSION},
+	{"-v", O_VERBOSE}, {"--verbose", O_VERBOSE}, {"-q", O_QUIET}, {"--quiet", O_QUIET},
+	{"--signatures", O_SIGNATURES}, {"--no-javascript", O_NOJS},
+	{"--reverse", O_REVERSE}, {"--inverted", O_INVERTED}, {"--hash", O_HASH},
+	{"--random", O_RANDOM}, {"--negate", O_NEGATE},
+	{"-o", O_OUTPUT}, {"--output", O_OUTPUT}, {"--format", O_FORMAT},
+	{"--clock", O_CLOCK}, {"--thread", O_THREAD}, {"--title", O_TITLE},
+	{"--subtitle", O_SUBTITLE}, {"--width", O_WIDTH}, {"--height", O_HEIGHT},
+	{"--minwidth", O_MINWIDTH}, {"--scale", O_SCALE}, {"--fontsize", O_FONTSIZE},
+	{"--fonttype", O_FONTTYPE}, {"--colors", O_COLORS}, {"--colours", O_COLORS},
+	{"--bgcolors", O_BGCOLORS}, {"--countname", O_COUNTNAME},
+	{"--nametype", O_NAMETYPE}, {"--notes", O_NOTES}, {"--factor", O_FACTOR},
+	{"--total", O_TOTAL}, {"--encoding", O_ENCODING},
+};
+
+/* Finds an option by name; flamegraph.pl also takes "-title" for "--title". */
+static int find_option(const char *name)
+{
+	size_t i;
+
+	for (i = 0; i < sizeof options / sizeof options[0]; i++)
+		if (strcmp(name, options[i].name) == 0 ||
+		    (name[0] == '-' && name[1] != '-' && options[i].name[1] == '-' &&
+		     strcmp(name + 1, options[i].name + 2) == 0))
+			return options[i].id;
+	return -1;
+}
+
+/* Applies an option with its value; returns -1 to go on, or an exit status. */
+static int apply(cli *c, int id, const char *val)
+{
+	double d;
+
+	switch (id) {
+	case O_HELP: usage(stdout); return 0;
+	case O_VERSION: puts(PROG " " AF_VERSION_STRING); return 0;
+	case O_VERBOSE: c->verbose = 1; break;
+	case O_QUIET: c->quiet = 1; break;
+	case O_SIGNATURES: c->tree.signatures = 1; break;
+	case O_NOJS: c->render.no_javascript = 1; break;
+	case O_REVERSE: c->tree.reverse = 1; break;
+	case O_INVERTED: c->layout.inverted = 1; break;
+	case O_HASH: c->render.color_mode = AF_COLOR_HASH; break;
+	case O_RANDOM: c->render.color_mode = AF_COLOR_RANDOM; break;
+	case O_NEGATE: c->render.negate = 1; break;
+	case O_OUTPUT: c->output = val; break;
+	case O_FORMAT:
+		if (parse_format(val, &c->format))
+			return bad_usage("unknown format '%s' (svg, png, pdf, folded)", val);
+		c->format_set = 1;
+		break;
+	case O_CLOCK:
+		if (strcmp(val, "wall") == 0)
+			c->clock = AF_CLOCK_WALL;
+		else if (strcmp(val, "cpu") == 0 || strcmp(val, "thread-cpu") == 0)
+			c->clock = AF_CLOCK_CPU;
+		else
+			return bad_usage("unknown clock '%s' (wall or cpu)", val);
+		break;
+	case O_THREAD: {
+		const char **t = realloc(c->threads, (c->nthreads + 1) * sizeof *t);
+		if (!t) {
+			fputs(PROG ": out of memory\n", stderr);
+			return 1;
+		}
+		c->threads = t;
+		c->threads[c->nthreads++] = val;
+		break;
+	}
+	case O_TITLE: c->layout.title = val; break;
+	case O_SUBTITLE: c->layout.subtitle = *val ? val : NULL; break;
+	case O_WIDTH:
+		if (parse_number(val, 100, 100000, &c->layout.width))
+			return bad_usage("--width takes pixels from 100 to 100000, not '%s'", val);
+		break;
+	case O_HEIGHT:
+		if (parse_number(val, 2, 1000, &c->layout.frame_height))
+			return bad_usage("--height takes pixels from 2 to 1000, not '%s'", val);
+		break;
+	case O_FONTSIZE:
+		if (parse_number(val, 1, 200, &c->layout.font_size))
+			return bad_usage("--fontsize takes pixels from 1 to 200, not '%s'", val);
+		break;
+	case O_MINWIDTH: {
+		size_t n = strlen(val);
+		char num[64];
+		if (n > 1 && n < sizeof num && val[n - 1] == '%') {
+			memcpy(num, val, n - 1);
+			num[n - 1] = '\0';
+			if (parse_number(num, 0, 100, &c->layout.min_width_pct))
+				return bad_usage("--minwidth takes pixels or a percentage, not '%s'", val);
+		} else if (parse_number(val, 0, 1e6, &c->layout.min_width)) {
+			return bad_usage("--minwidth takes pixels or a percentage, not '%s'", val);
+		}
+		break;
+	}
+	case O_SCALE:
+		if (parse_number(val, 0.1, 16, &c->render.scale))
+			return bad_usage("--scale takes a number from 0.1 to 16, not '%s'", val);
+		break;
+	case O_FONTTYPE: c->render.font_family = val; break;
+	case O_COLORS: {
+		int p = af_palette_from_name(val);
+		if (p < 0)
+			return bad_usage("unknown palette '%s' (see --help)", val);
+		c->render.palette = (af_palette)p;
+		break;
+	}
+	case O_BGCOLORS: c->render.bgcolors = val; break;
+	case O_COUNTNAME: c->render.countname = val; break;
+	case O_NAMETYPE: c->render.nametype = val; break;
+	case O_NOTES: c->render.notes = val; break;
+	case O_ENCODING: c->render.encoding = val; break;
+	case O_FACTOR:
+		if (parse_number(val, 1e-12, 1e12, &c->layout.factor))
+			return bad_usage("--factor takes a positive number, not '%s'", val);
+		break;
+	case O_TOTAL:
+		if (parse_number(val, 0, 1.8e19, &d))
+			return bad_usage("--total takes a number, not '%s'", val);
+		c->layout.total = (uint64_t)d;
+		break;
+	}
+	return -1;
+}
+
 /* Returns -1 to go on, or an exit status. */
 static int parse_args(int argc, char **argv, cli *c)
 {
-	int i, rest = 0;
+	int i, rest = 0, r;
 
 	memset(c, 0, sizeof *c);
 	c->clock = -1;
 	for (i = 1; i < argc; i++) {
-		const char *a = argv[i];
-		const char *val = NULL;
-		const char *eq = NULL;
-		char name[32];
+		const char *a = argv[i], *val = NULL, *eq;
+		char name[40];
+		int id;
 
 		if (rest || a[0] != '-' || strcmp(a, "-") == 0) {
 			if (c->input)
@@ -117,93 +280,35 @@ static int parse_args(int argc, char **argv, cli *c)
 			rest = 1;
 			continue;
 		}
-		if (strcmp(a, "-h") == 0 || strcmp(a, "--help") == 0) {
-			usage(stdout);
-			return 0;
-		}
-		if (strcmp(a, "-V") == 0 || strcmp(a, "--version") == 0) {
-			puts(PROG " " AF_VERSION_STRING);
-			return 0;
-		}
-		if (strcmp(a, "-v") == 0 || strcmp(a, "--verbose") == 0) {
-			c->verbose = 1;
-			continue;
-		}
-		if (strcmp(a, "-q") == 0 || strcmp(a, "--quiet") == 0) {
-			c->quiet = 1;
-			continue;
-		}
-		if (strcmp(a, "--signatures") == 0) {
-			c->signatures = 1;
-			continue;
-		}
-		if (strcmp(a, "--no-javascript") == 0) {
-			c->no_javascript = 1;
-			continue;
-		}
-		/* options with a value: "--opt VALUE", "--opt=VALUE", "-oFILE" */
-		if (a[1] == '-' && (eq = strchr(a, '=')) != NULL) {
-			size_t n = (size_t)(eq - a);
-			if (n >= sizeof name)
-				return bad_usage("unknown option '%s'", a);
-			memcpy(name, a, n);
-			name[n] = '\0';
+		/* "--opt VALUE", "--opt=VALUE", "-oFILE" */
+		eq = strchr(a, '=');
+		if (eq && a[1] == '-' && (size_t)(eq - a) < sizeof name) {
+			memcpy(name, a, (size_t)(eq - a));
+			name[eq - a] = '\0';
 			val = eq + 1;
-		} else if (a[1] == 'o' && a[2]) {
+		} else if (a[1] == 'o' && a[2] && find_option(a) < 0) {
 			strcpy(name, "-o");
 			val = a + 2;
-		} else {
-			if (strlen(a) >= sizeof name)
-				return bad_usage("unknown option '%s'", a);
+		} else if (strlen(a) < sizeof name) {
 			strcpy(name, a);
-		}
-		if (strcmp(name, "-o") != 0 && strcmp(name, "--output") != 0 &&
-		    strcmp(name, "--format") != 0 && strcmp(name, "--clock") != 0 &&
-		    strcmp(name, "--thread") != 0 && strcmp(name, "--title") != 0 &&
-		    strcmp(name, "--width") != 0 && strcmp(name, "--minwidth") != 0 &&
-		    strcmp(name, "--scale") != 0)
+		} else {
 			return bad_usage("unknown option '%s'", a);
-		if (!val) {
+		}
+		id = find_option(name);
+		if (id < 0)
+			return bad_usage("unknown option '%s'", a);
+		if (id >= O_VALUED && !val) {
 			if (i + 1 >= argc)
 				return bad_usage("option '%s' needs a value", a);
 			val = argv[++i];
+		} else if (id < O_VALUED && val) {
+			return bad_usage("option '%s' takes no value", name);
 		}
-		if (strcmp(name, "-o") == 0 || strcmp(name, "--output") == 0) {
-			c->output = val;
-		} else if (strcmp(name, "--format") == 0) {
-			if (parse_format(val, &c->format))
-				return bad_usage("unknown format '%s' (svg, png, pdf, folded)", val);
-			c->format_set = 1;
-		} else if (strcmp(name, "--clock") == 0) {
-			if (strcmp(val, "wall") == 0)
-				c->clock = AF_CLOCK_WALL;
-			else if (strcmp(val, "cpu") == 0 || strcmp(val, "thread-cpu") == 0)
-				c->clock = AF_CLOCK_CPU;
-			else
-				return bad_usage("unknown clock '%s' (wall or cpu)", val);
-		} else if (strcmp(name, "--thread") == 0) {
-			const char **t = realloc(c->threads, (c->nthreads + 1) * sizeof *t);
-			if (!t) {
-				fputs(PROG ": out of memory\n", stderr);
-				return 1;
-			}
-			c->threads = t;
-			c->threads[c->nthreads++] = val;
-		} else if (strcmp(name, "--title") == 0) {
-			c->title = val;
-		} else if (strcmp(name, "--width") == 0) {
-			if (parse_number(val, 100, 100000, &c->width))
-				return bad_usage("--width takes a number of pixels from 100 to 100000, not '%s'", val);
-		} else if (strcmp(name, "--minwidth") == 0) {
-			if (parse_number(val, 0, 1e6, &c->min_width))
-				return bad_usage("--minwidth takes a number of pixels, not '%s'", val);
-		} else if (strcmp(name, "--scale") == 0) {
-			if (parse_number(val, 0.1, 16, &c->scale))
-				return bad_usage("--scale takes a number from 0.1 to 16, not '%s'", val);
-		}
+		if ((r = apply(c, id, val)) >= 0)
+			return r;
 	}
 	if (!c->input)
-		return bad_usage("%s", "no input trace given");
+		return bad_usage("%s", "no input given");
 	if (!c->format_set) {
 		const char *o = c->output, *dot;
 		if (!o || strcmp(o, "-") == 0) {
@@ -215,6 +320,8 @@ static int parse_args(int argc, char **argv, cli *c)
 				                 ".svg, .png, .pdf, .folded or --format", o);
 		}
 	}
+	c->tree.threads = c->threads;
+	c->tree.nthreads = c->nthreads;
 	return -1;
 }
 
@@ -233,6 +340,7 @@ static const char *variant_name(af_variant v)
 	case AF_VARIANT_REGULAR: return "regular";
 	case AF_VARIANT_STREAMING: return "streaming";
 	case AF_VARIANT_KEY_DATA: return "key+data pair";
+	case AF_VARIANT_FOLDED: return "folded";
 	}
 	return "?";
 }
@@ -240,6 +348,13 @@ static const char *variant_name(af_variant v)
 static void print_summary(const char *file, const af_trace *t)
 {
 	const af_trace_info *i = af_trace_get_info(t);
+
+	if (i->variant == AF_VARIANT_FOLDED) {
+		fprintf(stderr, "%s: folded stacks%s%s: %llu lines, %llu ignored\n", file,
+		        i->gzip ? " (gzip)" : "", i->differential ? ", differential" : "",
+		        (unsigned long long)i->lines, (unsigned long long)i->ignored_lines);
+		return;
+	}
 	const char *clock = i->has_clock[0] && i->has_clock[1] ? "dual"
 	                    : i->has_clock[AF_CLOCK_WALL]       ? "wall"
 	                                                        : "thread-cpu";
@@ -284,6 +399,9 @@ static void print_warnings(const char *file, const af_trace *t)
 	if (i->overflow)
 		fprintf(stderr, PROG ": %s: warning: the tracing buffer overflowed; "
 		        "later calls are missing\n", file);
+	if (i->ignored_lines)
+		fprintf(stderr, PROG ": %s: warning: ignored %llu lines that are not "
+		        "\"frame;frame COUNT\"\n", file, (unsigned long long)i->ignored_lines);
 }
 
 /* Writes to a temporary file beside `path`, renamed into place on success,
@@ -355,9 +473,9 @@ static int out_close(out_file *o, int ok)
 static int run(const cli *c)
 {
 	af_parse_options popt = {{0}};
-	af_tree_options topt = {0};
-	af_layout_options lopt = {0};
-	af_render_options ropt = {0};
+	af_tree_options topt = c->tree;
+	af_layout_options lopt = c->layout;
+	af_render_options ropt = c->render;
 	af_trace *trace = NULL;
 	af_tree *tree = NULL;
 	af_layout *layout = NULL;
@@ -388,26 +506,18 @@ static int run(const cli *c)
 		        clock == AF_CLOCK_WALL ? "thread-cpu" : "wall");
 		goto done;
 	}
-	topt.signatures = c->signatures;
-	topt.threads = c->threads;
-	topt.nthreads = c->nthreads;
 	if ((st = af_tree_from_trace(trace, &topt, &tree, &e)) != AF_OK) {
 		report_error(name, &e);
 		goto done;
 	}
 	if (c->format != AF_FORMAT_FOLDED) {
 		lopt.clock = (af_clock)clock;
-		lopt.width = c->width;
-		lopt.min_width = c->min_width;
-		lopt.title = c->title;
 		if ((st = af_layout_build(tree, &lopt, &layout, &e)) != AF_OK ||
 		    (st = af_font_open(NULL, &font, &e)) != AF_OK) {
 			report_error(name, &e);
 			goto done;
 		}
 		ropt.font = font;
-		ropt.scale = c->scale;
-		ropt.no_javascript = c->no_javascript;
 	}
 
 	if (out_open(&out, c->output)) {

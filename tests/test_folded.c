@@ -1,0 +1,248 @@
+/*
+ * test_folded.c - folded stacks as input (flamegraph.pl's and
+ * difffolded.pl's), and flamegraph.pl's options over them: the same frames
+ * at the same places, colours, tooltips.
+ */
+#include <criterion/criterion.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "support.h"
+
+static af_font *font;
+
+static void open_font(void)
+{
+	af_error e = {0};
+	cr_assert_eq(af_font_open(NULL, &font, &e), AF_OK, "%s", e.message);
+}
+
+static void close_font(void)
+{
+	af_font_free(font);
+}
+
+TestSuite(folded, .init = open_font, .fini = close_font);
+
+typedef struct drawn {
+	af_trace *trace;
+	af_tree *tree;
+	af_layout *layout;
+	char *svg;
+	size_t len;
+} drawn;
+
+static drawn draw(const char *text, const af_tree_options *to,
+                  const af_layout_options *lo, const af_render_options *ro_in)
+{
+	drawn d = {0};
+	af_error e = {0};
+	af_render_options ro = {0};
+	FILE *f;
+
+	if (ro_in)
+		ro = *ro_in;
+	ro.font = font;
+	d.trace = t_parse((const uint8_t *)text, strlen(text));
+	cr_assert_eq(af_tree_from_trace(d.trace, to, &d.tree, &e), AF_OK, "%s", e.message);
+	cr_assert_eq(af_layout_build(d.tree, lo, &d.layout, &e), AF_OK, "%s", e.message);
+	f = open_memstream(&d.svg, &d.len);
+	cr_assert_eq(af_svg_write(d.layout, &ro, f, &e), AF_OK, "%s", e.message);
+	fclose(f);
+	return d;
+}
+
+static void drop(drawn *d)
+{
+	free(d->svg);
+	af_layout_free(d->layout);
+	af_tree_free(d->tree);
+	af_trace_free(d->trace);
+}
+
+static const af_rect *rect_named(const drawn *d, const char *name)
+{
+	size_t i;
+	for (i = 0; i < d->layout->nrects; i++) {
+		af_node_info ni;
+		af_tree_node(d->tree, d->layout->rects[i].node, &ni);
+		if (strcmp(ni.name, name) == 0)
+			return &d->layout->rects[i];
+	}
+	cr_assert_fail("no frame %s", name);
+	return NULL;
+}
+
+#define NEAR(a, b) (fabs((a) - (b)) < 0.05)
+
+/* flamegraph.pl sorts the lines, then lays frames out along them: x = 10 +
+ * start * 1180 / total, y from the bottom, 16 px a level. */
+Test(folded, same_places_as_flamegraph_pl)
+{
+	drawn d = draw("d 1\na;c 1\na;b 2\n", NULL, NULL, NULL);
+	const af_rect *a = rect_named(&d, "a"), *b = rect_named(&d, "b");
+	const af_rect *c = rect_named(&d, "c"), *dd = rect_named(&d, "d");
+
+	cr_assert(NEAR(a->x, 10) && NEAR(a->w, 885));
+	cr_assert(NEAR(b->x, 10) && NEAR(b->w, 590));
+	cr_assert(NEAR(c->x, 600) && NEAR(c->w, 295));
+	cr_assert(NEAR(dd->x, 895) && NEAR(dd->w, 295));
+	/* 3 levels: (2 + 1) * 16 + 36 + 34 */
+	cr_assert(NEAR(d.layout->height, 118));
+	cr_assert(NEAR(b->y, 118 - 34 - 3 * 16 + 1));
+	cr_assert(strstr(d.svg, "<title>b (2 samples, 50.00%)</title>"), "%s", d.svg);
+	drop(&d);
+}
+
+Test(folded, sibling_order_follows_the_sorted_lines)
+{
+	/* "c" has no self time: its lines continue with ';', which sorts after
+	 * '.', so "c.x" comes first; "b" ends its line with a space */
+	drawn d = draw("a;c;d 1\na;c.x;y 1\na;b2 1\na;b 1\n", NULL, NULL, NULL);
+	cr_assert(NEAR(rect_named(&d, "b")->x, 10));
+	cr_assert(NEAR(rect_named(&d, "b2")->x, 305));
+	cr_assert(NEAR(rect_named(&d, "c.x")->x, 600));
+	cr_assert(NEAR(rect_named(&d, "c")->x, 895));
+	drop(&d);
+}
+
+Test(folded, invalid_lines_are_counted_and_skipped)
+{
+	const char *text = "main;a 3\nno count here\nmain;b -4\nmain;c x7\n\r\nmain;d 2.6\n";
+	af_trace *t = t_parse((const uint8_t *)text, strlen(text));
+	char *f;
+
+	cr_assert_eq(af_trace_get_info(t)->variant, AF_VARIANT_FOLDED);
+	cr_assert_eq(af_trace_get_info(t)->lines, 2);
+	cr_assert_eq(af_trace_get_info(t)->ignored_lines, 3);
+	af_trace_free(t);
+	f = t_folded((const uint8_t *)text, strlen(text), AF_CLOCK_WALL, NULL);
+	cr_assert_str_eq(f, "main;a 3\nmain;d 3\n");
+	free(f);
+}
+
+Test(folded, differential_colours_and_deltas)
+{
+	af_layout_options lo = {0};
+	af_render_options neg = {.negate = 1};
+	drawn d = draw("m;grew 10 16\nm;shrank 9 6\nm;same 4 4\n", NULL, &lo, NULL);
+
+	/* widths from the second count; red where it grew, blue where it shrank */
+	cr_assert_eq(d.layout->total, 26);
+	cr_assert(strstr(d.svg, "<title>grew (16 samples, 61.54%; +23.08%)</title>"), "%s", d.svg);
+	cr_assert(strstr(d.svg, "fill=\"rgb(255,0,0)\""));
+	cr_assert(strstr(d.svg, "fill=\"rgb(105,105,255)\""));
+	cr_assert(strstr(d.svg, "<title>same (4 samples, 15.38%; +0.00%)</title>"));
+	drop(&d);
+	d = draw("m;grew 10 16\nm;shrank 9 6\n", NULL, &lo, &neg);
+	cr_assert(strstr(d.svg, "fill=\"rgb(0,0,255)\""));
+	cr_assert(strstr(d.svg, "<title>grew (16 samples, 72.73%; -27.27%)</title>"), "%s", d.svg);
+	drop(&d);
+}
+
+Test(folded, reverse_merges_from_the_leaf)
+{
+	af_tree_options rev = {.reverse = 1};
+	const char *text = "main;a;leaf 3\nmain;b;leaf 2\nmain;b 1\n";
+	char *f = t_folded((const uint8_t *)text, strlen(text), AF_CLOCK_WALL, &rev);
+	cr_assert_str_eq(f, "b;main 1\nleaf;a;main 3\nleaf;b;main 2\n");
+	free(f);
+}
+
+Test(folded, icicle_subtitle_and_minwidth_percent)
+{
+	af_layout_options lo = {.inverted = 1, .subtitle = "release build",
+	                        .min_width_pct = 10};
+	drawn d = draw("a;b 95\na;c 5\n", NULL, &lo, NULL);
+	size_t i;
+
+	cr_assert_str_eq(d.layout->title, "Icicle Graph");
+	/* the subtitle adds two font heights above the frames */
+	cr_assert(NEAR(rect_named(&d, "all")->y, 36 + 24));
+	cr_assert(NEAR(rect_named(&d, "b")->y, 36 + 24 + 32));
+	cr_assert(strstr(d.svg, ">release build</text>"));
+	for (i = 0; i < d.layout->nrects; i++) { /* c is 5% < 10%: left out */
+		af_node_info ni;
+		af_tree_node(d.tree, d.layout->rects[i].node, &ni);
+		cr_assert_str_neq(ni.name, "c");
+	}
+	drop(&d);
+}
+
+Test(folded, counts_factor_total_and_notes)
+{
+	af_layout_options lo = {.factor = 1000, .total = 40};
+	af_render_options ro = {.countname = "bytes", .notes = "built -- by CI <x>",
+	                        .palette = AF_PALETTE_MEM, .nametype = "Function:"};
+	drawn d = draw("a 10\nb 10\n", NULL, &lo, &ro);
+
+	cr_assert(strstr(d.svg, "<title>a (10,000 bytes, 25.00%)</title>"), "%s", d.svg);
+	cr_assert(NEAR(rect_named(&d, "a")->w, 295));
+	cr_assert(strstr(d.svg, "<!-- built - by CI x -->"));
+	cr_assert(strstr(d.svg, "nametype:\"Function:\""));
+	/* mem: green-blue hues, on a green background */
+	cr_assert(strstr(d.svg, "fill=\"rgb(0,"));
+	cr_assert(strstr(d.svg, "stop-color=\"#eef2ee\""));
+	drop(&d);
+}
+
+Test(folded, every_palette_and_background)
+{
+	static const char *names[] = {"hot", "mem", "io", "wakeup", "chain", "java",
+	                              "js", "perl", "red", "green", "blue", "aqua",
+	                              "yellow", "purple", "orange"};
+	size_t i;
+	char *why = NULL;
+
+	cr_assert_eq(af_palette_from_name("rainbow"), -1);
+	for (i = 0; i < 15; i++) {
+		af_render_options ro = {.bgcolors = i % 2 ? "#102030" : "grey"};
+		drawn d;
+		ro.palette = (af_palette)af_palette_from_name(names[i]);
+		cr_assert_eq((int)ro.palette, (int)i);
+		d = draw("java.lang.Thread.run;com.example.App.work 3\nfoo::bar_[k] 2\n", NULL,
+		         NULL, &ro);
+		cr_assert(t_xml_ok(d.svg, d.len, &why), "%s: %s", names[i], why);
+		drop(&d);
+	}
+	{
+		af_render_options ro = {.palette = AF_PALETTE_JAVA};
+		drawn d = draw("java.lang.Thread.run 3\n", NULL, NULL, &ro);
+		const char *p = strstr(d.svg, "java.lang.Thread.run (");
+		unsigned r, g, b;
+		cr_assert_not_null(p);
+		p = strstr(p, "fill=\"rgb(");
+		cr_assert_eq(sscanf(p, "fill=\"rgb(%u,%u,%u)", &r, &g, &b), 3);
+		cr_assert(g >= 200 && r < 120 && b < 120, "java frames are green");
+		drop(&d);
+	}
+}
+
+Test(folded, through_the_cli_like_flamegraph_pl)
+{
+	char *in = t_tmp("in.folded"), *out = NULL, *err = NULL, args[1024];
+	const char *text = "main;a;b 10\nmain;c 5\n";
+
+	t_write(in, text, strlen(text));
+	/* no -o: SVG on standard output; single-dash long options too */
+	snprintf(args, sizeof args, "-title 'My graph' --colors=blue --countname ms '%s'", in);
+	cr_assert_eq(t_cli(args, NULL, &out, &err), 0, "%s", err);
+	cr_assert(strstr(out, ">My graph</text>"));
+	cr_assert(strstr(out, "<title>b (10 ms, 66.67%)</title>"));
+	free(out);
+	free(err);
+	cr_assert_eq(t_cli("--format folded -", in, &out, &err), 0, "%s", err);
+	cr_assert_str_eq(out, "main;a;b 10\nmain;c 5\n");
+	free(out);
+	free(err);
+	cr_assert_eq(t_cli("--colors rainbow -", in, &out, &err), 2);
+	cr_assert(strstr(err, "unknown palette 'rainbow'"), "%s", err);
+	free(out);
+	free(err);
+	cr_assert_eq(t_cli("--bgcolors pink -", in, &out, &err), 1);
+	cr_assert(strstr(err, "unknown background 'pink'"), "%s", err);
+	free(out);
+	free(err);
+	free(in);
+}
