@@ -48,6 +48,34 @@ static void af_centered(cairo_t *cr, af_font *font, const char *text, double siz
 	cairo_show_text(cr, text);
 }
 
+/* The android palette's kinds, in one centred row under the title. */
+static void af_cairo_legend(cairo_t *cr, const af_layout *l, af_font *font, int dark)
+{
+	double fs = l->font_size, box = fs * 0.8, gap = fs * 1.5, total = 0, x;
+	const char *label = NULL;
+	af_rgb c = {0, 0, 0};
+	size_t i, n = af_style_legend(0, &label, &c);
+
+	for (i = 0; i < n; i++) {
+		af_style_legend(i, &label, &c);
+		total += box + 4 + af_font_text_width(font, label, strlen(label), fs) +
+		         (i + 1 < n ? gap : 0);
+	}
+	x = l->width / 2 - total / 2;
+	cairo_set_font_size(cr, fs);
+	for (i = 0; i < n; i++) {
+		af_style_legend(i, &label, &c);
+		cairo_rectangle(cr, x, l->legend_y - box, box, box);
+		cairo_set_source_rgb(cr, c.r / 255.0, c.g / 255.0, c.b / 255.0);
+		cairo_fill(cr);
+		x += box + 4;
+		cairo_set_source_rgb(cr, dark ? 0.85 : 0, dark ? 0.85 : 0, dark ? 0.85 : 0);
+		cairo_move_to(cr, x, l->legend_y);
+		cairo_show_text(cr, label);
+		x += af_font_text_width(font, label, strlen(label), fs) + gap;
+	}
+}
+
 static cairo_status_t af_draw(cairo_t *cr, const af_layout *l, af_font *font,
                               af_style *st)
 {
@@ -70,12 +98,17 @@ static cairo_status_t af_draw(cairo_t *cr, const af_layout *l, af_font *font,
 
 	cairo_set_font_face(cr, face);
 	cairo_set_font_options(cr, fo);
-	cairo_set_source_rgb(cr, 0, 0, 0);
+	if (st->opt->dark)
+		cairo_set_source_rgb(cr, 0.85, 0.85, 0.85);
+	else
+		cairo_set_source_rgb(cr, 0, 0, 0);
 	af_centered(cr, font, l->title, fs + 5, l->width / 2, fs * 2);
 	if (l->subtitle) {
 		cairo_set_source_rgb(cr, 0xa0 / 255.0, 0xa0 / 255.0, 0xa0 / 255.0);
 		af_centered(cr, font, l->subtitle, fs, l->width / 2, fs * 4);
 	}
+	if (l->legend && st->opt->palette == AF_PALETTE_ANDROID)
+		af_cairo_legend(cr, l, font, st->opt->dark);
 	cairo_set_font_size(cr, fs);
 
 	for (i = 0; i < l->nrects; i++) {
@@ -90,7 +123,7 @@ static cairo_status_t af_draw(cairo_t *cr, const af_layout *l, af_font *font,
 		af_rounded(cr, r->x, r->y, r->w, r->h, 2);
 		cairo_set_source_rgb(cr, c.r / 255.0, c.g / 255.0, c.b / 255.0);
 		cairo_fill(cr);
-		n = af_font_fit(font, ni.name, r->w - 6, fs, &dots);
+		n = af_style_fit(st, ni.name, r->w, &dots);
 		if (n == 0)
 			continue;
 		if (AF_GROW(label, cap, n + 3))

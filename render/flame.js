@@ -26,6 +26,7 @@
 	// The rule svg.c follows: the whole name, else the longest prefix of
 	// whole characters with "..", else nothing.
 	function fit(name, avail) {
+		if (AF.fontwidth > 0) return fitFixed(name, avail + 6);
 		var s = AF.fs, w = 0, dots = 2 * advance(46) * s, keep = 0, i = 0;
 		while (i < name.length) {
 			var cp = name.codePointAt(i);
@@ -36,6 +37,14 @@
 		}
 		if (i >= name.length) return name;
 		return keep ? name.slice(0, keep) + ".." : "";
+	}
+
+	// flamegraph.pl's rule, for --fontwidth: a fixed glyph width.
+	function fitFixed(name, w) {
+		var chars = Math.floor(w / (AF.fs * AF.fontwidth)), all = Array.from(name);
+		if (chars < 3) return "";
+		if (chars >= all.length) return name;
+		return all.slice(0, chars - 2).join("") + "..";
 	}
 
 	function depthOf(y) {

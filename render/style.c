@@ -9,8 +9,76 @@
 
 static const char *const af_palette_names[] = {
 	"hot", "mem", "io", "wakeup", "chain", "java", "js", "perl", "red",
-	"green", "blue", "aqua", "yellow", "purple", "orange",
+	"green", "blue", "aqua", "yellow", "purple", "orange", "android",
 };
+
+/* The android palette's kinds, in legend order. */
+static const struct af_kind_style {
+	const char *label;
+	af_rgb base;  /* the darkest shade; names add up to `spread` */
+	int spread;
+} af_android[] = {
+	{"app", {70, 170, 70}, 50},
+	{"android", {225, 140, 40}, 30},
+	{"java / kotlin / androidx", {80, 140, 215}, 40},
+	{"idle", {185, 185, 185}, 25},
+	{"blocked", {215, 60, 60}, 35},
+	{"thread", {215, 205, 150}, 20},
+};
+
+static int af_has_prefix(const char *s, const char *const *heads)
+{
+	for (; *heads; heads++)
+		if (strncmp(s, *heads, strlen(*heads)) == 0)
+			return 1;
+	return 0;
+}
+
+/* Which of af_android[] a frame is. */
+static int af_android_kind(const af_node_info *ni)
+{
+	static const char *const idle[] = {
+		"android.os.MessageQueue.nativePollOnce", "android.os.MessageQueue.next",
+		NULL};
+	static const char *const blocked[] = {
+		"java.lang.Object.wait", "java.lang.Thread.sleep", "java.lang.Thread.join",
+		"java.util.concurrent.locks.", "sun.misc.Unsafe.park",
+		"jdk.internal.misc.Unsafe.park", "java.util.concurrent.CountDownLatch.await",
+		"java.util.concurrent.Semaphore.acquire", "java.util.concurrent.FutureTask.get",
+		NULL};
+	static const char *const platform[] = {
+		"android.", "com.android.", "dalvik.", "libcore.", "org.apache.harmony.",
+		NULL};
+	static const char *const libs[] = {
+		"java.", "javax.", "jdk.", "sun.", "kotlin.", "kotlinx.", "androidx.",
+		"com.google.", "okhttp3.", "okio.", "retrofit2.", "io.reactivex.", NULL};
+
+	if (ni->depth <= 1)
+		return 5;
+	if (af_has_prefix(ni->name, idle))
+		return 3;
+	if (af_has_prefix(ni->name, blocked))
+		return 4;
+	if (af_has_prefix(ni->name, platform))
+		return 1;
+	if (af_has_prefix(ni->name, libs))
+		return 2;
+	return 0;
+}
+
+size_t af_style_legend(size_t i, const char **label, af_rgb *color)
+{
+	const size_t n = sizeof af_android / sizeof af_android[0];
+	if (i < n) {
+		af_rgb c = af_android[i].base;
+		c.r = (unsigned char)(c.r + af_android[i].spread / 2);
+		c.g = (unsigned char)(c.g + af_android[i].spread / 2);
+		c.b = (unsigned char)(c.b + af_android[i].spread / 2);
+		*label = af_android[i].label;
+		*color = c;
+	}
+	return n;
+}
 
 int af_palette_from_name(const char *name)
 {
@@ -61,14 +129,17 @@ af_status af_style_init(af_style *s, const af_layout *l,
 	s->opt = opt;
 	s->differential = af_tree_is_differential(l->tree);
 	s->seed = (uint64_t)time(NULL) * 0x9E3779B97F4A7C15ull;
-	if ((unsigned)opt->palette > AF_PALETTE_ORANGE)
+	if ((unsigned)opt->palette > AF_PALETTE_ANDROID)
 		return af_fail(err, AF_ERR_ARG, -1, "unknown palette");
 	if (!bg) /* flamegraph.pl's choice: the palette's own background */
 		bg = opt->palette == AF_PALETTE_MEM ? "green"
 		     : opt->palette == AF_PALETTE_IO || opt->palette == AF_PALETTE_WAKEUP ||
 		               opt->palette == AF_PALETTE_CHAIN
 		             ? "blue" : "yellow";
-	if (strcmp(bg, "yellow") == 0) {
+	if (opt->dark && !opt->bgcolors) {
+		s->bg[0] = af_rgb_of(0x1e, 0x1f, 0x24);
+		s->bg[1] = af_rgb_of(0x15, 0x16, 0x1a);
+	} else if (strcmp(bg, "yellow") == 0) {
 		s->bg[0] = af_rgb_of(0xee, 0xee, 0xee);
 		s->bg[1] = af_rgb_of(0xee, 0xee, 0xb0);
 	} else if (strcmp(bg, "blue") == 0) {
@@ -203,6 +274,13 @@ af_rgb af_style_fill(af_style *s, const af_node_info *ni)
 		return d > 0 ? af_rgb_of(255, (unsigned)(210 * k), (unsigned)(210 * k))
 		             : af_rgb_of((unsigned)(210 * k), (unsigned)(210 * k), 255);
 	}
+	if (p == AF_PALETTE_ANDROID) {
+		const struct af_kind_style *k = &af_android[af_android_kind(ni)];
+		unsigned add;
+		af_fractions(s, ni->name, v);
+		add = (unsigned)(k->spread * v[0]);
+		return af_rgb_of(k->base.r + add, k->base.g + add, k->base.b + add);
+	}
 	if (p == AF_PALETTE_JAVA || p == AF_PALETTE_JS || p == AF_PALETTE_PERL ||
 	    p == AF_PALETTE_CHAIN)
 		p = af_kind(p, ni->name);
@@ -260,6 +338,35 @@ void af_style_time(char *out, size_t n, uint64_t us)
 		snprintf(out, n, "%.3f s", (double)us / 1e6);
 	else
 		snprintf(out, n, "%.2f s", (double)us / 1e6);
+}
+
+size_t af_style_fit(af_style *s, const char *name, double w, int *dots)
+{
+	double fs = s->layout->font_size, fw = s->opt->fontwidth;
+	size_t len = strlen(name), i = 0, chars, keep, n = 0;
+	uint32_t cp;
+
+	if (fw <= 0)
+		return af_font_fit(s->opt->font, name, w - 6, fs, dots);
+	/* flamegraph.pl: as many characters as int(w / (size * width)), the
+	 * last two of them ".." when the name is longer, nothing under three */
+	*dots = 0;
+	chars = (size_t)(w / (fs * fw));
+	if (w <= 0 || chars < 3)
+		return 0;
+	while (i < len) {
+		size_t k = af_utf8_decode((const unsigned char *)name + i, len - i, &cp);
+		i += k ? k : 1;
+		n++;
+	}
+	if (chars >= n)
+		return len;
+	*dots = 1;
+	for (i = 0, keep = 0; keep < chars - 2; keep++) {
+		size_t k = af_utf8_decode((const unsigned char *)name + i, len - i, &cp);
+		i += k ? k : 1;
+	}
+	return i;
 }
 
 /* 1234567 -> "1,234,567", as flamegraph.pl prints counts. */

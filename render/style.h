@@ -32,6 +32,14 @@ af_rgb af_style_fill(af_style *s, const af_node_info *ni);
 /** The tooltip of a frame: "NAME (VALUE, P%, N calls)". */
 int af_style_tooltip(af_style *s, af_buf *b, const af_rect *r);
 
+/** Entry `i` of the android palette's legend; returns how many there are. */
+size_t af_style_legend(size_t i, const char **label, af_rgb *color);
+
+/** The label of a frame `w` px wide: the length in bytes of the prefix of
+ * `name` to draw, and in *dots whether ".." follows.  Real font metrics,
+ * or flamegraph.pl's fixed glyph width when the options give one. */
+size_t af_style_fit(af_style *s, const char *name, double w, int *dots);
+
 /** Writes `len` bytes of `s` as XML character data: markup characters
  * escaped, invalid UTF-8 as U+FFFD, characters XML forbids dropped. */
 void af_xml_escape(FILE *out, const char *s, size_t len);

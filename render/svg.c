@@ -30,6 +30,7 @@ static void af_svg_script(FILE *out, const af_layout *l,
 	        l->width, l->xpad, l->font_size, l->frame_height,
 	        l->height - ypad2 + 1 - l->frame_height, l->top,
 	        l->inverted ? "true" : "false");
+	fprintf(out, "fontwidth:%g,", opt->fontwidth > 0 ? opt->fontwidth : 0);
 	fputs("nametype:\"", out);
 	for (; *nt; nt++)
 		if ((unsigned char)*nt >= 0x20 && *nt != '"' && *nt != '\\' && *nt != ']')
@@ -68,6 +69,42 @@ static void af_svg_text(FILE *out, const char *attrs, double x, double y,
 	fputs("\">", out);
 	af_xml_escape(out, text, strlen(text));
 	fputs("</text>\n", out);
+}
+
+/* The android palette's kinds, in one centred row under the title. */
+static void af_svg_legend(FILE *out, const af_layout *l, const af_render_options *opt)
+{
+	double fs = l->font_size, box = fs * 0.8, gap = fs * 1.5, total = 0, x;
+	size_t i, n = af_style_legend(0, &(const char *){NULL}, &(af_rgb){0, 0, 0});
+	const char *label;
+	af_rgb c;
+
+	for (i = 0; i < n; i++) {
+		af_style_legend(i, &label, &c);
+		total += box + 4 + af_font_text_width(opt->font, label, strlen(label), fs) +
+		         (i + 1 < n ? gap : 0);
+	}
+	x = l->width / 2 - total / 2;
+	fputs("<g id=\"legend\">", out);
+	for (i = 0; i < n; i++) {
+		af_style_legend(i, &label, &c);
+		fputs("<rect x=\"", out);
+		af_num(out, x);
+		fputs("\" y=\"", out);
+		af_num(out, l->legend_y - box);
+		fprintf(out, "\" width=\"%g\" height=\"%g\" fill=\"rgb(%u,%u,%u)\"/>", box, box,
+		        c.r, c.g, c.b);
+		x += box + 4;
+		fputs("<text x=\"", out);
+		af_num(out, x);
+		fputs("\" y=\"", out);
+		af_num(out, l->legend_y);
+		fputs("\">", out);
+		af_xml_escape(out, label, strlen(label));
+		fputs("</text>", out);
+		x += af_font_text_width(opt->font, label, strlen(label), fs) + gap;
+	}
+	fputs("</g>\n", out);
 }
 
 af_status af_svg_write(const af_layout *l, const af_render_options *opt,
@@ -122,19 +159,22 @@ af_status af_svg_write(const af_layout *l, const af_render_options *opt,
 	} else {
 		fputs("\"DejaVu Sans\",Verdana,sans-serif", out);
 	}
-	fprintf(out, ";font-size:%gpx;fill:#000}#title{text-anchor:middle;font-size:%gpx}"
+	fprintf(out, ";font-size:%gpx;fill:%s}#frames text{fill:#000}"
+	             "#title{text-anchor:middle;font-size:%gpx}"
 	             "#subtitle{text-anchor:middle;fill:#a0a0a0}"
 	             "#frames rect{rx:2px;ry:2px}#frames g{cursor:pointer}"
 	             "#frames g:hover rect{stroke:#000;stroke-width:.5}"
 	             ".parent{opacity:.5}.hide{display:none}#matched{text-anchor:end}"
 	             "#unzoom,#search,#ignorecase{cursor:pointer;fill:#555}"
-	             "#ignorecase.on{fill:#000;font-weight:bold}</style>\n",
-	        fs, fs + 5);
+	             "#ignorecase.on{fill:%s;font-weight:bold}</style>\n",
+	        fs, opt->dark ? "#d8d8d8" : "#000", fs + 5, opt->dark ? "#fff" : "#000");
 	fputs("<rect x=\"0\" y=\"0\" width=\"100%\" height=\"100%\" "
 	      "fill=\"url(#background)\"/>\n", out);
 	af_svg_text(out, "id=\"title\"", l->width / 2, fs * 2, l->title);
 	if (l->subtitle)
 		af_svg_text(out, "id=\"subtitle\"", l->width / 2, fs * 4, l->subtitle);
+	if (l->legend && opt->palette == AF_PALETTE_ANDROID)
+		af_svg_legend(out, l, opt);
 	if (!opt->no_javascript) {
 		af_svg_text(out, "id=\"unzoom\" class=\"hide\"", l->xpad, fs * 2, "Reset Zoom");
 		af_svg_text(out, "id=\"search\"", l->width - l->xpad - 100, fs * 2, "Search");
@@ -171,7 +211,7 @@ af_status af_svg_write(const af_layout *l, const af_render_options *opt,
 		af_num(out, r->h);
 		fprintf(out, "\" fill=\"rgb(%u,%u,%u)\"/>", col.r, col.g, col.b);
 		/* fit first, escape after: an entity is never cut in two */
-		n = af_font_fit(opt->font, ni.name, r->w - 6, fs, &dots);
+		n = af_style_fit(&st, ni.name, r->w, &dots);
 		if (n > 0) {
 			fputs("<text x=\"", out);
 			af_num(out, r->x + 3);

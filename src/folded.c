@@ -112,7 +112,14 @@ af_status af_trace_folded(af_trace *t, const uint8_t *buf, size_t len,
 			name = af_names_intern_clean(&t->frames, line + start, i - start);
 			if (name == AF_NONE)
 				return af_fail(err, AF_ERR_NOMEM, -1, "out of memory");
-			node = af_ptree_child(&t->tree, node, name);
+			if (t->flamechart) {
+				/* only the same frame of the line before merges */
+				uint32_t last = t->tree.nodes[node].child;
+				node = last != AF_NONE && t->tree.nodes[last].key == name
+				               ? last : af_ptree_append(&t->tree, node, name);
+			} else {
+				node = af_ptree_child(&t->tree, node, name);
+			}
 			if (node == AF_NONE)
 				return af_fail(err, t->tree.len >= t->tree.max_nodes
 				                        ? AF_ERR_LIMIT : AF_ERR_NOMEM,

@@ -11,6 +11,7 @@
 
 typedef struct af_kid {
 	uint32_t parent, rank, node;
+	uint64_t weight; /* heaviest first when sorting by weight, else 0 */
 } af_kid;
 
 typedef struct af_pending {
@@ -49,6 +50,8 @@ static int af_kid_cmp(const void *a, const void *b)
 	const af_kid *x = a, *y = b;
 	if (x->parent != y->parent)
 		return x->parent < y->parent ? -1 : 1;
+	if (x->weight != y->weight)
+		return x->weight > y->weight ? -1 : 1;
 	return (x->rank > y->rank) - (x->rank < y->rank);
 }
 
@@ -127,8 +130,10 @@ af_status af_layout_build(const af_tree *tree, const af_layout_options *opt,
 	/* children grouped by parent, by rank within a group */
 	for (i = 1; i < n; i++) {
 		kids[i - 1].parent = nodes[i].parent;
-		kids[i - 1].rank = rank[nodes[i].key * 2 + (nodes[i].self[o.clock] == 0)];
+		kids[i - 1].rank = o.flamechart ? (uint32_t)i
+		                   : rank[nodes[i].key * 2 + (nodes[i].self[o.clock] == 0)];
 		kids[i - 1].node = (uint32_t)i;
+		kids[i - 1].weight = o.sort_weight ? af_tree_total(tree, (uint32_t)i, o.clock) : 0;
 	}
 	qsort(kids, nkids, sizeof *kids, af_kid_cmp);
 	memset(first, 0, (n + 1) * sizeof *first);
@@ -195,6 +200,10 @@ af_status af_layout_build(const af_tree *tree, const af_layout_options *opt,
 	/* flamegraph.pl's pads: the title above, the details line below, and
 	 * two more font heights for a subtitle */
 	ypad1 = o.font_size * 3 + (o.subtitle ? o.font_size * 2 : 0);
+	L->legend = o.legend;
+	L->legend_y = ypad1 + o.font_size;
+	if (o.legend)
+		ypad1 += o.font_size * 2;
 	ypad2 = o.font_size * 2 + 10;
 	L->height = (L->max_depth + 1) * o.frame_height + ypad1 + ypad2;
 	L->top = ypad1;

@@ -28,8 +28,10 @@ af_trace *af_trace_new(const af_parse_options *opt)
 
 	if (!t)
 		return NULL;
-	if (opt)
+	if (opt) {
 		t->limits = opt->limits;
+		t->flamechart = opt->flamechart;
+	}
 	if (!t->limits.max_depth)
 		t->limits.max_depth = 1000000;
 	if (!t->limits.max_nodes)

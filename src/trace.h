@@ -56,6 +56,7 @@ struct af_trace {
 	int clock_named;          /* the key's clock= line was read */
 	int single_clock;         /* which clock a one-clock trace holds */
 	af_names frames;          /* folded input: frame names (tree keys) */
+	int flamechart;           /* folded input: nodes in line order, unmerged */
 	char *arena;              /* newest string chunk; each links the previous */
 	char *arena_pos;
 	size_t arena_left;

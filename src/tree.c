@@ -111,6 +111,17 @@ uint32_t af_ptree_child(af_ptree *t, uint32_t parent, uint32_t key)
 	return idx;
 }
 
+uint32_t af_ptree_append(af_ptree *t, uint32_t parent, uint32_t key)
+{
+	uint32_t idx = af_ptree_push(t, parent, key);
+
+	if (idx != AF_NONE) {
+		t->nodes[idx].sibling = t->nodes[parent].child;
+		t->nodes[parent].child = idx;
+	}
+	return idx;
+}
+
 int af_ptree_adopt(af_ptree *t, uint32_t new_root, uint32_t old_root,
                    uint32_t key)
 {
@@ -244,7 +255,8 @@ static af_status af_tree_copy(af_tree *tree, const af_trace *trace,
 			    af_u32map_put(&tree->name_of, rn->key, name))
 				goto nomem;
 		}
-		v = af_ptree_child(&tree->pt, vparent, name);
+		v = trace->flamechart ? af_ptree_append(&tree->pt, vparent, name)
+		                      : af_ptree_child(&tree->pt, vparent, name);
 		if (v == AF_NONE) {
 			st = af_fail(err, AF_ERR_LIMIT, -1,
 			             "call tree has more than %u nodes",

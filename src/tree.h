@@ -42,6 +42,10 @@ uint32_t af_ptree_root(af_ptree *t, uint32_t key);
  * its index or AF_NONE when out of memory or over max_nodes. */
 uint32_t af_ptree_child(af_ptree *t, uint32_t parent, uint32_t key);
 
+/** Appends a new child of `parent` with `key`, never merging with an
+ * existing one (for flame charts); AF_NONE when out of memory. */
+uint32_t af_ptree_append(af_ptree *t, uint32_t parent, uint32_t key);
+
 /** Turns the root `old_root` into a child of the root `new_root` under
  * `key`.  `new_root` must have no child with `key` yet.  Everything below
  * `old_root` keeps its indices.  Returns 0, or -1 when out of memory. */

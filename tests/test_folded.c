@@ -246,3 +246,79 @@ Test(folded, through_the_cli_like_flamegraph_pl)
 	free(err);
 	free(in);
 }
+
+Test(folded, flamechart_keeps_line_order)
+{
+	af_parse_options po = {.flamechart = 1};
+	af_layout_options lo = {.flamechart = 1};
+	const char *text = "a;b 1\nc 2\na;b 1\na 3\n";
+	af_trace *t = NULL;
+	af_tree *tree = NULL;
+	af_layout *l = NULL;
+	af_error e;
+	static const char *order[] = {"all", "a", "b", "c", "a", "b"};
+	static const double x[] = {10, 10, 10, 178.57, 515.71, 515.71};
+	size_t i;
+
+	cr_assert_eq(af_trace_parse(text, strlen(text), &po, &t, &e), AF_OK);
+	cr_assert_eq(af_tree_from_trace(t, NULL, &tree, &e), AF_OK);
+	cr_assert_eq(af_layout_build(tree, &lo, &l, &e), AF_OK);
+	cr_assert_eq(l->nrects, 6);
+	for (i = 0; i < 6; i++) {
+		af_node_info ni;
+		af_tree_node(tree, l->rects[i].node, &ni);
+		cr_assert_str_eq(ni.name, order[i]);
+		cr_assert(fabs(l->rects[i].x - x[i]) < 0.01, "%s at %f", order[i], l->rects[i].x);
+	}
+	af_layout_free(l);
+	af_tree_free(tree);
+	af_trace_free(t);
+}
+
+Test(folded, sort_by_weight_puts_the_heaviest_first)
+{
+	af_layout_options lo = {.sort_weight = 1};
+	drawn d = draw("a;b 1\nc 2\nd;e 5\n", NULL, &lo, NULL);
+	cr_assert(NEAR(rect_named(&d, "d")->x, 10));
+	cr_assert(NEAR(rect_named(&d, "c")->x, 747.5));
+	cr_assert(NEAR(rect_named(&d, "a")->x, 1042.5));
+	drop(&d);
+}
+
+Test(folded, fontwidth_fits_like_flamegraph_pl)
+{
+	af_render_options ro = {.fontwidth = 0.59};
+	/* 295 px / (12 * 0.59) = 41 characters: 39 and ".." */
+	drawn d = draw("abcdefghijklmnopqrstuvwxyzabcdefghijklmnopqrstuvwxyz 1\nz 3\n",
+	               NULL, NULL, &ro);
+	cr_assert(strstr(d.svg, ">abcdefghijklmnopqrstuvwxyzabcdefghijklm..</text>"), "%s", d.svg);
+	cr_assert(strstr(d.svg, "fontwidth:0.59,"));
+	drop(&d);
+}
+
+Test(folded, android_palette_legend_and_dark_theme)
+{
+	af_layout_options lo = {.legend = 1};
+	af_render_options ro = {.palette = AF_PALETTE_ANDROID, .dark = 1};
+	drawn d = draw("main;com.example.App.onCreate;java.lang.Object.wait 5\n"
+	               "main;android.os.Looper.loop;android.os.MessageQueue.nativePollOnce 5\n",
+	               NULL, &lo, &ro);
+	const char *p;
+	unsigned r, g, b;
+
+	cr_assert(strstr(d.svg, "<g id=\"legend\">"));
+	cr_assert(strstr(d.svg, ">blocked</text>"));
+	/* the legend's line pushes the frames down by two font heights */
+	cr_assert(NEAR(d.layout->height, 4 * 16 + 36 + 24 + 34));
+	cr_assert(strstr(d.svg, "stop-color=\"#1e1f24\""), "dark background");
+	p = strstr(strstr(d.svg, "<title>java.lang.Object.wait ("), "fill=\"rgb(");
+	cr_assert_eq(sscanf(p, "fill=\"rgb(%u,%u,%u)", &r, &g, &b), 3);
+	cr_assert(r > 200 && g < 100 && b < 100, "blocked is red: %u,%u,%u", r, g, b);
+	p = strstr(strstr(d.svg, "<title>android.os.MessageQueue.nativePollOnce ("), "fill=\"rgb(");
+	cr_assert_eq(sscanf(p, "fill=\"rgb(%u,%u,%u)", &r, &g, &b), 3);
+	cr_assert(r == g && g == b, "idle is grey: %u,%u,%u", r, g, b);
+	p = strstr(strstr(d.svg, "<title>com.example.App.onCreate ("), "fill=\"rgb(");
+	cr_assert_eq(sscanf(p, "fill=\"rgb(%u,%u,%u)", &r, &g, &b), 3);
+	cr_assert(g > r && g > b, "app code is green: %u,%u,%u", r, g, b);
+	drop(&d);
+}

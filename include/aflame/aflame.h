@@ -121,6 +121,8 @@ typedef struct af_trace af_trace;
 /** Parse options.  A zeroed struct gives the defaults. */
 typedef struct af_parse_options {
 	af_limits limits;
+	int flamechart;  /* folded input: keep the lines' order, merging a frame
+	                    only with the same frame of the line before */
 } af_parse_options;
 
 /** Parses a trace held in memory, detecting the variant from the bytes
@@ -231,6 +233,9 @@ typedef struct af_layout_options {
 	int inverted;        /* icicle: the root at the top, stacks growing down */
 	double factor;       /* values are multiplied by this (1) */
 	uint64_t total;      /* the 100% value when larger than the root's */
+	int sort_weight;     /* siblings heaviest first (left-heavy), not by name */
+	int legend;          /* leave a line under the title for a legend */
+	int flamechart;      /* siblings in the order they were recorded */
 } af_layout_options;
 
 /** One frame to draw.  x, y, w, h are in px of the unscaled image. */
@@ -248,6 +253,8 @@ typedef struct af_layout {
 	double xpad;
 	double top;          /* y of the first row of frames when inverted */
 	int inverted;
+	int legend;          /* a line under the title is kept for the legend */
+	double legend_y;     /* its baseline */
 	double factor;
 	uint64_t max_delta;  /* differential input: the largest change of a path */
 	char *title;
@@ -301,7 +308,8 @@ typedef enum af_palette {
 	AF_PALETTE_HOT, AF_PALETTE_MEM, AF_PALETTE_IO, AF_PALETTE_WAKEUP,
 	AF_PALETTE_CHAIN, AF_PALETTE_JAVA, AF_PALETTE_JS, AF_PALETTE_PERL,
 	AF_PALETTE_RED, AF_PALETTE_GREEN, AF_PALETTE_BLUE, AF_PALETTE_AQUA,
-	AF_PALETTE_YELLOW, AF_PALETTE_PURPLE, AF_PALETTE_ORANGE
+	AF_PALETTE_YELLOW, AF_PALETTE_PURPLE, AF_PALETTE_ORANGE,
+	AF_PALETTE_ANDROID /* app, platform, libraries, idle, blocked; a legend */
 } af_palette;
 
 /** Parses a palette name ("hot", "java", ...); -1 when unknown. */
@@ -327,6 +335,9 @@ typedef struct af_render_options {
 	const char *nametype;    /* details prefix ("Function:") */
 	const char *notes;       /* an XML comment in the SVG */
 	const char *encoding;    /* the SVG's declared encoding ("UTF-8") */
+	double fontwidth;        /* > 0: fit labels as flamegraph.pl does, with
+	                            this average glyph width (em), not real metrics */
+	int dark;                /* dark theme */
 } af_render_options;
 
 /** Writes the layout as SVG: text stays text, one <title> per frame, and

@@ -24,10 +24,11 @@ typedef struct cli {
 	int clock;              /* -1: the trace's default */
 	const char **threads;
 	size_t nthreads;
+	af_parse_options parse;
 	af_tree_options tree;
 	af_layout_options layout;
 	af_render_options render;
-	int verbose, quiet;
+	int verbose, quiet, palette_set;
 } cli;
 
 static void usage(FILE *f)
@@ -52,6 +53,10 @@ static void usage(FILE *f)
 	      "      --minwidth W    leave out frames narrower than W px, or W% of\n"
 	      "                      the total when W ends in % (default 0.1)\n"
 	      "      --factor F      multiply the values shown by F\n"
+	      "      --sort ORDER    siblings by name (default) or by weight, heaviest\n"
+	      "                      first\n"
+	      "      --flamechart    folded input: frames in the order of the lines,\n"
+	      "                      not merged and sorted (a flame chart)\n"
 	      "      --total N       the value that is 100% (when larger than the sum)\n"
 	      "Look (flamegraph.pl's options)\n"
 	      "      --title TEXT    (default \"Flame Graph\"; \"Icicle Graph\" inverted)\n"
@@ -60,8 +65,14 @@ static void usage(FILE *f)
 	      "      --height PX     height of a frame (default 16)\n"
 	      "      --fontsize PX   (default 12)\n"
 	      "      --fonttype NAME SVG font family (default DejaVu Sans, Verdana)\n"
-	      "      --colors P      hot (default), mem, io, wakeup, chain, java, js, perl,\n"
-	      "                      red, green, blue, aqua, yellow, purple, orange\n"
+	      "      --fontwidth EM  fit labels with this average glyph width, as\n"
+	      "                      flamegraph.pl does, not with the font's metrics\n"
+	      "      --colors P      android (default for traces: app, platform,\n"
+	      "                      libraries, idle and blocked frames, with a legend),\n"
+	      "                      hot (default for folded input), mem, io, wakeup,\n"
+	      "                      chain, java, js, perl, red, green, blue, aqua,\n"
+	      "                      yellow, purple, orange\n"
+	      "      --theme T       light (default) or dark\n"
 	      "      --bgcolors C    yellow, blue, green, grey or #rrggbb\n"
 	      "      --hash          colours by a hash weighted to the name's start\n"
 	      "      --random        random colours\n"
@@ -121,11 +132,12 @@ static int parse_format(const char *s, af_format *f)
 
 enum {
 	O_HELP, O_VERSION, O_VERBOSE, O_QUIET, O_SIGNATURES, O_NOJS, O_REVERSE,
-	O_INVERTED, O_HASH, O_RANDOM, O_NEGATE,
+	O_INVERTED, O_HASH, O_RANDOM, O_NEGATE, O_FLAMECHART,
 	O_VALUED, /* the options below take a value */
 	O_OUTPUT = O_VALUED, O_FORMAT, O_CLOCK, O_THREAD, O_TITLE, O_SUBTITLE,
 	O_WIDTH, O_HEIGHT, O_MINWIDTH, O_SCALE, O_FONTSIZE, O_FONTTYPE, O_COLORS,
-	O_BGCOLORS, O_COUNTNAME, O_NAMETYPE, O_NOTES, O_FACTOR, O_TOTAL, O_ENCODING
+	O_BGCOLORS, O_COUNTNAME, O_NAMETYPE, O_NOTES, O_FACTOR, O_TOTAL, O_ENCODING,
+	O_FONTWIDTH, O_SORT, O_THEME
 };
 
 static const struct option {
@@ -136,7 +148,8 @@ static const struct option {
 	{"-v", O_VERBOSE}, {"--verbose", O_VERBOSE}, {"-q", O_QUIET}, {"--quiet", O_QUIET},
 	{"--signatures", O_SIGNATURES}, {"--no-javascript", O_NOJS},
 	{"--reverse", O_REVERSE}, {"--inverted", O_INVERTED}, {"--hash", O_HASH},
-	{"--random", O_RANDOM}, {"--negate", O_NEGATE},
+	{"--random", O_RANDOM}, {"--negate", O_NEGATE}, {"--flamechart", O_FLAMECHART},
+	{"--fontwidth", O_FONTWIDTH}, {"--sort", O_SORT}, {"--theme", O_THEME},
 	{"-o", O_OUTPUT}, {"--output", O_OUTPUT}, {"--format", O_FORMAT},
 	{"--clock", O_CLOCK}, {"--thread", O_THREAD}, {"--title", O_TITLE},
 	{"--subtitle", O_SUBTITLE}, {"--width", O_WIDTH}, {"--height", O_HEIGHT},
@@ -177,6 +190,28 @@ static int apply(cli *c, int id, const char *val)
 	case O_HASH: c->render.color_mode = AF_COLOR_HASH; break;
 	case O_RANDOM: c->render.color_mode = AF_COLOR_RANDOM; break;
 	case O_NEGATE: c->render.negate = 1; break;
+	case O_FLAMECHART:
+		c->parse.flamechart = 1;
+		c->layout.flamechart = 1;
+		if (!c->layout.title)
+			c->layout.title = "Flame Chart";
+		break;
+	case O_FONTWIDTH:
+		if (parse_number(val, 0.05, 5, &c->render.fontwidth))
+			return bad_usage("--fontwidth takes an em fraction such as 0.59, not '%s'", val);
+		break;
+	case O_THEME:
+		if (strcmp(val, "dark") == 0)
+			c->render.dark = 1;
+		else if (strcmp(val, "light") != 0)
+			return bad_usage("--theme takes light or dark, not '%s'", val);
+		break;
+	case O_SORT:
+		if (strcmp(val, "weight") == 0)
+			c->layout.sort_weight = 1;
+		else if (strcmp(val, "name") != 0)
+			return bad_usage("--sort takes name or weight, not '%s'", val);
+		break;
 	case O_OUTPUT: c->output = val; break;
 	case O_FORMAT:
 		if (parse_format(val, &c->format))
@@ -238,6 +273,7 @@ static int apply(cli *c, int id, const char *val)
 		if (p < 0)
 			return bad_usage("unknown palette '%s' (see --help)", val);
 		c->render.palette = (af_palette)p;
+		c->palette_set = 1;
 		break;
 	}
 	case O_BGCOLORS: c->render.bgcolors = val; break;
@@ -472,7 +508,7 @@ static int out_close(out_file *o, int ok)
 
 static int run(const cli *c)
 {
-	af_parse_options popt = {{0}};
+	af_parse_options popt = c->parse;
 	af_tree_options topt = c->tree;
 	af_layout_options lopt = c->layout;
 	af_render_options ropt = c->render;
@@ -512,6 +548,9 @@ static int run(const cli *c)
 	}
 	if (c->format != AF_FORMAT_FOLDED) {
 		lopt.clock = (af_clock)clock;
+		if (!c->palette_set && info->variant != AF_VARIANT_FOLDED)
+			ropt.palette = AF_PALETTE_ANDROID;
+		lopt.legend = ropt.palette == AF_PALETTE_ANDROID;
 		if ((st = af_layout_build(tree, &lopt, &layout, &e)) != AF_OK ||
 		    (st = af_font_open(NULL, &font, &e)) != AF_OK) {
 			report_error(name, &e);
