@@ -187,14 +187,16 @@ af_status af_layout_build(const af_tree *tree, const af_layout_options *opt,
 		at = p.start + t - nodes[p.node].self[o.clock];
 		for (k = first[p.node + 1]; k-- > first[p.node];) {
 			uint32_t c = kids[k].node;
-			uint64_t ct = af_tree_total(tree, c, o.clock);
+			uint64_t ct = af_tree_total(tree, c, o.clock), off;
 			at -= ct;
 			if ((double)ct * wpt < min_px || ct == 0)
 				continue;
 			if (AF_GROW(stack, pcap, top + 1))
 				goto nomem;
 			stack[top].node = c;
-			stack[top++].start = at;
+			/* a trace's flame chart puts a call where it began */
+			stack[top++].start = af_tree_offset(tree, c, o.clock, &off)
+			                             ? p.start + off : at;
 		}
 	}
 	/* flamegraph.pl's pads: the title above, the details line below, and

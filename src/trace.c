@@ -64,6 +64,7 @@ void af_trace_free(af_trace *t)
 	free(t->threads);
 	free(t->thread_of);
 	free(t->decl);
+	free(t->started);
 	free(t->methods);
 	af_u32map_free(&t->method_index);
 	af_names_free(&t->frames);
@@ -274,10 +275,12 @@ af_status af_trace_record(af_trace *t, uint32_t tid, uint32_t method_action,
 			}
 			th->last[c] = now[c];
 			th->elapsed[c] += d;
-			if (th->depth)
+			if (th->depth) {
 				nodes[th->stack[th->depth - 1]].self[c] += d;
-			else
+				th->charged[c] += d;
+			} else {
 				th->empty[c] += d;
+			}
 		}
 	}
 
@@ -288,9 +291,22 @@ af_status af_trace_record(af_trace *t, uint32_t tid, uint32_t method_action,
 			return af_fail(err, AF_ERR_LIMIT, off,
 			               "thread %u's stack is deeper than %u frames",
 			               th->record_tid, t->limits.max_depth);
-		node = af_ptree_child(&t->tree,
-		                      th->depth ? th->stack[th->depth - 1] : th->root,
-		                      mid);
+		if (t->flamechart) {
+			/* every call its own node, remembering when it began */
+			node = af_ptree_append(&t->tree,
+			                       th->depth ? th->stack[th->depth - 1] : th->root,
+			                       mid);
+			if (node != AF_NONE &&
+			    AF_GROW(t->started, t->started_cap, t->tree.len))
+				return af_fail(err, AF_ERR_NOMEM, -1, "out of memory");
+			if (node != AF_NONE)
+				for (c = 0; c < AF_CLOCK_COUNT; c++)
+					t->started[node][c] = th->charged[c];
+		} else {
+			node = af_ptree_child(&t->tree,
+			                      th->depth ? th->stack[th->depth - 1] : th->root,
+			                      mid);
+		}
 		if (node == AF_NONE)
 			return af_fail(err, t->tree.len >= t->tree.max_nodes
 			                        ? AF_ERR_LIMIT : AF_ERR_NOMEM, off,
@@ -321,7 +337,15 @@ af_status af_trace_record(af_trace *t, uint32_t tid, uint32_t method_action,
 			nodes = t->tree.nodes;
 			for (c = 0; c < AF_CLOCK_COUNT; c++) {
 				nodes[th->root].self[c] += th->empty[c];
+				th->charged[c] += th->empty[c];
 				th->empty[c] = 0;
+			}
+			if (t->flamechart) {
+				/* the adopted frame began with the thread; so did the root */
+				if (AF_GROW(t->started, t->started_cap, t->tree.len))
+					return af_fail(err, AF_ERR_NOMEM, -1, "out of memory");
+				for (c = 0; c < AF_CLOCK_COUNT; c++)
+					t->started[th->root][c] = t->started[root][c] = 0;
 			}
 			nodes[th->root].calls++;
 			th->calls++;

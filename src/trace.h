@@ -28,6 +28,7 @@ typedef struct af_thread {
 	uint64_t elapsed[AF_CLOCK_COUNT];  /* unwrapped time since first record */
 	uint64_t empty[AF_CLOCK_COUNT];    /* time with an empty stack, pending */
 	uint64_t records, calls;
+	uint64_t charged[AF_CLOCK_COUNT];  /* time charged to frames so far */
 } af_thread;
 
 /* A thread named by the key or by a streaming thread item. */
@@ -56,7 +57,10 @@ struct af_trace {
 	int clock_named;          /* the key's clock= line was read */
 	int single_clock;         /* which clock a one-clock trace holds */
 	af_names frames;          /* folded input: frame names (tree keys) */
-	int flamechart;           /* folded input: nodes in line order, unmerged */
+	int flamechart;           /* nodes in call or line order, unmerged */
+	uint64_t (*started)[AF_CLOCK_COUNT]; /* flame chart: per node, the thread's
+	                             charged time when the call began */
+	size_t started_cap;
 	char *arena;              /* newest string chunk; each links the previous */
 	char *arena_pos;
 	size_t arena_left;

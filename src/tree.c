@@ -145,6 +145,9 @@ struct af_tree {
 	uint32_t *depth;
 	uint64_t (*total)[AF_CLOCK_COUNT];
 	uint64_t *base_total;
+	uint64_t (*offset)[AF_CLOCK_COUNT]; /* flame chart of a trace: where a
+	                    call began within its caller; NULL otherwise */
+	size_t offset_cap;
 	af_names names;     /* interned frame names */
 	af_u32map name_of;  /* method id -> name id, while building */
 	int is_time;        /* values are µs (trace input) */
@@ -263,6 +266,17 @@ static af_status af_tree_copy(af_tree *tree, const af_trace *trace,
 			             tree->pt.max_nodes);
 			goto out;
 		}
+		if (trace->started) {
+			uint32_t rp = rn->parent;
+			if (AF_GROW(tree->offset, tree->offset_cap, tree->pt.len))
+				goto nomem;
+			for (c = 0; c < AF_CLOCK_COUNT; c++) {
+				uint64_t a = trace->started[raw_idx][c];
+				uint64_t b = raw->nodes[rp].parent == AF_NONE ? 0
+				                                              : trace->started[rp][c];
+				tree->offset[v][c] = a > b ? a - b : 0;
+			}
+		}
 		for (c = 0; c < AF_CLOCK_COUNT; c++)
 			tree->pt.nodes[v].self[c] += rn->self[c];
 		tree->pt.nodes[v].calls += rn->calls;
@@ -319,8 +333,10 @@ af_status af_tree_from_trace(const af_trace *trace, const af_tree_options *opt,
 			continue;
 		selected++;
 		tname = af_names_intern_clean(&tree->names, th->name, strlen(th->name));
+		/* a flame chart keeps same-named threads apart: each has its time */
 		v = tname == AF_NONE ? AF_NONE
-		                     : af_ptree_child(&tree->pt, root, tname);
+		    : trace->flamechart ? af_ptree_append(&tree->pt, root, tname)
+		                        : af_ptree_child(&tree->pt, root, tname);
 		if (v == AF_NONE) {
 			af_tree_free(tree);
 			return af_fail(err, AF_ERR_NOMEM, -1, "out of memory");
@@ -382,6 +398,7 @@ void af_tree_free(af_tree *tree)
 	free(tree->depth);
 	free(tree->total);
 	free(tree->base_total);
+	free(tree->offset);
 	free(tree);
 }
 
@@ -445,6 +462,15 @@ const char *af_tree_name_by_id(const af_tree *tree, uint32_t id)
 uint64_t af_tree_total(const af_tree *tree, uint32_t node, af_clock clock)
 {
 	return tree->total[node][clock];
+}
+
+int af_tree_offset(const af_tree *tree, uint32_t node, af_clock clock,
+                   uint64_t *offset)
+{
+	if (!tree->offset || tree->depth[node] < 2 || node >= tree->offset_cap)
+		return 0;
+	*offset = tree->offset[node][clock];
+	return 1;
 }
 
 uint32_t af_tree_depth(const af_tree *tree, uint32_t node)

@@ -97,4 +97,9 @@ const char *af_tree_name_by_id(const af_tree *tree, uint32_t id);
 uint64_t af_tree_total(const af_tree *tree, uint32_t node, af_clock clock);
 uint32_t af_tree_depth(const af_tree *tree, uint32_t node);
 
+/** In a trace's flame chart, where call `node` began within its caller, in
+ * µs of `clock`; 0 when the tree places frames by order instead. */
+int af_tree_offset(const af_tree *tree, uint32_t node, af_clock clock,
+                   uint64_t *offset);
+
 #endif

@@ -138,3 +138,47 @@ Test(layout, options_and_empty_clocks)
 	af_trace_free(t);
 	free(buf);
 }
+
+/* Android Studio's Call Chart: every call apart, where it began. */
+Test(layout, trace_flame_chart_places_calls_in_time)
+{
+	af_writer_options wo = {.clock = AF_WRITER_WALL, .version = 2};
+	af_writer *w = af_writer_new(&wo);
+	af_parse_options po = {.flamechart = 1};
+	af_layout_options lo = {.flamechart = 1};
+	af_trace *t = NULL;
+	af_tree *tree = NULL;
+	af_layout *l = NULL;
+	af_error e;
+	uint8_t *buf;
+	size_t len, i, bs = 0;
+	double wpt = 1180.0 / 60, bx[2] = {0, 0};
+
+	cr_assert_eq(af_writer_thread(w, 1, "main"), 0);
+	cr_assert_eq(af_writer_method(w, 4, "x.Y", "a", "()V", ""), 0);
+	cr_assert_eq(af_writer_method(w, 8, "x.Y", "b", "()V", ""), 0);
+	cr_assert_eq(af_writer_record(w, 1, 4, AF_ENTER, 0, 0), 0);
+	cr_assert_eq(af_writer_record(w, 1, 8, AF_ENTER, 0, 10), 0);
+	cr_assert_eq(af_writer_record(w, 1, 8, AF_EXIT, 0, 30), 0);
+	cr_assert_eq(af_writer_record(w, 1, 8, AF_ENTER, 0, 40), 0);
+	cr_assert_eq(af_writer_record(w, 1, 8, AF_EXIT, 0, 50), 0);
+	cr_assert_eq(af_writer_record(w, 1, 4, AF_EXIT, 0, 60), 0);
+	buf = t_finish(w, &len, NULL);
+	cr_assert_eq(af_trace_parse(buf, len, &po, &t, &e), AF_OK);
+	cr_assert_eq(af_tree_from_trace(t, NULL, &tree, &e), AF_OK);
+	cr_assert_eq(af_layout_build(tree, &lo, &l, &e), AF_OK);
+	cr_assert_eq(l->nrects, 5); /* all, main, a, b, b */
+	for (i = 0; i < l->nrects; i++) {
+		if (strcmp(name_of(l, i), "x.Y.b") == 0) {
+			cr_assert_lt(bs, 2);
+			bx[bs++] = l->rects[i].x;
+		}
+	}
+	cr_assert_eq(bs, 2);
+	cr_assert(NEAR(bx[0], 10 + 10 * wpt), "%f", bx[0]);
+	cr_assert(NEAR(bx[1], 10 + 40 * wpt), "%f", bx[1]);
+	af_layout_free(l);
+	af_tree_free(tree);
+	af_trace_free(t);
+	free(buf);
+}

@@ -121,7 +121,9 @@ typedef struct af_trace af_trace;
 /** Parse options.  A zeroed struct gives the defaults. */
 typedef struct af_parse_options {
 	af_limits limits;
-	int flamechart;  /* folded input: keep the lines' order, merging a frame
+	int flamechart;  /* a flame chart: traces keep every call apart, placed
+	                    at the time it began (Android Studio's Call Chart);
+	                    folded input keeps the lines' order, merging a frame
 	                    only with the same frame of the line before */
 } af_parse_options;
 
@@ -235,7 +237,8 @@ typedef struct af_layout_options {
 	uint64_t total;      /* the 100% value when larger than the root's */
 	int sort_weight;     /* siblings heaviest first (left-heavy), not by name */
 	int legend;          /* leave a line under the title for a legend */
-	int flamechart;      /* siblings in the order they were recorded */
+	int flamechart;      /* siblings in the order they were recorded, traces'
+	                        calls where they began */
 } af_layout_options;
 
 /** One frame to draw.  x, y, w, h are in px of the unscaled image. */
