@@ -55,7 +55,9 @@
 	function load() {
 		var gs = el("frames").children, stack = [];
 		for (var i = 0; i < gs.length; i++) {
-			var g = gs[i], rect = g.querySelector("rect");
+			// --nameattr links wrap a frame in <a>
+			var g = gs[i].tagName === "a" ? gs[i].firstElementChild : gs[i];
+			var rect = g.querySelector("rect");
 			var title = g.querySelector("title"), tip = title.textContent;
 			var f = {
 				i: i, g: g, rect: rect, title: title, tip: tip,

@@ -254,7 +254,31 @@ static af_palette af_kind(af_palette p, const char *name)
 	                                                     : AF_PALETTE_RED;
 }
 
+static af_rgb af_palette_fill(af_style *s, const af_node_info *ni);
+
 af_rgb af_style_fill(af_style *s, const af_node_info *ni)
+{
+	af_namemap *map = s->opt->colormap;
+	const char *known;
+	unsigned r, g, b;
+	char text[32];
+	af_rgb c;
+
+	if (!map || s->differential)
+		return af_palette_fill(s, ni);
+	/* --cp: a name keeps the colour it had in earlier graphs */
+	known = af_namemap_get(map, ni->name);
+	if (known && sscanf(known, "rgb(%u,%u,%u)", &r, &g, &b) == 3 && r < 256 &&
+	    g < 256 && b < 256)
+		return af_rgb_of(r, g, b);
+	c = af_palette_fill(s, ni);
+	snprintf(text, sizeof text, "rgb(%u,%u,%u)", c.r, c.g, c.b);
+	if (af_namemap_set(map, ni->name, text) != AF_OK)
+		s->failed = 1;
+	return c;
+}
+
+static af_rgb af_palette_fill(af_style *s, const af_node_info *ni)
 {
 	af_palette p = s->opt->palette;
 	double v[3];

@@ -20,6 +20,7 @@ typedef struct af_style {
 	int differential;
 	af_rgb bg[2];     /* background gradient, top and bottom */
 	uint64_t seed;    /* AF_COLOR_RANDOM */
+	int failed;       /* the colour map could not grow */
 } af_style;
 
 /** Checks the options (palette, background) and resolves defaults. */

@@ -59,6 +59,53 @@ static void af_num(FILE *out, double v)
 		fprintf(out, "%.1f", r);
 }
 
+/* --nameattr: writes the attributes given for `name`: with `link`, an <a>
+ * opening with its href and target (returns 1 when written), else the
+ * others, for the frame's <g>.  Attribute names must be XML names. */
+static int af_svg_attrs(FILE *out, const af_namemap *map, const char *name, int link)
+{
+	const char *p = map ? af_namemap_get(map, name) : NULL;
+	int opened = 0;
+
+	while (p && *p) {
+		const char *end = strchr(p, '\t'), *eq = strchr(p, '='), *k;
+		size_t len = end ? (size_t)(end - p) : strlen(p);
+		int valid = eq && eq > p && eq < p + len, is_link;
+		for (k = p; valid && k < eq; k++)
+			valid = (*k >= 'a' && *k <= 'z') || (*k >= 'A' && *k <= 'Z') ||
+			        *k == '_' || *k == ':' ||
+			        (k > p && ((*k >= '0' && *k <= '9') || *k == '-' || *k == '.'));
+		if (valid) {
+			size_t klen = (size_t)(eq - p);
+			const char *v = eq + 1;
+			size_t vlen = len - klen - 1;
+			is_link = (klen == 4 && memcmp(p, "href", 4) == 0) ||
+			          (klen == 10 && memcmp(p, "xlink:href", 10) == 0) ||
+			          (klen == 6 && memcmp(p, "target", 6) == 0);
+			if (vlen >= 2 && v[0] == '"' && v[vlen - 1] == '"') {
+				v++;
+				vlen -= 2;
+			}
+			if (is_link == link && !(klen == 1 && *p == 'v')) {
+				if (link && !opened) {
+					fputs("<a", out);
+					opened = 1;
+				}
+				if (klen == 10)
+					fputs(" href=\"", out); /* SVG 2 reads plain href */
+				else
+					fprintf(out, " %.*s=\"", (int)klen, p);
+				af_xml_escape(out, v, vlen);
+				fputc('"', out);
+			}
+		}
+		p = end ? end + 1 : NULL;
+	}
+	if (opened)
+		fputc('>', out);
+	return opened;
+}
+
 static void af_svg_text(FILE *out, const char *attrs, double x, double y,
                         const char *text)
 {
@@ -190,7 +237,7 @@ af_status af_svg_write(const af_layout *l, const af_render_options *opt,
 		af_node_info ni;
 		af_rgb col;
 		size_t n;
-		int dots;
+		int dots, link;
 
 		af_tree_node(l->tree, r->node, &ni);
 		col = af_style_fill(&st, &ni);
@@ -199,7 +246,10 @@ af_status af_svg_write(const af_layout *l, const af_render_options *opt,
 			free(tip.data);
 			return af_fail(err, AF_ERR_NOMEM, -1, "out of memory writing SVG");
 		}
-		fprintf(out, "<g v=\"%llu\"><title>", (unsigned long long)ni.total[l->clock]);
+		link = af_svg_attrs(out, opt->nameattr, ni.name, 1);
+		fprintf(out, "<g v=\"%llu\"", (unsigned long long)ni.total[l->clock]);
+		af_svg_attrs(out, opt->nameattr, ni.name, 0);
+		fputs("><title>", out);
 		af_xml_escape(out, tip.data, tip.len);
 		fputs("</title><rect x=\"", out);
 		af_num(out, r->x);
@@ -223,9 +273,13 @@ af_status af_svg_write(const af_layout *l, const af_render_options *opt,
 				fputs("..", out);
 			fputs("</text>", out);
 		}
-		fputs("</g>\n", out);
+		fputs(link ? "</g></a>\n" : "</g>\n", out);
 	}
 	fputs("</g>\n</svg>\n", out);
+	if (st.failed) {
+		free(tip.data);
+		return af_fail(err, AF_ERR_NOMEM, -1, "out of memory growing the palette map");
+	}
 	free(tip.data);
 	if (fflush(out) || ferror(out))
 		return af_fail(err, AF_ERR_IO, -1, "write failed");

@@ -581,6 +581,21 @@ uint32_t af_names_intern_clean(af_names *n, const char *s, size_t len)
 	return id;
 }
 
+uint32_t af_names_find(const af_names *n, const char *s, size_t len)
+{
+	size_t mask, j;
+
+	if (!n->nslots)
+		return AF_NONE;
+	mask = n->nslots - 1;
+	for (j = af_hash_bytes(s, len) & mask; n->slots[j]; j = (j + 1) & mask) {
+		const char *t = n->str[n->slots[j] - 1];
+		if (strncmp(t, s, len) == 0 && t[len] == '\0')
+			return n->slots[j] - 1;
+	}
+	return AF_NONE;
+}
+
 void af_names_free(af_names *n)
 {
 	size_t i;

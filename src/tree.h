@@ -72,6 +72,9 @@ uint32_t af_names_intern(af_names *n, const char *s, size_t len);
  * format's separator) becomes ':'. */
 uint32_t af_names_intern_clean(af_names *n, const char *s, size_t len);
 
+/** The id of the `len` bytes at `s`, or AF_NONE when they are not in. */
+uint32_t af_names_find(const af_names *n, const char *s, size_t len);
+
 void af_names_free(af_names *n);
 
 /** A map from u32 to u32, for small caches. */

@@ -7,6 +7,7 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "support.h"
 
@@ -321,4 +322,55 @@ Test(folded, android_palette_legend_and_dark_theme)
 	cr_assert_eq(sscanf(p, "fill=\"rgb(%u,%u,%u)", &r, &g, &b), 3);
 	cr_assert(g > r && g > b, "app code is green: %u,%u,%u", r, g, b);
 	drop(&d);
+}
+
+Test(folded, palette_map_keeps_colours_between_graphs)
+{
+	char *dir = t_tmp("cp"), cmd[2048], *out1 = NULL, *out2 = NULL, *err = NULL;
+	char *in = t_tmp("cp.folded"), args[1024], *map;
+	size_t len;
+
+	t_write(in, "a;b 3\nc 2\n", 10);
+	snprintf(cmd, sizeof cmd, "rm -rf '%s' && mkdir -p '%s'", dir, dir);
+	cr_assert_eq(system(cmd), 0);
+	/* palette.map lives in the current folder, as with flamegraph.pl */
+	snprintf(args, sizeof args, "--cp --random '%s'", in);
+	cr_assert_eq(chdir(dir), 0);
+	cr_assert_eq(t_cli(args, NULL, &out1, &err), 0, "%s", err);
+	free(err);
+	cr_assert_eq(t_cli(args, NULL, &out2, &err), 0, "%s", err);
+	free(err);
+	map = (char *)t_read("palette.map", &len);
+	cr_assert_not_null(map);
+	cr_assert(strncmp(map, "a->rgb(", 7) == 0, "%s", map);
+	cr_assert(strstr(map, "\nall->rgb(") && strstr(map, "\nb->rgb(") &&
+	          strstr(map, "\nc->rgb("), "%s", map);
+	/* random colours, yet both graphs agree: the second read the map */
+	cr_assert_str_eq(strstr(out1, "<g id=\"frames\">"), strstr(out2, "<g id=\"frames\">"));
+	free(map);
+	free(out1);
+	free(out2);
+	free(in);
+	free(dir);
+}
+
+Test(folded, nameattr_links_and_attributes)
+{
+	char *in = t_tmp("na.folded"), *attrs = t_tmp("na.txt"), args[1024];
+	char *out = NULL, *err = NULL, *why = NULL;
+	const char *a = "b\thref=https://docs.example/b?x=1&y=2\ttarget=_top\tclass=hot\n"
+	                "c\tbad name=1\tdata-k=\"<v>\"\n";
+
+	t_write(in, "a;b 3\nc 2\n", 10);
+	t_write(attrs, a, strlen(a));
+	snprintf(args, sizeof args, "--nameattr '%s' '%s'", attrs, in);
+	cr_assert_eq(t_cli(args, NULL, &out, &err), 0, "%s", err);
+	cr_assert(t_xml_ok(out, strlen(out), &why), "%s", why);
+	cr_assert(strstr(out, "<a href=\"https://docs.example/b?x=1&amp;y=2\" target=\"_top\">"
+	                      "<g v=\"3\" class=\"hot\"><title>b ("), "%s", out);
+	cr_assert(strstr(out, "<g v=\"2\" data-k=\"&lt;v&gt;\"><title>c ("), "%s", out);
+	free(out);
+	free(err);
+	free(in);
+	free(attrs);
 }

@@ -318,6 +318,35 @@ typedef enum af_palette {
 /** Parses a palette name ("hot", "java", ...); -1 when unknown. */
 int af_palette_from_name(const char *name);
 
+/** A map from frame names to text, read from and written to small files:
+ * flamegraph.pl's palette.map ("NAME->rgb(R,G,B)" lines, --cp) and its
+ * name-attribute file ("NAME<TAB>attr=value<TAB>attr=value", --nameattr). */
+typedef struct af_namemap af_namemap;
+
+typedef enum af_namemap_kind {
+	AF_NAMEMAP_PALETTE, /* NAME->VALUE */
+	AF_NAMEMAP_ATTRS    /* NAME<TAB>VALUE */
+} af_namemap_kind;
+
+/** Reads `path`; a palette file that does not exist gives an empty map.
+ * Free with af_namemap_free(). */
+AF_NODISCARD af_status af_namemap_load(const char *path, af_namemap_kind kind,
+                                       af_namemap **out, af_error *err);
+
+/** Writes a palette map, sorted by name, to a temporary file beside `path`
+ * and renames it into place. */
+AF_NODISCARD af_status af_namemap_save(const af_namemap *map, const char *path,
+                                       af_error *err);
+
+void af_namemap_free(af_namemap *map);
+
+/** The text for `name`, or NULL.  Owned by the map. */
+const char *af_namemap_get(const af_namemap *map, const char *name);
+
+/** Sets the text for `name` (copied). */
+AF_NODISCARD af_status af_namemap_set(af_namemap *map, const char *name,
+                                      const char *value);
+
 typedef enum af_color_mode {
 	AF_COLOR_STABLE, /* a hash of the whole name: the same in every graph */
 	AF_COLOR_HASH,   /* flamegraph.pl --hash: weighted to the name's start */
@@ -341,6 +370,10 @@ typedef struct af_render_options {
 	double fontwidth;        /* > 0: fit labels as flamegraph.pl does, with
 	                            this average glyph width (em), not real metrics */
 	int dark;                /* dark theme */
+	af_namemap *colormap;    /* --cp: colours of known names are reused and
+	                            new ones added (the map is updated) */
+	const af_namemap *nameattr; /* --nameattr: attributes for frames' <g>;
+	                            href and target make the frame a link */
 } af_render_options;
 
 /** Writes the layout as SVG: text stays text, one <title> per frame, and

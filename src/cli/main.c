@@ -28,7 +28,8 @@ typedef struct cli {
 	af_tree_options tree;
 	af_layout_options layout;
 	af_render_options render;
-	int verbose, quiet, palette_set;
+	int verbose, quiet, palette_set, cp;
+	const char *nameattr;
 } cli;
 
 static void usage(FILE *f)
@@ -73,6 +74,10 @@ static void usage(FILE *f)
 	      "                      chain, java, js, perl, red, green, blue, aqua,\n"
 	      "                      yellow, purple, orange\n"
 	      "      --theme T       light (default) or dark\n"
+	      "      --cp            keep colours in ./palette.map: a name keeps its\n"
+	      "                      colour from graph to graph\n"
+	      "      --nameattr FILE attributes for frames' <g> (NAME<TAB>attr=value...);\n"
+	      "                      href and target make a frame a link\n"
 	      "      --bgcolors C    yellow, blue, green, grey or #rrggbb\n"
 	      "      --hash          colours by a hash weighted to the name's start\n"
 	      "      --random        random colours\n"
@@ -132,12 +137,12 @@ static int parse_format(const char *s, af_format *f)
 
 enum {
 	O_HELP, O_VERSION, O_VERBOSE, O_QUIET, O_SIGNATURES, O_NOJS, O_REVERSE,
-	O_INVERTED, O_HASH, O_RANDOM, O_NEGATE, O_FLAMECHART,
+	O_INVERTED, O_HASH, O_RANDOM, O_NEGATE, O_FLAMECHART, O_CP,
 	O_VALUED, /* the options below take a value */
 	O_OUTPUT = O_VALUED, O_FORMAT, O_CLOCK, O_THREAD, O_TITLE, O_SUBTITLE,
 	O_WIDTH, O_HEIGHT, O_MINWIDTH, O_SCALE, O_FONTSIZE, O_FONTTYPE, O_COLORS,
 	O_BGCOLORS, O_COUNTNAME, O_NAMETYPE, O_NOTES, O_FACTOR, O_TOTAL, O_ENCODING,
-	O_FONTWIDTH, O_SORT, O_THEME
+	O_FONTWIDTH, O_SORT, O_THEME, O_NAMEATTR
 };
 
 static const struct option {
@@ -150,6 +155,7 @@ static const struct option {
 	{"--reverse", O_REVERSE}, {"--inverted", O_INVERTED}, {"--hash", O_HASH},
 	{"--random", O_RANDOM}, {"--negate", O_NEGATE}, {"--flamechart", O_FLAMECHART},
 	{"--fontwidth", O_FONTWIDTH}, {"--sort", O_SORT}, {"--theme", O_THEME},
+	{"--cp", O_CP}, {"--nameattr", O_NAMEATTR},
 	{"-o", O_OUTPUT}, {"--output", O_OUTPUT}, {"--format", O_FORMAT},
 	{"--clock", O_CLOCK}, {"--thread", O_THREAD}, {"--title", O_TITLE},
 	{"--subtitle", O_SUBTITLE}, {"--width", O_WIDTH}, {"--height", O_HEIGHT},
@@ -200,6 +206,8 @@ static int apply(cli *c, int id, const char *val)
 		if (parse_number(val, 0.05, 5, &c->render.fontwidth))
 			return bad_usage("--fontwidth takes an em fraction such as 0.59, not '%s'", val);
 		break;
+	case O_CP: c->cp = 1; break;
+	case O_NAMEATTR: c->nameattr = val; break;
 	case O_THEME:
 		if (strcmp(val, "dark") == 0)
 			c->render.dark = 1;
@@ -516,6 +524,7 @@ static int run(const cli *c)
 	af_tree *tree = NULL;
 	af_layout *layout = NULL;
 	af_font *font = NULL;
+	af_namemap *colormap = NULL, *nameattr = NULL;
 	af_error e = {0};
 	af_status st;
 	const af_trace_info *info;
@@ -557,6 +566,18 @@ static int run(const cli *c)
 			goto done;
 		}
 		ropt.font = font;
+		if (c->cp && (st = af_namemap_load("palette.map", AF_NAMEMAP_PALETTE,
+		                                   &colormap, &e)) != AF_OK) {
+			report_error("palette.map", &e);
+			goto done;
+		}
+		if (c->nameattr && (st = af_namemap_load(c->nameattr, AF_NAMEMAP_ATTRS,
+		                                         &nameattr, &e)) != AF_OK) {
+			report_error(c->nameattr, &e);
+			goto done;
+		}
+		ropt.colormap = colormap;
+		ropt.nameattr = nameattr;
 	}
 
 	if (out_open(&out, c->output)) {
@@ -585,8 +606,14 @@ static int run(const cli *c)
 		        c->output ? c->output : "(stdout)", strerror(errno));
 		goto done;
 	}
+	if (colormap && (st = af_namemap_save(colormap, "palette.map", &e)) != AF_OK) {
+		report_error("palette.map", &e);
+		goto done;
+	}
 	status = 0;
 done:
+	af_namemap_free(colormap);
+	af_namemap_free(nameattr);
 	af_font_free(font);
 	af_layout_free(layout);
 	af_tree_free(tree);
