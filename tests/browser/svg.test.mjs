@@ -149,3 +149,18 @@ test("--no-javascript writes a static image", { skip: why || false }, async () =
   assert.ok(!out.includes("<script"));
   assert.ok(out.includes("<title>"));
 });
+
+test("an icicle graph zooms too (depth read from the top)", { skip: why || false }, async () => {
+  const icicle = `${tmp}/icicle.svg`;
+  execFileSync(cli, ["--inverted", "-o", icicle, `${samples}/app.trace`]);
+  const page = await open(pathToFileURL(icicle).href);
+  const name = "android.os.Handler.dispatchMessage";
+  const f = await frame(page, name);
+  await page.mouse.click(f.x + f.w / 2, f.y + f.h / 2);
+  assert.equal((await frame(page, name)).width, 1180);
+  const parent = await frame(page, "android.os.Looper.loop");
+  assert.ok(parent.faded && parent.width === 1180);
+  assert.equal((await frame(page, "RenderThread")).shown, false);
+  assert.deepEqual(page.errors, []);
+  await page.close();
+});
