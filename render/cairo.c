@@ -102,8 +102,9 @@ static cairo_status_t af_draw(cairo_t *cr, const af_layout *l, af_font *font,
 		cairo_set_source_rgb(cr, 0.85, 0.85, 0.85);
 	else
 		cairo_set_source_rgb(cr, 0, 0, 0);
-	af_centered(cr, font, l->title, fs + 5, l->width / 2, fs * 2);
-	if (l->subtitle) {
+	if (!l->thumbnail)
+		af_centered(cr, font, l->title, fs + 5, l->width / 2, fs * 2);
+	if (l->subtitle && !l->thumbnail) {
 		cairo_set_source_rgb(cr, 0xa0 / 255.0, 0xa0 / 255.0, 0xa0 / 255.0);
 		af_centered(cr, font, l->subtitle, fs, l->width / 2, fs * 4);
 	}
@@ -120,9 +121,11 @@ static cairo_status_t af_draw(cairo_t *cr, const af_layout *l, af_font *font,
 
 		af_tree_node(l->tree, r->node, &ni);
 		c = af_style_fill(st, &ni);
-		af_rounded(cr, r->x, r->y, r->w, r->h, 2);
+		af_rounded(cr, r->x, r->y, r->w, r->h, r->h >= 6 ? 2 : 0);
 		cairo_set_source_rgb(cr, c.r / 255.0, c.g / 255.0, c.b / 255.0);
 		cairo_fill(cr);
+		if (r->h < fs + 2)
+			continue; /* a label this short could not be read */
 		n = af_style_fit(st, ni.name, r->w, &dots);
 		if (n == 0)
 			continue;
@@ -161,6 +164,11 @@ af_status af_cairo_write(const af_layout *l, af_format format,
 	} else if (format == AF_FORMAT_PDF) {
 		s = cairo_pdf_surface_create_for_stream(af_write_file, out, l->width,
 		                                        l->height);
+		/* a fixed date: the same input gives the same bytes */
+		cairo_pdf_surface_set_metadata(s, CAIRO_PDF_METADATA_CREATE_DATE,
+		                               "2000-01-01T00:00:00Z");
+		cairo_pdf_surface_set_metadata(s, CAIRO_PDF_METADATA_CREATOR,
+		                               "aflame-render");
 		scale = 1;
 	} else {
 		return af_fail(err, AF_ERR_ARG, -1, "cairo draws PNG and PDF only");

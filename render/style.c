@@ -393,6 +393,11 @@ size_t af_style_fit(af_style *s, const char *name, double w, int *dots)
 	return i;
 }
 
+void af_format_us(char *out, size_t n, uint64_t us)
+{
+	af_style_time(out, n, us);
+}
+
 /* 1234567 -> "1,234,567", as flamegraph.pl prints counts. */
 static void af_grouped(char *out, size_t n, double v)
 {

@@ -217,12 +217,13 @@ af_status af_svg_write(const af_layout *l, const af_render_options *opt,
 	        fs, opt->dark ? "#d8d8d8" : "#000", fs + 5, opt->dark ? "#fff" : "#000");
 	fputs("<rect x=\"0\" y=\"0\" width=\"100%\" height=\"100%\" "
 	      "fill=\"url(#background)\"/>\n", out);
-	af_svg_text(out, "id=\"title\"", l->width / 2, fs * 2, l->title);
-	if (l->subtitle)
+	if (!l->thumbnail)
+		af_svg_text(out, "id=\"title\"", l->width / 2, fs * 2, l->title);
+	if (l->subtitle && !l->thumbnail)
 		af_svg_text(out, "id=\"subtitle\"", l->width / 2, fs * 4, l->subtitle);
 	if (l->legend && opt->palette == AF_PALETTE_ANDROID)
 		af_svg_legend(out, l, opt);
-	if (!opt->no_javascript) {
+	if (!opt->no_javascript && !l->thumbnail) {
 		af_svg_text(out, "id=\"unzoom\" class=\"hide\"", l->xpad, fs * 2, "Reset Zoom");
 		af_svg_text(out, "id=\"search\"", l->width - l->xpad - 100, fs * 2, "Search");
 		af_svg_text(out, "id=\"ignorecase\"", l->width - l->xpad - 16, fs * 2, "ic");
@@ -261,7 +262,7 @@ af_status af_svg_write(const af_layout *l, const af_render_options *opt,
 		af_num(out, r->h);
 		fprintf(out, "\" fill=\"rgb(%u,%u,%u)\"/>", col.r, col.g, col.b);
 		/* fit first, escape after: an entity is never cut in two */
-		n = af_style_fit(&st, ni.name, r->w, &dots);
+		n = r->h >= fs + 2 ? af_style_fit(&st, ni.name, r->w, &dots) : 0;
 		if (n > 0) {
 			fputs("<text x=\"", out);
 			af_num(out, r->x + 3);

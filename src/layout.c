@@ -86,6 +86,18 @@ af_status af_layout_build(const af_tree *tree, const af_layout_options *opt,
 		o = *opt;
 	if ((unsigned)o.clock >= AF_CLOCK_COUNT)
 		return af_fail(err, AF_ERR_ARG, -1, "unknown clock");
+	if (o.thumb_width > 0 || o.thumb_height > 0) {
+		if (o.thumb_width < 16 || o.thumb_height < 16 || o.thumb_width > 8192 ||
+		    o.thumb_height > 8192)
+			return af_fail(err, AF_ERR_ARG, -1,
+			               "thumbnail size %dx%d out of range (16 to 8192 px a side)",
+			               o.thumb_width, o.thumb_height);
+		o.width = o.thumb_width;
+		o.min_width = 1; /* a frame under a pixel merges into its parent */
+		o.min_width_pct = 0;
+		o.subtitle = NULL;
+		o.legend = 0;
+	}
 	if (o.width == 0)
 		o.width = 1200;
 	if (o.frame_height == 0)
@@ -98,7 +110,7 @@ af_status af_layout_build(const af_tree *tree, const af_layout_options *opt,
 		o.factor = 1;
 	if (!o.title)
 		o.title = o.inverted ? "Icicle Graph" : "Flame Graph";
-	if (!(o.width >= 100 && o.width <= 1e6) ||
+	if (!(o.width >= (o.thumb_width ? 16 : 100) && o.width <= 1e6) ||
 	    !(o.frame_height >= 2 && o.frame_height <= 1000) ||
 	    !(o.font_size > 0 && o.font_size <= 1000) || !(o.min_width >= 0) ||
 	    !(o.min_width_pct >= 0 && o.min_width_pct <= 100) || !(o.factor > 0))
@@ -147,7 +159,8 @@ af_status af_layout_build(const af_tree *tree, const af_layout_options *opt,
 	L->width = o.width;
 	L->frame_height = o.frame_height;
 	L->font_size = o.font_size;
-	L->xpad = 10;
+	L->thumbnail = o.thumb_width > 0;
+	L->xpad = L->thumbnail ? 0 : 10;
 	L->inverted = o.inverted;
 	L->factor = o.factor;
 	if (o.total > total)
@@ -198,6 +211,29 @@ af_status af_layout_build(const af_tree *tree, const af_layout_options *opt,
 			stack[top++].start = af_tree_offset(tree, c, o.clock, &off)
 			                             ? p.start + off : at;
 		}
+	}
+	if (L->thumbnail) {
+		/* the deepest levels go when even a pixel a level cannot hold them */
+		double fh = (double)o.thumb_height / (L->max_depth + 1);
+		size_t kept = 0;
+		if (fh > o.frame_height)
+			fh = o.frame_height;
+		if (fh < 1)
+			fh = 1;
+		L->frame_height = fh;
+		L->height = o.thumb_height;
+		for (i = 0; i < L->nrects; i++) {
+			af_rect r = L->rects[i];
+			r.h = fh >= 3 ? fh - 1 : fh;
+			r.y = o.inverted ? r.depth * fh : o.thumb_height - (r.depth + 1) * fh;
+			if (r.y < 0 || r.y + r.h > o.thumb_height + 1e-9)
+				continue;
+			L->rects[kept++] = r;
+		}
+		L->nrects = kept;
+		*out = L;
+		L = NULL;
+		goto out;
 	}
 	/* flamegraph.pl's pads: the title above, the details line below, and
 	 * two more font heights for a subtitle */

@@ -31,6 +31,8 @@ af_trace *af_trace_new(const af_parse_options *opt)
 	if (opt) {
 		t->limits = opt->limits;
 		t->flamechart = opt->flamechart;
+		t->progress = opt->progress;
+		t->progress_ctx = opt->progress_ctx;
 	}
 	if (!t->limits.max_depth)
 		t->limits.max_depth = 1000000;
@@ -581,6 +583,8 @@ void af_trace_thread(const af_trace *trace, size_t i, af_thread_info *info)
 	info->name = th->name;
 	info->records = th->records;
 	info->calls = th->calls;
-	for (c = 0; c < AF_CLOCK_COUNT; c++)
+	for (c = 0; c < AF_CLOCK_COUNT; c++) {
 		info->time[c] = th->elapsed[c];
+		info->total[c] = trace->info.has_clock[c] ? th->charged[c] : 0;
+	}
 }

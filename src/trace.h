@@ -58,6 +58,8 @@ struct af_trace {
 	int single_clock;         /* which clock a one-clock trace holds */
 	af_names frames;          /* folded input: frame names (tree keys) */
 	int flamechart;           /* nodes in call or line order, unmerged */
+	void (*progress)(void *ctx, uint64_t done, uint64_t total);
+	void *progress_ctx;
 	uint64_t (*started)[AF_CLOCK_COUNT]; /* flame chart: per node, the thread's
 	                             charged time when the call began */
 	size_t started_cap;
@@ -71,6 +73,13 @@ char *af_trace_strdup(af_trace *t, const char *s, size_t len);
 
 /** Allocates a trace with the limits resolved. */
 af_trace *af_trace_new(const af_parse_options *opt);
+
+/** Reports progress every 4 MiB of input. */
+static inline void af_trace_progress(af_trace *t, size_t done, size_t total)
+{
+	if (t->progress && (done & ((4u << 20) - 1)) < 64)
+		t->progress(t->progress_ctx, done, total);
+}
 
 /** Feeds one record.  `t0` is the thread-cpu time and `t1` the wall time;
  * a one-clock record passes its value in both.  `off` is the record's

@@ -69,6 +69,7 @@ af_status af_trace_regular_data(af_trace *t, const uint8_t *data, size_t len,
 		}
 		AF_FORWARD(af_trace_record(t, tid, ma, t0, t1,
 		                           base + (long long)pos, err));
+		af_trace_progress(t, pos, len);
 	}
 	t->info.truncated_bytes = len - pos;
 	return AF_OK;

@@ -329,7 +329,9 @@ af_status af_tree_from_trace(const af_trace *trace, const af_tree_options *opt,
 		const af_thread *th = &trace->threads[i];
 		uint32_t tname, v;
 
-		if (!th->records || !af_thread_selected(th, opt))
+		if (!th->records)
+			continue;
+		if (opt && opt->one_thread ? i != opt->thread : !af_thread_selected(th, opt))
 			continue;
 		selected++;
 		tname = af_names_intern_clean(&tree->names, th->name, strlen(th->name));

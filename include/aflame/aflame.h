@@ -121,6 +121,10 @@ typedef struct af_trace af_trace;
 /** Parse options.  A zeroed struct gives the defaults. */
 typedef struct af_parse_options {
 	af_limits limits;
+	/** Called now and then while records are read, with the bytes done and
+	 * the bytes in all; NULL for none. */
+	void (*progress)(void *ctx, uint64_t done, uint64_t total);
+	void *progress_ctx;
 	int flamechart;  /* a flame chart: traces keep every call apart, placed
 	                    at the time it began (Android Studio's Call Chart);
 	                    folded input keeps the lines' order, merging a frame
@@ -154,6 +158,8 @@ typedef struct af_thread_info {
 	uint64_t records;
 	uint64_t calls;     /* enters, plus frames re-rooted by orphan exits */
 	uint64_t time[AF_CLOCK_COUNT]; /* last minus first record, unwrapped */
+	uint64_t total[AF_CLOCK_COUNT]; /* time its frames hold: its graph's
+	                                   total */
 } af_thread_info;
 
 /** Number of threads that have at least one record. */
@@ -176,6 +182,9 @@ typedef struct af_tree_options {
 	size_t nthreads;
 	int reverse;             /* merge stacks from the leaf (flamegraph.pl
 	                            --reverse): each path is turned around */
+	int one_thread;          /* only thread number `thread` (an index as in
+	                            af_trace_thread()); the filter is ignored */
+	size_t thread;
 } af_tree_options;
 
 /** Builds the merged call tree of the selected threads: its root is "all",
@@ -185,6 +194,9 @@ typedef struct af_tree_options {
 AF_NODISCARD af_status af_tree_from_trace(const af_trace *trace,
                                           const af_tree_options *opt,
                                           af_tree **out, af_error *err);
+
+/** Writes `us` microseconds for people: "850 µs", "12.3 ms", "1.23 s". */
+void af_format_us(char *out, size_t n, uint64_t us);
 
 /** Frees a tree.  NULL is a no-op. */
 void af_tree_free(af_tree *tree);
@@ -237,6 +249,10 @@ typedef struct af_layout_options {
 	uint64_t total;      /* the 100% value when larger than the root's */
 	int sort_weight;     /* siblings heaviest first (left-heavy), not by name */
 	int legend;          /* leave a line under the title for a legend */
+	int thumb_width;     /* > 0 with thumb_height: a thumbnail of exactly
+	                        this size: no title, no margins, frames as tall
+	                        as fit, none narrower than a pixel */
+	int thumb_height;
 	int flamechart;      /* siblings in the order they were recorded, traces'
 	                        calls where they began */
 } af_layout_options;
@@ -257,6 +273,7 @@ typedef struct af_layout {
 	double top;          /* y of the first row of frames when inverted */
 	int inverted;
 	int legend;          /* a line under the title is kept for the legend */
+	int thumbnail;       /* no title, details, buttons or labels too small */
 	double legend_y;     /* its baseline */
 	double factor;
 	uint64_t max_delta;  /* differential input: the largest change of a path */
@@ -386,6 +403,38 @@ AF_NODISCARD af_status af_svg_write(const af_layout *layout,
 AF_NODISCARD af_status af_cairo_write(const af_layout *layout, af_format format,
                                       const af_render_options *opt, FILE *out,
                                       af_error *err);
+
+/* ------------------------------------------------------------------ */
+/* Index page of a per-thread set                                      */
+
+/** One thread of the index.  Strings are borrowed for the call. */
+typedef struct af_index_entry {
+	const char *name;
+	uint32_t tid;
+	uint64_t time[AF_CLOCK_COUNT]; /* total time of its graph, µs */
+	double share;          /* % of the trace's time on the index's clock */
+	uint64_t records, calls;
+	const char *hot_frame; /* the frame with the most self time; NULL: none */
+	uint64_t hot_self;
+	const char *graph;     /* file of the full graph, relative; NULL: skipped */
+	const char *thumb;     /* PNG thumbnail, relative; NULL: none */
+} af_index_entry;
+
+typedef struct af_index_options {
+	const char *title;     /* the page's heading */
+	const char *subtitle;  /* a line under it (input, clock, totals) */
+	af_clock clock;        /* the clock the shares are of */
+	int has_clock[AF_CLOCK_COUNT]; /* which time columns to show */
+	const af_index_entry *all; /* the merged graph's card; NULL: none */
+	double min_share;      /* threads under it are listed as skipped */
+} af_index_options;
+
+/** Writes a self-contained HTML page (no script, no external resource)
+ * listing `rows` in the order given: graphs as cards with their
+ * thumbnails, skipped threads (graph NULL) in a table of their own. */
+AF_NODISCARD af_status af_html_index_write(FILE *out, const af_index_options *opt,
+                                           const af_index_entry *rows, size_t n,
+                                           af_error *err);
 
 #ifdef __cplusplus
 }

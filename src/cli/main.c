@@ -12,25 +12,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "aflame/aflame.h"
+#include "cli.h"
 
-#define PROG "aflame-render"
-
-typedef struct cli {
-	const char *input;
-	const char *output;     /* NULL or "-": standard output */
-	af_format format;
-	int format_set;
-	int clock;              /* -1: the trace's default */
-	const char **threads;
-	size_t nthreads;
-	af_parse_options parse;
-	af_tree_options tree;
-	af_layout_options layout;
-	af_render_options render;
-	int verbose, quiet, palette_set, cp;
-	const char *nameattr;
-} cli;
 
 static void usage(FILE *f)
 {
@@ -137,12 +120,12 @@ static int parse_format(const char *s, af_format *f)
 
 enum {
 	O_HELP, O_VERSION, O_VERBOSE, O_QUIET, O_SIGNATURES, O_NOJS, O_REVERSE,
-	O_INVERTED, O_HASH, O_RANDOM, O_NEGATE, O_FLAMECHART, O_CP,
+	O_INVERTED, O_HASH, O_RANDOM, O_NEGATE, O_FLAMECHART, O_CP, O_PER_THREAD,
 	O_VALUED, /* the options below take a value */
 	O_OUTPUT = O_VALUED, O_FORMAT, O_CLOCK, O_THREAD, O_TITLE, O_SUBTITLE,
 	O_WIDTH, O_HEIGHT, O_MINWIDTH, O_SCALE, O_FONTSIZE, O_FONTTYPE, O_COLORS,
 	O_BGCOLORS, O_COUNTNAME, O_NAMETYPE, O_NOTES, O_FACTOR, O_TOTAL, O_ENCODING,
-	O_FONTWIDTH, O_SORT, O_THEME, O_NAMEATTR
+	O_FONTWIDTH, O_SORT, O_THEME, O_NAMEATTR, O_JOBS, O_MIN_SHARE, O_THUMBNAIL
 };
 
 static const struct option {
@@ -155,7 +138,9 @@ static const struct option {
 	{"--reverse", O_REVERSE}, {"--inverted", O_INVERTED}, {"--hash", O_HASH},
 	{"--random", O_RANDOM}, {"--negate", O_NEGATE}, {"--flamechart", O_FLAMECHART},
 	{"--fontwidth", O_FONTWIDTH}, {"--sort", O_SORT}, {"--theme", O_THEME},
-	{"--cp", O_CP}, {"--nameattr", O_NAMEATTR},
+	{"--cp", O_CP}, {"--nameattr", O_NAMEATTR}, {"--per-thread", O_PER_THREAD},
+	{"--jobs", O_JOBS}, {"-j", O_JOBS}, {"--min-share", O_MIN_SHARE},
+	{"--thumbnail", O_THUMBNAIL},
 	{"-o", O_OUTPUT}, {"--output", O_OUTPUT}, {"--format", O_FORMAT},
 	{"--clock", O_CLOCK}, {"--thread", O_THREAD}, {"--title", O_TITLE},
 	{"--subtitle", O_SUBTITLE}, {"--width", O_WIDTH}, {"--height", O_HEIGHT},
@@ -207,6 +192,26 @@ static int apply(cli *c, int id, const char *val)
 			return bad_usage("--fontwidth takes an em fraction such as 0.59, not '%s'", val);
 		break;
 	case O_CP: c->cp = 1; break;
+	case O_PER_THREAD: c->per_thread = 1; break;
+	case O_JOBS:
+		if (parse_number(val, 1, 256, &d) || d != (int)d)
+			return bad_usage("--jobs takes a whole number from 1 to 256, not '%s'", val);
+		c->jobs = (int)d;
+		break;
+	case O_MIN_SHARE:
+		if (parse_number(val, 0, 100, &c->min_share))
+			return bad_usage("--min-share takes a percentage, not '%s'", val);
+		break;
+	case O_THUMBNAIL: {
+		int w = 0, h = 0, n = 0;
+		if (sscanf(val, "%dx%d%n", &w, &h, &n) != 2 || val[n] || w < 16 || h < 16 ||
+		    w > 8192 || h > 8192)
+			return bad_usage("--thumbnail takes WIDTHxHEIGHT in pixels (16 to 8192), "
+			                 "not '%s'", val);
+		c->thumb_width = w;
+		c->thumb_height = h;
+		break;
+	}
 	case O_NAMEATTR: c->nameattr = val; break;
 	case O_THEME:
 		if (strcmp(val, "dark") == 0)
@@ -221,11 +226,29 @@ static int apply(cli *c, int id, const char *val)
 			return bad_usage("--sort takes name or weight, not '%s'", val);
 		break;
 	case O_OUTPUT: c->output = val; break;
-	case O_FORMAT:
-		if (parse_format(val, &c->format))
-			return bad_usage("unknown format '%s' (svg, png, pdf, folded)", val);
+	case O_FORMAT: {
+		/* one format, or a list of them for a per-thread set */
+		const char *p = val;
+		c->formats = 0;
+		while (*p) {
+			char one[16];
+			size_t n = strcspn(p, ",");
+			af_format f;
+			if (n >= sizeof one)
+				return bad_usage("unknown format in '%s' (svg, png, pdf, folded)", val);
+			memcpy(one, p, n);
+			one[n] = '\0';
+			if (parse_format(one, &f))
+				return bad_usage("unknown format '%s' (svg, png, pdf, folded)", one);
+			c->formats |= 1 << f;
+			c->format = f;
+			p += n + (p[n] == ',');
+		}
+		if (!c->formats)
+			return bad_usage("%s", "--format needs a format");
 		c->format_set = 1;
 		break;
+	}
 	case O_CLOCK:
 		if (strcmp(val, "wall") == 0)
 			c->clock = AF_CLOCK_WALL;
@@ -353,7 +376,21 @@ static int parse_args(int argc, char **argv, cli *c)
 	}
 	if (!c->input)
 		return bad_usage("%s", "no input given");
-	if (!c->format_set) {
+	if (c->per_thread) {
+		if (!c->output || strcmp(c->output, "-") == 0)
+			return bad_usage("%s", "--per-thread needs -o FOLDER");
+		if (!c->formats)
+			c->formats = 1 << AF_FORMAT_SVG;
+	} else if (c->format_set && (c->formats & (c->formats - 1))) {
+		return bad_usage("%s", "several formats need --per-thread");
+	}
+	if (c->thumb_width && !c->per_thread) {
+		c->layout.thumb_width = c->thumb_width;
+		c->layout.thumb_height = c->thumb_height;
+		if (!c->format_set)
+			c->format = AF_FORMAT_PNG, c->format_set = 1;
+	}
+	if (!c->format_set && !c->per_thread) {
 		const char *o = c->output, *dot;
 		if (!o || strcmp(o, "-") == 0) {
 			c->format = AF_FORMAT_SVG;
@@ -367,151 +404,6 @@ static int parse_args(int argc, char **argv, cli *c)
 	c->tree.threads = c->threads;
 	c->tree.nthreads = c->nthreads;
 	return -1;
-}
-
-static void report_error(const char *file, const af_error *e)
-{
-	if (e->offset >= 0)
-		fprintf(stderr, PROG ": %s: %s (byte %lld)\n", file, e->message,
-		        e->offset);
-	else
-		fprintf(stderr, PROG ": %s: %s\n", file, e->message);
-}
-
-static const char *variant_name(af_variant v)
-{
-	switch (v) {
-	case AF_VARIANT_REGULAR: return "regular";
-	case AF_VARIANT_STREAMING: return "streaming";
-	case AF_VARIANT_KEY_DATA: return "key+data pair";
-	case AF_VARIANT_FOLDED: return "folded";
-	}
-	return "?";
-}
-
-static void print_summary(const char *file, const af_trace *t)
-{
-	const af_trace_info *i = af_trace_get_info(t);
-
-	if (i->variant == AF_VARIANT_FOLDED) {
-		fprintf(stderr, "%s: folded stacks%s%s: %llu lines, %llu ignored\n", file,
-		        i->gzip ? " (gzip)" : "", i->differential ? ", differential" : "",
-		        (unsigned long long)i->lines, (unsigned long long)i->ignored_lines);
-		return;
-	}
-	const char *clock = i->has_clock[0] && i->has_clock[1] ? "dual"
-	                    : i->has_clock[AF_CLOCK_WALL]       ? "wall"
-	                                                        : "thread-cpu";
-
-	fprintf(stderr,
-	        "%s: %s trace%s, version %u (0x%X), %u-byte records, clock %s%s, vm %s\n"
-	        "  threads: %u declared, %u with records (%u not declared)\n"
-	        "  methods: %u; records: %llu (%llu enters, %llu exits, %llu unwinds)\n"
-	        "  orphan exits (re-rooted): %llu; mismatched exits: %llu; "
-	        "open at end: %llu\n"
-	        "  unknown method ids: %u (%llu calls); bad actions: %llu; "
-	        "thread id collisions: %u\n"
-	        "  clock steps backwards: cpu %llu, wall %llu; truncated bytes: %llu%s%s\n",
-	        file, variant_name(i->variant), i->gzip ? " (gzip)" : "", i->version,
-	        i->version, i->record_size, clock, i->clock_assumed ? " (inferred)" : "",
-	        *i->vm ? i->vm : "?", i->threads_declared, i->threads_with_records,
-	        i->unknown_threads, i->methods, (unsigned long long)i->records,
-	        (unsigned long long)i->enters, (unsigned long long)i->exits,
-	        (unsigned long long)i->unwinds, (unsigned long long)i->orphan_exits,
-	        (unsigned long long)i->mismatched_exits,
-	        (unsigned long long)i->open_at_end, i->unknown_methods,
-	        (unsigned long long)i->unknown_method_calls,
-	        (unsigned long long)i->bad_actions, i->thread_id_collisions,
-	        (unsigned long long)i->time_backwards[AF_CLOCK_CPU],
-	        (unsigned long long)i->time_backwards[AF_CLOCK_WALL],
-	        (unsigned long long)i->truncated_bytes,
-	        i->summary_missing ? "; summary missing" : "",
-	        i->overflow ? "; buffer overflowed (data-file-overflow=true)" : "");
-}
-
-static void print_warnings(const char *file, const af_trace *t)
-{
-	const af_trace_info *i = af_trace_get_info(t);
-
-	if (i->summary_missing)
-		fprintf(stderr, PROG ": %s: warning: streaming trace ends without its "
-		        "summary; assumed clock %s from %u-byte records\n", file,
-		        i->record_size >= 14 ? "dual" : "wall", i->record_size);
-	if (i->truncated_bytes)
-		fprintf(stderr, PROG ": %s: warning: ignored %llu bytes of a cut-off "
-		        "last record\n", file, (unsigned long long)i->truncated_bytes);
-	if (i->overflow)
-		fprintf(stderr, PROG ": %s: warning: the tracing buffer overflowed; "
-		        "later calls are missing\n", file);
-	if (i->ignored_lines)
-		fprintf(stderr, PROG ": %s: warning: ignored %llu lines that are not "
-		        "\"frame;frame COUNT\"\n", file, (unsigned long long)i->ignored_lines);
-}
-
-/* Writes to a temporary file beside `path`, renamed into place on success,
- * so a failure never leaves a half-written or clobbered file. */
-typedef struct out_file {
-	FILE *f;
-	char *tmp;
-	const char *path;
-} out_file;
-
-static int out_open(out_file *o, const char *path)
-{
-	const char *slash;
-	size_t dir;
-	int fd;
-
-	memset(o, 0, sizeof *o);
-	if (!path || strcmp(path, "-") == 0) {
-		o->f = stdout;
-		return 0;
-	}
-	o->path = path;
-	slash = strrchr(path, '/');
-	dir = slash ? (size_t)(slash - path) + 1 : 0;
-	o->tmp = malloc(dir + strlen(path + dir) + 16);
-	if (!o->tmp)
-		return -1;
-	sprintf(o->tmp, "%.*s.%s.XXXXXX", (int)dir, path, path + dir);
-	fd = mkstemp(o->tmp);
-	if (fd < 0) {
-		free(o->tmp);
-		o->tmp = NULL;
-		return -1;
-	}
-	{
-		mode_t mask = umask(0);
-		umask(mask);
-		fchmod(fd, 0666 & ~mask);
-	}
-	o->f = fdopen(fd, "wb");
-	if (!o->f) {
-		close(fd);
-		unlink(o->tmp);
-		free(o->tmp);
-		o->tmp = NULL;
-		return -1;
-	}
-	return 0;
-}
-
-static int out_close(out_file *o, int ok)
-{
-	int r = 0;
-
-	if (o->f == stdout)
-		return fflush(stdout) || ferror(stdout) ? -1 : 0;
-	if (ok && (fflush(o->f) || ferror(o->f) || fsync(fileno(o->f))))
-		ok = 0, r = -1;
-	if (fclose(o->f))
-		ok = 0, r = -1;
-	if (ok && rename(o->tmp, o->path))
-		ok = 0, r = -1;
-	if (!ok)
-		unlink(o->tmp);
-	free(o->tmp);
-	return r;
 }
 
 static int run(const cli *c)
@@ -529,10 +421,15 @@ static int run(const cli *c)
 	af_status st;
 	const af_trace_info *info;
 	out_file out;
+	progress prog;
 	int clock, status = 1;
 	const char *name = strcmp(c->input, "-") == 0 ? "(stdin)" : c->input;
 
+	progress_init(&prog, c);
+	popt.progress = progress_bytes;
+	popt.progress_ctx = &prog;
 	st = af_trace_open(c->input, &popt, &trace, &e);
+	progress_end(&prog);
 	if (st != AF_OK) {
 		report_error(name, &e);
 		return 1;
@@ -549,6 +446,10 @@ static int run(const cli *c)
 		fprintf(stderr, PROG ": %s: the trace has no %s clock (it records %s "
 		        "only)\n", name, clock == AF_CLOCK_WALL ? "wall" : "thread-cpu",
 		        clock == AF_CLOCK_WALL ? "thread-cpu" : "wall");
+		goto done;
+	}
+	if (c->per_thread) {
+		status = run_set(c, trace, (af_clock)clock);
 		goto done;
 	}
 	if ((st = af_tree_from_trace(trace, &topt, &tree, &e)) != AF_OK) {

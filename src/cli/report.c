@@ -1,0 +1,128 @@
+/*
+ * report.c - what the command says on standard error: errors with the
+ * file and byte, warnings about damaged input, -v summaries, progress.
+ */
+#include <stdio.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "cli.h"
+
+void report_error(const char *file, const af_error *e)
+{
+	if (e->offset >= 0)
+		fprintf(stderr, PROG ": %s: %s (byte %lld)\n", file, e->message,
+		        e->offset);
+	else
+		fprintf(stderr, PROG ": %s: %s\n", file, e->message);
+}
+
+static const char *variant_name(af_variant v)
+{
+	switch (v) {
+	case AF_VARIANT_REGULAR: return "regular";
+	case AF_VARIANT_STREAMING: return "streaming";
+	case AF_VARIANT_KEY_DATA: return "key+data pair";
+	case AF_VARIANT_FOLDED: return "folded";
+	}
+	return "?";
+}
+
+void print_summary(const char *file, const af_trace *t)
+{
+	const af_trace_info *i = af_trace_get_info(t);
+
+	if (i->variant == AF_VARIANT_FOLDED) {
+		fprintf(stderr, "%s: folded stacks%s%s: %llu lines, %llu ignored\n", file,
+		        i->gzip ? " (gzip)" : "", i->differential ? ", differential" : "",
+		        (unsigned long long)i->lines, (unsigned long long)i->ignored_lines);
+		return;
+	}
+	const char *clock = i->has_clock[0] && i->has_clock[1] ? "dual"
+	                    : i->has_clock[AF_CLOCK_WALL]       ? "wall"
+	                                                        : "thread-cpu";
+
+	fprintf(stderr,
+	        "%s: %s trace%s, version %u (0x%X), %u-byte records, clock %s%s, vm %s\n"
+	        "  threads: %u declared, %u with records (%u not declared)\n"
+	        "  methods: %u; records: %llu (%llu enters, %llu exits, %llu unwinds)\n"
+	        "  orphan exits (re-rooted): %llu; mismatched exits: %llu; "
+	        "open at end: %llu\n"
+	        "  unknown method ids: %u (%llu calls); bad actions: %llu; "
+	        "thread id collisions: %u\n"
+	        "  clock steps backwards: cpu %llu, wall %llu; truncated bytes: %llu%s%s\n",
+	        file, variant_name(i->variant), i->gzip ? " (gzip)" : "", i->version,
+	        i->version, i->record_size, clock, i->clock_assumed ? " (inferred)" : "",
+	        *i->vm ? i->vm : "?", i->threads_declared, i->threads_with_records,
+	        i->unknown_threads, i->methods, (unsigned long long)i->records,
+	        (unsigned long long)i->enters, (unsigned long long)i->exits,
+	        (unsigned long long)i->unwinds, (unsigned long long)i->orphan_exits,
+	        (unsigned long long)i->mismatched_exits,
+	        (unsigned long long)i->open_at_end, i->unknown_methods,
+	        (unsigned long long)i->unknown_method_calls,
+	        (unsigned long long)i->bad_actions, i->thread_id_collisions,
+	        (unsigned long long)i->time_backwards[AF_CLOCK_CPU],
+	        (unsigned long long)i->time_backwards[AF_CLOCK_WALL],
+	        (unsigned long long)i->truncated_bytes,
+	        i->summary_missing ? "; summary missing" : "",
+	        i->overflow ? "; buffer overflowed (data-file-overflow=true)" : "");
+}
+
+void print_warnings(const char *file, const af_trace *t)
+{
+	const af_trace_info *i = af_trace_get_info(t);
+
+	if (i->summary_missing)
+		fprintf(stderr, PROG ": %s: warning: streaming trace ends without its "
+		        "summary; assumed clock %s from %u-byte records\n", file,
+		        i->record_size >= 14 ? "dual" : "wall", i->record_size);
+	if (i->truncated_bytes)
+		fprintf(stderr, PROG ": %s: warning: ignored %llu bytes of a cut-off "
+		        "last record\n", file, (unsigned long long)i->truncated_bytes);
+	if (i->overflow)
+		fprintf(stderr, PROG ": %s: warning: the tracing buffer overflowed; "
+		        "later calls are missing\n", file);
+	if (i->ignored_lines)
+		fprintf(stderr, PROG ": %s: warning: ignored %llu lines that are not "
+		        "\"frame;frame COUNT\"\n", file, (unsigned long long)i->ignored_lines);
+}
+
+static double now(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+void progress_init(progress *p, const cli *c)
+{
+	p->on = !c->quiet && isatty(2);
+	p->start = now();
+	p->shown = 0;
+}
+
+void progress_bytes(void *ctx, uint64_t done, uint64_t total)
+{
+	progress *p = ctx;
+	if (!p->on || now() - p->start < 1)
+		return;
+	fprintf(stderr, "\r" PROG ": parsed %.0f of %.0f MB", (double)done / 1e6,
+	        (double)total / 1e6);
+	p->shown = 1;
+}
+
+void progress_graphs(progress *p, size_t done, size_t total)
+{
+	if (!p->on || now() - p->start < 1)
+		return;
+	fprintf(stderr, "\r" PROG ": rendered %zu of %zu graphs      ", done, total);
+	p->shown = 1;
+}
+
+void progress_end(progress *p)
+{
+	if (p->shown)
+		fputs("\r\033[K", stderr);
+	p->shown = 0;
+}

@@ -1,0 +1,414 @@
+/*
+ * set.c - a per-thread set: one graph per thread, the merged graph, PNG
+ * thumbnails and an index page, rendered by a pool of workers.  Every file
+ * depends only on its own thread, so the set is byte for byte the same
+ * whatever the number of workers.
+ */
+#include <errno.h>
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "cli.h"
+
+#define ALL ((size_t)-1)
+#define THUMB_W 480
+#define THUMB_H 150
+
+typedef struct job {
+	size_t thread;        /* index in the trace, or ALL */
+	char base[112];       /* file name without extension */
+	af_thread_info info;
+	double share;
+	int skipped;
+	char *hot;            /* the frame with the most self time */
+	uint64_t hot_self;
+	uint64_t total[AF_CLOCK_COUNT];
+	uint64_t calls;
+} job;
+
+typedef struct pool {
+	const cli *c;
+	const af_trace *trace;
+	af_clock clock;
+	job *jobs;
+	size_t njobs, next, done, drawn;
+	pthread_mutex_t lock;
+	progress prog;
+	int failed;
+	af_namemap *nameattr;
+} pool;
+
+/* "<tid>-<name>" with the name cut down to characters safe in any file
+ * system and shell: runs of anything else become one '_'. */
+static void safe_name(char *out, size_t n, uint32_t tid, const char *name)
+{
+	size_t o = (size_t)snprintf(out, n, "%u-", tid), start = o;
+	int gap = 0;
+
+	for (; *name && o + 2 < n && o - start < 80; name++) {
+		unsigned char ch = (unsigned char)*name;
+		if ((ch >= 'a' && ch <= 'z') || (ch >= 'A' && ch <= 'Z') ||
+		    (ch >= '0' && ch <= '9') || ch == '-' || ch == '.') {
+			if (gap && o > start)
+				out[o++] = '_';
+			gap = 0;
+			out[o++] = (char)ch;
+		} else {
+			gap = 1;
+		}
+	}
+	if (o == start)
+		o += (size_t)snprintf(out + o, n - o, "thread");
+	out[o] = '\0';
+}
+
+static char *path_of(const char *dir, const char *base, const char *ext)
+{
+	char *p = malloc(strlen(dir) + strlen(base) + strlen(ext) + 2);
+	if (p)
+		sprintf(p, "%s/%s%s", dir, base, ext);
+	return p;
+}
+
+static const char *const ext_of[] = {".svg", ".png", ".pdf", ".folded"};
+
+/* Writes one file of a job; returns 0, or -1 after saying why. */
+static int write_one(pool *pl, const job *j, const char *ext, af_format f,
+                     const af_tree *tree, const af_layout *layout,
+                     const af_render_options *ro)
+{
+	char *path = path_of(pl->c->output, j->base, ext);
+	af_error e = {0};
+	af_status st;
+	out_file out;
+
+	if (!path || out_open(&out, path)) {
+		fprintf(stderr, PROG ": %s: cannot create: %s\n",
+		        path ? path : pl->c->output, strerror(errno));
+		free(path);
+		return -1;
+	}
+	if (f == AF_FORMAT_FOLDED)
+		st = af_folded_write(tree, pl->clock, out.f, &e);
+	else if (f == AF_FORMAT_SVG)
+		st = af_svg_write(layout, ro, out.f, &e);
+	else
+		st = af_cairo_write(layout, f, ro, out.f, &e);
+	if (st != AF_OK || out_close(&out, 1)) {
+		if (st != AF_OK) {
+			out_close(&out, 0);
+			report_error(path, &e);
+		} else {
+			fprintf(stderr, PROG ": %s: cannot write: %s\n", path, strerror(errno));
+		}
+		free(path);
+		return -1;
+	}
+	free(path);
+	return 0;
+}
+
+static int render_job(pool *pl, job *j, af_font *font)
+{
+	const cli *c = pl->c;
+	af_tree_options to = c->tree;
+	af_layout_options lo = c->layout;
+	af_render_options ro = c->render;
+	af_tree *tree = NULL;
+	af_layout *layout = NULL;
+	af_error e = {0};
+	char title[512], t[48];
+	size_t i, n;
+	int f, r = -1;
+	const char *clock_name = pl->clock == AF_CLOCK_WALL ? "wall clock" : "thread-cpu";
+
+	if (j->thread != ALL) {
+		to.one_thread = 1;
+		to.thread = j->thread;
+	}
+	if (af_tree_from_trace(pl->trace, &to, &tree, &e) != AF_OK) {
+		report_error(c->input, &e);
+		return -1;
+	}
+	/* the index shows the frame with the most self time */
+	n = af_tree_size(tree);
+	for (i = 1; i < n; i++) {
+		af_node_info ni;
+		af_tree_node(tree, i, &ni);
+		if (ni.depth >= 2 && ni.self[pl->clock] > j->hot_self) {
+			free(j->hot);
+			j->hot = strdup(ni.name);
+			j->hot_self = ni.self[pl->clock];
+		}
+	}
+	{
+		af_node_info root;
+		af_tree_node(tree, 0, &root);
+		j->total[0] = root.total[0];
+		j->total[1] = root.total[1];
+	}
+	af_format_us(t, sizeof t, j->total[pl->clock]);
+	if (j->thread == ALL)
+		snprintf(title, sizeof title, "All threads \xE2\x80\x94 %s, %s", clock_name, t);
+	else
+		snprintf(title, sizeof title, "%s (tid %u) \xE2\x80\x94 %s, %s", j->info.name,
+		         j->info.tid, clock_name, t);
+	if (!c->layout.title)
+		lo.title = title;
+	lo.clock = pl->clock;
+	if (!c->palette_set && af_trace_get_info(pl->trace)->variant != AF_VARIANT_FOLDED)
+		ro.palette = AF_PALETTE_ANDROID;
+	lo.legend = ro.palette == AF_PALETTE_ANDROID;
+	ro.font = font;
+	ro.nameattr = pl->nameattr;
+
+	for (f = 0; f <= AF_FORMAT_FOLDED; f++) {
+		if (!(c->formats & (1 << f)))
+			continue;
+		if (f != AF_FORMAT_FOLDED && !layout &&
+		    af_layout_build(tree, &lo, &layout, &e) != AF_OK) {
+			report_error(c->input, &e);
+			goto out;
+		}
+		if (write_one(pl, j, ext_of[f], (af_format)f, tree, layout, &ro))
+			goto out;
+	}
+	/* the thumbnail, for the index (and for --thumbnail) */
+	af_layout_free(layout);
+	layout = NULL;
+	/* the merged graph's card spans the page: its thumbnail is wider */
+	lo.thumb_width = c->thumb_width ? c->thumb_width : j->thread == ALL ? 2 * THUMB_W : THUMB_W;
+	lo.thumb_height = c->thumb_height ? c->thumb_height : j->thread == ALL ? 200 : THUMB_H;
+	if (af_layout_build(tree, &lo, &layout, &e) != AF_OK) {
+		report_error(c->input, &e);
+		goto out;
+	}
+	ro.scale = 1;
+	if (write_one(pl, j, ".thumb.png", AF_FORMAT_PNG, tree, layout, &ro))
+		goto out;
+	r = 0;
+out:
+	af_layout_free(layout);
+	af_tree_free(tree);
+	return r;
+}
+
+static void *worker(void *arg)
+{
+	pool *pl = arg;
+	af_font *font = NULL;
+	af_error e = {0};
+
+	if (af_font_open(NULL, &font, &e) != AF_OK) {
+		report_error("font", &e);
+		pthread_mutex_lock(&pl->lock);
+		pl->failed = 1;
+		pthread_mutex_unlock(&pl->lock);
+		return NULL;
+	}
+	for (;;) {
+		job *j = NULL;
+		pthread_mutex_lock(&pl->lock);
+		while (pl->next < pl->njobs && !pl->failed) {
+			job *cand = &pl->jobs[pl->next++];
+			if (!cand->skipped) {
+				j = cand;
+				break;
+			}
+		}
+		pthread_mutex_unlock(&pl->lock);
+		if (!j)
+			break;
+		if (render_job(pl, j, font)) {
+			pthread_mutex_lock(&pl->lock);
+			pl->failed = 1;
+			pthread_mutex_unlock(&pl->lock);
+			break;
+		}
+		pthread_mutex_lock(&pl->lock);
+		pl->done++;
+		progress_graphs(&pl->prog, pl->done, pl->drawn);
+		pthread_mutex_unlock(&pl->lock);
+	}
+	af_font_free(font);
+	return NULL;
+}
+
+/* Biggest first; ties by thread id, so the order never depends on luck. */
+static int by_time(const void *a, const void *b)
+{
+	const job *x = a, *y = b;
+	if (x->share != y->share)
+		return x->share > y->share ? -1 : 1;
+	return (x->info.tid > y->info.tid) - (x->info.tid < y->info.tid);
+}
+
+static int write_index(pool *pl, job *all)
+{
+	const cli *c = pl->c;
+	const af_trace_info *ti = af_trace_get_info(pl->trace);
+	af_index_entry *rows = calloc(pl->njobs ? pl->njobs : 1, sizeof *rows);
+	af_index_entry whole = {0};
+	af_index_options io = {0};
+	char *names = NULL, sub[1024], t[48];
+	size_t i, k = 0;
+	int first = -1, f, r = -1;
+	af_error e = {0};
+	out_file out;
+	char *path = path_of(c->output, "index", ".html");
+	const char *in = strchr(c->input, '/') ? strrchr(c->input, '/') + 1 : c->input;
+
+	for (f = 0; f <= AF_FORMAT_FOLDED && first < 0; f++)
+		if (c->formats & (1 << f) && f != AF_FORMAT_FOLDED)
+			first = f;
+	if (first < 0)
+		first = AF_FORMAT_FOLDED;
+	names = malloc((pl->njobs + 1) * 2 * 128);
+	if (!rows || !names || !path) {
+		fputs(PROG ": out of memory\n", stderr);
+		goto done;
+	}
+	for (i = 0; i < pl->njobs; i++) {
+		job *j = &pl->jobs[i];
+		af_index_entry *e2 = j->thread == ALL ? &whole : &rows[k++];
+		char *g = names + i * 256, *th = g + 128;
+		snprintf(g, 128, "%s%s", j->base, ext_of[first]);
+		snprintf(th, 128, "%s.thumb.png", j->base);
+		e2->name = j->thread == ALL ? "All threads" : j->info.name;
+		e2->tid = j->info.tid;
+		e2->time[0] = j->skipped ? j->info.total[0] : j->total[0];
+		e2->time[1] = j->skipped ? j->info.total[1] : j->total[1];
+		e2->share = j->share;
+		e2->records = j->info.records;
+		e2->calls = j->info.calls;
+		e2->hot_frame = j->hot;
+		e2->hot_self = j->hot_self;
+		e2->graph = j->skipped ? NULL : g;
+		e2->thumb = j->skipped ? NULL : th;
+	}
+	af_format_us(t, sizeof t, all->info.total[pl->clock]);
+	snprintf(sub, sizeof sub, "%s \xE2\x80\x94 %zu threads, %s clock, %s in all; "
+	         "threads by the time their graphs hold", in, k,
+	         pl->clock == AF_CLOCK_WALL ? "wall" : "thread-cpu", t);
+	io.title = "Flame graphs by thread";
+	io.subtitle = sub;
+	io.clock = pl->clock;
+	io.has_clock[0] = ti->has_clock[0];
+	io.has_clock[1] = ti->has_clock[1];
+	io.all = &whole;
+	io.min_share = c->min_share;
+	if (out_open(&out, path)) {
+		fprintf(stderr, PROG ": %s: cannot create: %s\n", path, strerror(errno));
+		goto done;
+	}
+	if (af_html_index_write(out.f, &io, rows, k, &e) != AF_OK) {
+		out_close(&out, 0);
+		report_error(path, &e);
+		goto done;
+	}
+	if (out_close(&out, 1)) {
+		fprintf(stderr, PROG ": %s: cannot write: %s\n", path, strerror(errno));
+		goto done;
+	}
+	r = 0;
+done:
+	free(rows);
+	free(names);
+	free(path);
+	return r;
+}
+
+int run_set(const cli *c, const af_trace *trace, af_clock clock)
+{
+	pool pl;
+	size_t i, n = af_trace_thread_count(trace);
+	uint64_t sum = 0;
+	long cores = sysconf(_SC_NPROCESSORS_ONLN);
+	int workers = c->jobs > 0 ? c->jobs : cores > 0 ? (int)cores : 1;
+	pthread_t *tids = NULL;
+	int status = 1, w, started = 0;
+	af_error e = {0};
+
+	memset(&pl, 0, sizeof pl);
+	pl.c = c;
+	pl.trace = trace;
+	pl.clock = clock;
+	if (make_dir(c->output)) {
+		fprintf(stderr, PROG ": %s: cannot create the folder: %s\n", c->output,
+		        strerror(errno));
+		return 1;
+	}
+	if (c->nameattr &&
+	    af_namemap_load(c->nameattr, AF_NAMEMAP_ATTRS, &pl.nameattr, &e) != AF_OK) {
+		report_error(c->nameattr, &e);
+		return 1;
+	}
+	if (c->cp) {
+		fputs(PROG ": --cp does not go with --per-thread\n", stderr);
+		af_namemap_free(pl.nameattr);
+		return 2;
+	}
+	/* the merged graph first, then every thread with time on the clock */
+	pl.jobs = calloc(n + 1, sizeof *pl.jobs);
+	if (!pl.jobs) {
+		fputs(PROG ": out of memory\n", stderr);
+		af_namemap_free(pl.nameattr);
+		return 1;
+	}
+	for (i = 0; i < n; i++) {
+		job *j = &pl.jobs[pl.njobs];
+		af_trace_thread(trace, i, &j->info);
+		if (!j->info.records)
+			continue;
+		j->thread = i;
+		safe_name(j->base, sizeof j->base, j->info.tid, j->info.name);
+		sum += j->info.total[clock];
+		pl.njobs++;
+	}
+	for (i = 0; i < pl.njobs; i++) {
+		job *j = &pl.jobs[i];
+		j->share = sum ? 100.0 * (double)j->info.total[clock] / (double)sum : 0;
+		j->skipped = j->share < c->min_share || j->info.total[clock] == 0;
+	}
+	qsort(pl.jobs, pl.njobs, sizeof *pl.jobs, by_time);
+	{
+		job *all = &pl.jobs[pl.njobs++];
+		all->thread = ALL;
+		strcpy(all->base, "all");
+		all->share = 100;
+		all->info.name = "All threads";
+		all->info.total[clock] = sum;
+		for (i = 0; i + 1 < pl.njobs; i++) {
+			all->info.records += pl.jobs[i].info.records;
+			all->info.calls += pl.jobs[i].info.calls;
+		}
+	}
+	for (i = 0; i < pl.njobs; i++)
+		pl.drawn += !pl.jobs[i].skipped;
+	progress_init(&pl.prog, c);
+	pthread_mutex_init(&pl.lock, NULL);
+	if ((size_t)workers > pl.drawn)
+		workers = (int)(pl.drawn ? pl.drawn : 1);
+	tids = calloc((size_t)workers, sizeof *tids);
+	for (w = 0; tids && w < workers; w++)
+		if (pthread_create(&tids[w], NULL, worker, &pl) == 0)
+			started++;
+	if (started == 0) {
+		fputs(PROG ": cannot start a worker thread\n", stderr);
+		pl.failed = 1;
+	}
+	for (w = 0; w < started; w++)
+		pthread_join(tids[w], NULL);
+	progress_end(&pl.prog);
+	if (!pl.failed && write_index(&pl, &pl.jobs[pl.njobs - 1]) == 0)
+		status = 0;
+	pthread_mutex_destroy(&pl.lock);
+	for (i = 0; i < pl.njobs; i++)
+		free(pl.jobs[i].hot);
+	free(pl.jobs);
+	free(tids);
+	af_namemap_free(pl.nameattr);
+	return status;
+}
