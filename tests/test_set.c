@@ -256,3 +256,11 @@ Test(set, misuse)
 	cr_assert(strstr(err, "several formats need --per-thread"), "%s", err);
 	free(err);
 }
+
+Test(set, thread_filter_picks_the_graphs)
+{
+	char *dir = set_of("filter", "--thread main --thread 2", SAMPLE);
+	cr_assert(exists(dir, "1-main.svg") && exists(dir, "2-RenderThread.svg"));
+	cr_assert_not(exists(dir, "3-pool-1-thread-1.svg"));
+	free(dir);
+}

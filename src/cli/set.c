@@ -64,6 +64,21 @@ static void safe_name(char *out, size_t n, uint32_t tid, const char *name)
 	out[o] = '\0';
 }
 
+/* --thread: a thread is drawn when its name or tid is named. */
+static int wanted(const cli *c, const af_thread_info *ti)
+{
+	char num[16];
+	size_t i;
+
+	if (!c->nthreads)
+		return 1;
+	snprintf(num, sizeof num, "%u", ti->tid);
+	for (i = 0; i < c->nthreads; i++)
+		if (strcmp(c->threads[i], ti->name) == 0 || strcmp(c->threads[i], num) == 0)
+			return 1;
+	return 0;
+}
+
 static char *path_of(const char *dir, const char *base, const char *ext)
 {
 	char *p = malloc(strlen(dir) + strlen(base) + strlen(ext) + 2);
@@ -360,7 +375,7 @@ int run_set(const cli *c, const af_trace *trace, af_clock clock)
 	for (i = 0; i < n; i++) {
 		job *j = &pl.jobs[pl.njobs];
 		af_trace_thread(trace, i, &j->info);
-		if (!j->info.records)
+		if (!j->info.records || !wanted(c, &j->info))
 			continue;
 		j->thread = i;
 		safe_name(j->base, sizeof j->base, j->info.tid, j->info.name);
