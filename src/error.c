@@ -1,9 +1,11 @@
 /*
  * error.c - status strings and the small utilities every module uses.
  */
+#define _DEFAULT_SOURCE /* madvise */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 
 #include "internal.h"
 
@@ -61,9 +63,25 @@ int af_grow(void **ptr, size_t *cap, size_t need, size_t elem)
 	p = realloc(*ptr, bytes);
 	if (!p)
 		return -1;
+	af_hint_huge(p, bytes);
 	*ptr = p;
 	*cap = ncap;
 	return 0;
+}
+
+void af_hint_huge(void *p, size_t bytes)
+{
+#ifdef MADV_HUGEPAGE
+	/* whole pages around the block: a large block is its own mapping, and
+	 * advising all of it keeps it one area that mremap can still move */
+	uintptr_t start = (uintptr_t)p & ~(uintptr_t)4095;
+	uintptr_t end = ((uintptr_t)p + bytes + 4095) & ~(uintptr_t)4095;
+	if (bytes >= (4u << 20))
+		madvise((void *)start, end - start, MADV_HUGEPAGE);
+#else
+	(void)p;
+	(void)bytes;
+#endif
 }
 
 int af_buf_append(af_buf *b, const void *data, size_t len)

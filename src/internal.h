@@ -45,6 +45,11 @@ static inline int af_mul_overflow(size_t a, size_t b, size_t *out)
  * holds at least `need` items.  Keeps the old block on failure. */
 int af_grow(void **ptr, size_t *cap, size_t need, size_t elem);
 
+/** Asks the kernel to back a large block with huge pages: tables of
+ * millions of nodes otherwise spend much of their time in page faults.
+ * A hint only; harmless where it is not supported. */
+void af_hint_huge(void *p, size_t bytes);
+
 #define AF_GROW(ptr, cap, need) \
 	af_grow((void **)&(ptr), &(cap), (need), sizeof *(ptr))
 

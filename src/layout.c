@@ -139,20 +139,24 @@ af_status af_layout_build(const af_tree *tree, const af_layout_options *opt,
 	qsort(named, 2 * nnames, sizeof *named, af_named_cmp);
 	for (i = 0; i < 2 * nnames; i++)
 		rank[named[i].key] = (uint32_t)i;
-	/* children grouped by parent, by rank within a group */
-	for (i = 1; i < n; i++) {
-		kids[i - 1].parent = nodes[i].parent;
-		kids[i - 1].rank = o.flamechart ? (uint32_t)i
-		                   : rank[nodes[i].key * 2 + (nodes[i].self[o.clock] == 0)];
-		kids[i - 1].node = (uint32_t)i;
-		kids[i - 1].weight = o.sort_weight ? af_tree_total(tree, (uint32_t)i, o.clock) : 0;
-	}
-	qsort(kids, nkids, sizeof *kids, af_kid_cmp);
+	/* children grouped by parent (a counting sort); a group is put in
+	 * order only when its parent is drawn, so hidden subtrees cost nothing */
 	memset(first, 0, (n + 1) * sizeof *first);
-	for (i = 0; i < nkids; i++)
-		first[kids[i].parent + 1]++;
+	for (i = 1; i < n; i++)
+		first[nodes[i].parent + 1]++;
 	for (i = 0; i < n; i++)
 		first[i + 1] += first[i];
+	for (i = 1; i < n; i++) {
+		af_kid *k = &kids[first[nodes[i].parent]++];
+		k->parent = nodes[i].parent;
+		k->rank = o.flamechart ? (uint32_t)i
+		          : rank[nodes[i].key * 2 + (nodes[i].self[o.clock] == 0)];
+		k->node = (uint32_t)i;
+		k->weight = o.sort_weight ? af_tree_total(tree, (uint32_t)i, o.clock) : 0;
+	}
+	for (i = n; i > 0; i--) /* the fill moved each start to the next one's */
+		first[i] = first[i - 1];
+	first[0] = 0;
 
 	L->tree = tree;
 	L->clock = o.clock;
@@ -197,6 +201,9 @@ af_status af_layout_build(const af_tree *tree, const af_layout_options *opt,
 		if (depth > L->max_depth)
 			L->max_depth = depth;
 		/* push children last-first so the first by name is drawn first */
+		if (first[p.node + 1] - first[p.node] > 1)
+			qsort(kids + first[p.node], first[p.node + 1] - first[p.node],
+			      sizeof *kids, af_kid_cmp);
 		at = p.start + t - nodes[p.node].self[o.clock];
 		for (k = first[p.node + 1]; k-- > first[p.node];) {
 			uint32_t c = kids[k].node;

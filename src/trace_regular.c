@@ -53,6 +53,9 @@ af_status af_trace_regular_data(af_trace *t, const uint8_t *data, size_t len,
 	t->info.record_size = rs;
 	t->tid_mask = version == 1 ? 0xFF : 0xFFFF;
 	af_trace_set_clocks(t, rs >= 14);
+	/* a first guess at the distinct paths saves rehashing as they come */
+	if (af_ptree_reserve(&t->tree, (len - offset) / rs / 16 + 64))
+		return af_fail(err, AF_ERR_NOMEM, -1, "out of memory");
 
 	for (pos = offset; len - pos >= rs; pos += rs) {
 		const uint8_t *p = data + pos;

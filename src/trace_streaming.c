@@ -37,6 +37,8 @@ af_status af_trace_streaming(af_trace *t, const uint8_t *buf, size_t len,
 		               "data offset %u is past the end of the input", offset);
 	t->info.version = version;
 	t->info.record_size = rs;
+	if (af_ptree_reserve(&t->tree, (len - offset) / rs / 16 + 64))
+		return af_fail(err, AF_ERR_NOMEM, -1, "out of memory");
 
 	for (pos = offset; pos < len;) {
 		const uint8_t *p = buf + pos;

@@ -30,20 +30,22 @@ void af_ptree_free(af_ptree *t)
 	memset(t, 0, sizeof *t);
 }
 
-static void af_slots_put(uint32_t *slots, size_t mask, const af_pnode *nodes,
+static void af_slots_put(af_slot *slots, size_t mask, uint32_t parent, uint32_t key,
                          uint32_t idx)
 {
-	size_t i = af_slot_of(nodes[idx].parent, nodes[idx].key, mask);
-	while (slots[i])
+	size_t i = af_slot_of(parent, key, mask);
+	while (slots[i].node)
 		i = (i + 1) & mask;
-	slots[i] = idx + 1;
+	slots[i].parent = parent;
+	slots[i].key = key;
+	slots[i].node = idx + 1;
 }
 
 /* Keeps the load factor at or under one half. */
 static int af_slots_reserve(af_ptree *t, size_t count)
 {
 	size_t n = t->nslots ? t->nslots : 1024, i;
-	uint32_t *slots;
+	af_slot *slots;
 
 	if (count * 2 <= t->nslots)
 		return 0;
@@ -55,9 +57,11 @@ static int af_slots_reserve(af_ptree *t, size_t count)
 	slots = calloc(n, sizeof *slots);
 	if (!slots)
 		return -1;
+	af_hint_huge(slots, n * sizeof *slots);
 	for (i = 0; i < t->nslots; i++)
-		if (t->slots[i])
-			af_slots_put(slots, n - 1, t->nodes, t->slots[i] - 1);
+		if (t->slots[i].node)
+			af_slots_put(slots, n - 1, t->slots[i].parent, t->slots[i].key,
+			             t->slots[i].node - 1);
 	free(t->slots);
 	t->slots = slots;
 	t->nslots = n;
@@ -81,6 +85,15 @@ static uint32_t af_ptree_push(af_ptree *t, uint32_t parent, uint32_t key)
 	return (uint32_t)t->len++;
 }
 
+int af_ptree_reserve(af_ptree *t, size_t nodes)
+{
+	if (nodes > t->max_nodes)
+		nodes = t->max_nodes;
+	if (AF_GROW(t->nodes, t->cap, nodes))
+		return -1;
+	return af_slots_reserve(t, nodes);
+}
+
 uint32_t af_ptree_root(af_ptree *t, uint32_t key)
 {
 	return af_ptree_push(t, AF_NONE, key);
@@ -91,13 +104,16 @@ uint32_t af_ptree_child(af_ptree *t, uint32_t parent, uint32_t key)
 	size_t mask, i;
 	uint32_t idx;
 
+	/* the newest child is often the one asked for again */
+	idx = t->nodes[parent].child;
+	if (idx != AF_NONE && t->nodes[idx].key == key)
+		return idx;
 	if (t->nslots) {
 		mask = t->nslots - 1;
-		for (i = af_slot_of(parent, key, mask); t->slots[i];
+		for (i = af_slot_of(parent, key, mask); t->slots[i].node;
 		     i = (i + 1) & mask) {
-			const af_pnode *n = &t->nodes[t->slots[i] - 1];
-			if (n->key == key && n->parent == parent)
-				return t->slots[i] - 1;
+			if (t->slots[i].key == key && t->slots[i].parent == parent)
+				return t->slots[i].node - 1;
 		}
 	}
 	if (af_slots_reserve(t, t->len + 1))
@@ -107,7 +123,7 @@ uint32_t af_ptree_child(af_ptree *t, uint32_t parent, uint32_t key)
 		return AF_NONE;
 	t->nodes[idx].sibling = t->nodes[parent].child;
 	t->nodes[parent].child = idx;
-	af_slots_put(t->slots, t->nslots - 1, t->nodes, idx);
+	af_slots_put(t->slots, t->nslots - 1, parent, key, idx);
 	return idx;
 }
 
@@ -133,7 +149,7 @@ int af_ptree_adopt(af_ptree *t, uint32_t new_root, uint32_t old_root,
 	n->parent = new_root;
 	n->sibling = t->nodes[new_root].child;
 	t->nodes[new_root].child = old_root;
-	af_slots_put(t->slots, t->nslots - 1, t->nodes, old_root);
+	af_slots_put(t->slots, t->nslots - 1, new_root, key, old_root);
 	return 0;
 }
 

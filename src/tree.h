@@ -23,15 +23,24 @@ typedef struct af_pnode {
 	uint32_t sibling; /* next sibling, AF_NONE when last */
 } af_pnode;
 
+/* A hash slot holds its key, so probing never touches the nodes. */
+typedef struct af_slot {
+	uint32_t parent, key;
+	uint32_t node; /* node index + 1, 0 = empty */
+} af_slot;
+
 typedef struct af_ptree {
 	af_pnode *nodes;
 	size_t len, cap;
-	uint32_t *slots; /* open addressing: node index + 1, 0 = empty */
+	af_slot *slots;  /* open addressing */
 	size_t nslots;   /* a power of two */
 	uint32_t max_nodes;
 } af_ptree;
 
 void af_ptree_init(af_ptree *t, uint32_t max_nodes);
+
+/** Makes room for about `nodes` nodes at once (a hint; 0 on success). */
+int af_ptree_reserve(af_ptree *t, size_t nodes);
 void af_ptree_free(af_ptree *t);
 
 /** Adds a root with `key`; returns its index or AF_NONE when out of memory

@@ -2,9 +2,11 @@
  * main.c - the aflame-render command: arguments into a struct, then the
  * library's pipeline, then an exit status.  Uses only the public headers.
  */
+#define _DEFAULT_SOURCE /* mallopt */
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <malloc.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -525,7 +527,12 @@ done:
 int main(int argc, char **argv)
 {
 	cli c;
-	int r = parse_args(argc, argv, &c);
+	int r;
+
+	/* Large tables grow by doubling: with a fixed mmap threshold glibc
+	 * moves them with mremap instead of copying, and gives them back. */
+	mallopt(M_MMAP_THRESHOLD, 1 << 20);
+	r = parse_args(argc, argv, &c);
 
 	if (r < 0)
 		r = run(&c);

@@ -1,0 +1,255 @@
+/*
+ * bench.c - generates benchmark inputs with the project's trace writer and
+ * times aflame-render on them.
+ *
+ *   aflame-bench CLI WORKDIR [RUNS]
+ *
+ * The program traced is made up but shaped like an app: 20,000 methods,
+ * each calling a few others, 16 threads, stacks 17 deep on average and up to
+ * 150, records written in per-thread chunks as ART 14 does.  The seed is
+ * fixed, so the inputs are the same on every machine.  Every step runs in a
+ * child process; the table gives the median wall time of RUNS runs, the
+ * rates, and the child's peak resident memory.
+ */
+#define _DEFAULT_SOURCE
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <sys/stat.h>
+#include <sys/time.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "aflame/aflame.h"
+#include "aflame/writer.h"
+
+#define METHODS 20000
+#define THREADS 16
+#define CHUNK 1000
+#define MAX_DEPTH 150
+
+static uint64_t rng = 0x243F6A8885A308D3ull;
+
+static uint32_t next_random(void)
+{
+	rng ^= rng << 13;
+	rng ^= rng >> 7;
+	rng ^= rng << 17;
+	return (uint32_t)(rng >> 32);
+}
+
+/* Each method calls up to four others, fixed for the whole run; a third of
+ * the methods are leaves. */
+static uint32_t callees[METHODS][4];
+static int ncallees[METHODS];
+
+static void make_program(void)
+{
+	int m, k;
+	for (m = 0; m < METHODS; m++) {
+		ncallees[m] = next_random() % 3 == 0 ? 0 : 1 + (int)(next_random() % 4);
+		for (k = 0; k < ncallees[m]; k++)
+			callees[m][k] = next_random() % METHODS;
+	}
+}
+
+typedef struct walker {
+	uint32_t stack[MAX_DEPTH];
+	int depth;
+	uint32_t cpu, wall;
+} walker;
+
+static int write_trace(const char *path, long records)
+{
+	af_writer_options o = {.variant = AF_VARIANT_REGULAR, .clock = AF_WRITER_DUAL};
+	af_writer *w = af_writer_new(&o);
+	static walker th[THREADS];
+	char name[64];
+	uint8_t *buf;
+	size_t len;
+	long i;
+	int t, r = -1;
+	FILE *f;
+
+	rng = 0x243F6A8885A308D3ull;
+	make_program();
+	memset(th, 0, sizeof th);
+	if (!w)
+		return -1;
+	for (t = 0; t < THREADS; t++) {
+		snprintf(name, sizeof name, t == 0 ? "main" : "worker-%d", t);
+		if (af_writer_thread(w, (uint32_t)t + 1, name))
+			goto out;
+	}
+	for (i = 0; i < METHODS; i++) {
+		snprintf(name, sizeof name, "m%ld", i);
+		if (af_writer_method(w, (uint32_t)i * 4, i % 5 ? "com.example.app.feature.Klass"
+		                                                : "android.view.View",
+		                     name, "()V", "Klass.java"))
+			goto out;
+	}
+	for (i = 0; i < records; i++) {
+		walker *k = &th[(i / CHUNK) % THREADS];
+		uint32_t tid = (uint32_t)((i / CHUNK) % THREADS) + 1, m;
+		int enter;
+		k->wall += 1 + next_random() % 20;
+		k->cpu = k->wall / 10 * 7;
+		/* a walk that drifts towards 17 frames deep */
+		if (k->depth == 0)
+			enter = 1;
+		else if (k->depth >= MAX_DEPTH || ncallees[k->stack[k->depth - 1]] == 0)
+			enter = 0;
+		else
+			enter = next_random() % 100 < (k->depth < 17 ? 62u : 38u);
+		if (enter) {
+			uint32_t top = k->depth ? k->stack[k->depth - 1] : 0;
+			m = k->depth ? callees[top][next_random() % ncallees[top]]
+			             : next_random() % 64;
+			k->stack[k->depth++] = m;
+			if (af_writer_record(w, tid, m * 4, AF_ENTER, k->cpu, k->wall))
+				goto out;
+		} else {
+			m = k->stack[--k->depth];
+			if (af_writer_record(w, tid, m * 4, AF_EXIT, k->cpu, k->wall))
+				goto out;
+		}
+	}
+	if (af_writer_finish(w, &buf, &len, NULL))
+		goto out;
+	f = fopen(path, "wb");
+	r = f && fwrite(buf, 1, len, f) == len && fclose(f) == 0 ? 0 : -1;
+	free(buf);
+out:
+	af_writer_free(w);
+	return r;
+}
+
+static double now(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+/* Runs `cmd` through the shell; its wall time and peak RSS (KiB). */
+static int run(const char *cmd, double *secs, long *rss)
+{
+	struct rusage ru;
+	int status;
+	double t0 = now();
+	pid_t pid = fork();
+
+	if (pid == 0) {
+		execl("/bin/sh", "sh", "-c", cmd, (char *)NULL);
+		_exit(127);
+	}
+	if (pid < 0 || wait4(pid, &status, 0, &ru) < 0)
+		return -1;
+	*secs = now() - t0;
+	*rss = ru.ru_maxrss;
+	return WIFEXITED(status) && WEXITSTATUS(status) == 0 ? 0 : -1;
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+	return (x > y) - (x < y);
+}
+
+static off_t size_of(const char *path)
+{
+	struct stat sb;
+	return stat(path, &sb) == 0 ? sb.st_size : 0;
+}
+
+/* Times one step: the median of `runs`, and the largest RSS. */
+static int step(const char *what, const char *cmd, int runs, double records,
+                double bytes)
+{
+	double t[32], med;
+	long rss = 0, r;
+	int i;
+
+	for (i = 0; i < runs; i++) {
+		if (run(cmd, &t[i], &r)) {
+			fprintf(stderr, "aflame-bench: failed: %s\n", cmd);
+			return -1;
+		}
+		if (r > rss)
+			rss = r;
+	}
+	qsort(t, (size_t)runs, sizeof t[0], cmp_double);
+	med = t[runs / 2];
+	printf("| %s | %.3f s | ", what, med);
+	if (records > 0)
+		printf("%.1f M records/s", records / med / 1e6);
+	printf(" | ");
+	if (bytes > 0)
+		printf("%.0f MB/s", bytes / med / 1e6);
+	printf(" | %.0f MB |\n", (double)rss / 1024);
+	fflush(stdout);
+	return 0;
+}
+
+int main(int argc, char **argv)
+{
+	static const long sizes[] = {100000, 1000000, 4000000};
+	const char *cli, *dir;
+	char trace[1024], folded[1024], cmd[4096];
+	int runs = 5;
+	size_t k;
+
+	if (argc < 3) {
+		fputs("usage: aflame-bench CLI WORKDIR [RUNS]\n", stderr);
+		return 2;
+	}
+	cli = argv[1];
+	dir = argv[2];
+	if (argc > 3)
+		runs = atoi(argv[3]);
+	if (runs < 1 || runs > 31)
+		runs = 5;
+	if (mkdir(dir, 0777) && errno != EEXIST) {
+		perror(dir);
+		return 1;
+	}
+	printf("| step | median wall | records/s | input MB/s | peak RSS |\n"
+	       "|---|---|---|---|---|\n");
+	for (k = 0; k < sizeof sizes / sizeof sizes[0]; k++) {
+		long n = sizes[k];
+		double mb;
+		char label[128];
+		snprintf(trace, sizeof trace, "%s/app-%ld.trace", dir, n);
+		snprintf(folded, sizeof folded, "%s/app-%ld.folded", dir, n);
+		if (size_of(trace) == 0 && write_trace(trace, n)) {
+			fprintf(stderr, "aflame-bench: cannot write %s\n", trace);
+			return 1;
+		}
+		mb = (double)size_of(trace);
+		snprintf(label, sizeof label, "**%ld records** (%.1f MB): parse + merged folded", n,
+		         mb / 1e6);
+		snprintf(cmd, sizeof cmd, "'%s' -q -o '%s' '%s'", cli, folded, trace);
+		if (step(label, cmd, runs, (double)n, mb))
+			return 1;
+		snprintf(cmd, sizeof cmd, "'%s' -q -o '%s/merged.svg' '%s'", cli, dir, trace);
+		if (step("trace → merged SVG", cmd, runs, (double)n, mb))
+			return 1;
+		snprintf(cmd, sizeof cmd, "'%s' -q -o '%s/merged.png' '%s'", cli, dir, trace);
+		if (step("trace → merged PNG", cmd, runs, (double)n, mb))
+			return 1;
+		snprintf(cmd, sizeof cmd, "rm -rf '%s/set' && '%s' -q --per-thread -o '%s/set' '%s'",
+		         dir, cli, dir, trace);
+		if (step("trace → per-thread SVG set + index", cmd, runs, (double)n, mb))
+			return 1;
+		snprintf(cmd, sizeof cmd, "'%s' -q -o '%s/folded.svg' '%s'", cli, dir, folded);
+		snprintf(label, sizeof label, "folded (%.1f MB) → SVG", (double)size_of(folded) / 1e6);
+		if (step(label, cmd, runs, 0, (double)size_of(folded)))
+			return 1;
+	}
+	snprintf(cmd, sizeof cmd, "%s/merged.svg", dir);
+	printf("\nmerged SVG of the largest input: %.1f MB\n", (double)size_of(cmd) / 1e6);
+	return 0;
+}
