@@ -197,11 +197,22 @@ static int step(const char *what, const char *cmd, int runs, double records,
 int main(int argc, char **argv)
 {
 	static const long sizes[] = {100000, 1000000, 4000000};
-	const char *cli, *dir;
+	const char *cli, *dir, *self = argv[0];
 	char trace[1024], folded[1024], cmd[4096];
 	int runs = 5;
 	size_t k;
 
+	if (argc == 3 && strcmp(argv[1], "--parse") == 0) {
+		/* one step on its own: parse and aggregate, nothing drawn */
+		af_trace *t = NULL;
+		af_error e = {0};
+		if (af_trace_open(argv[2], NULL, &t, &e) != AF_OK) {
+			fprintf(stderr, "aflame-bench: %s: %s\n", argv[2], e.message);
+			return 1;
+		}
+		af_trace_free(t);
+		return 0;
+	}
 	if (argc < 3) {
 		fputs("usage: aflame-bench CLI WORKDIR [RUNS]\n", stderr);
 		return 2;
@@ -229,10 +240,13 @@ int main(int argc, char **argv)
 			return 1;
 		}
 		mb = (double)size_of(trace);
-		snprintf(label, sizeof label, "**%ld records** (%.1f MB): parse + merged folded", n,
+		snprintf(label, sizeof label, "**%ld records** (%.1f MB): parse + aggregate", n,
 		         mb / 1e6);
-		snprintf(cmd, sizeof cmd, "'%s' -q -o '%s' '%s'", cli, folded, trace);
+		snprintf(cmd, sizeof cmd, "'%s' --parse '%s'", self, trace);
 		if (step(label, cmd, runs, (double)n, mb))
+			return 1;
+		snprintf(cmd, sizeof cmd, "'%s' -q -o '%s' '%s'", cli, folded, trace);
+		if (step("trace → merged folded text", cmd, runs, (double)n, mb))
 			return 1;
 		snprintf(cmd, sizeof cmd, "'%s' -q -o '%s/merged.svg' '%s'", cli, dir, trace);
 		if (step("trace → merged SVG", cmd, runs, (double)n, mb))
