@@ -166,6 +166,8 @@ struct af_tree {
 	size_t offset_cap;
 	af_names names;     /* interned frame names */
 	af_u32map name_of;  /* method id -> name id, while building */
+	uint8_t *hashed;    /* while building: see af_set_hashed() */
+	size_t hashed_cap;
 	int is_time;        /* values are µs (trace input) */
 	int differential;   /* folded input with two counts */
 };
@@ -238,79 +240,152 @@ static int af_thread_selected(const af_thread *th, const af_tree_options *opt)
 
 /* Copies the raw subtree below `raw_root` (a thread's root) under the view
  * node `view_root`, in pre-order so that parents precede children. */
+/* The interned display name of a raw node's key, cached per build. */
+static uint32_t af_view_name(af_tree *tree, const af_trace *trace, uint32_t key,
+                             const af_tree_options *opt)
+{
+	uint32_t name;
+
+	if (af_u32map_get(&tree->name_of, key, &name))
+		return name;
+	if (trace->info.variant == AF_VARIANT_FOLDED) {
+		const char *s = trace->frames.str[key];
+		name = af_names_intern(&tree->names, s, strlen(s));
+	} else {
+		name = af_trace_frame_name(trace, key, opt && opt->signatures, &tree->names);
+	}
+	if (name == AF_NONE || af_u32map_put(&tree->name_of, key, name))
+		return AF_NONE;
+	return name;
+}
+
+/* Marks whether view node `v` must find its children by hash: it gathers
+ * more than one raw node (overloads under one name, same-named threads),
+ * so their children can meet.  Everything below such a node is hashed too.
+ * Elsewhere the view has the raw tree's shape and children are appended. */
+static int af_set_hashed(af_tree *tree, uint32_t v, int hashed)
+{
+	size_t old = tree->hashed_cap;
+	if (AF_GROW(tree->hashed, tree->hashed_cap, (size_t)v + 1))
+		return -1;
+	if (tree->hashed_cap > old)
+		memset(tree->hashed + old, 0, tree->hashed_cap - old);
+	tree->hashed[v] = (uint8_t)hashed;
+	return 0;
+}
+
+typedef struct af_pair {
+	uint32_t raw, view;
+} af_pair;
+
+/* Copies the raw subtree below `raw_root` (a thread's root) under the view
+ * node `view_root`, in pre-order so that parents precede children. */
 static af_status af_tree_copy(af_tree *tree, const af_trace *trace,
                               uint32_t raw_root, uint32_t view_root,
                               const af_tree_options *opt, af_error *err)
 {
 	const af_ptree *raw = &trace->tree;
-	uint32_t *stack = NULL, *map = NULL;
-	size_t depth = 0, cap = 0, mcap = 0;
-	uint32_t r;
+	af_pair *stack = NULL;
+	size_t depth = 0, cap = 0;
+	af_u32map seen = {0};
+	uint32_t r = raw_root, v = view_root;
 	af_status st = AF_OK;
+	int c;
 
-	/* stack of raw nodes still to copy; map[i] = view parent of stack[i] */
-	for (r = raw->nodes[raw_root].child; r != AF_NONE;
-	     r = raw->nodes[r].sibling) {
-		if (AF_GROW(stack, cap, depth + 1) || AF_GROW(map, mcap, depth + 1))
-			goto nomem;
-		stack[depth] = r;
-		map[depth++] = view_root;
-	}
-	while (depth > 0) {
-		uint32_t raw_idx = stack[--depth], vparent = map[depth], v, name;
-		const af_pnode *rn = &raw->nodes[raw_idx];
-		int c;
+	for (;;) {
+		size_t group = depth;
+		int hashed = !trace->flamechart && tree->hashed[v];
 
-		if (!af_u32map_get(&tree->name_of, rn->key, &name)) {
-			if (trace->info.variant == AF_VARIANT_FOLDED) {
-				const char *s = trace->frames.str[rn->key];
-				name = af_names_intern(&tree->names, s, strlen(s));
-			} else {
-				name = af_trace_frame_name(trace, rn->key,
-				                           opt && opt->signatures,
-				                           &tree->names);
+		size_t end, k;
+
+		/* the children of r, oldest first (the list is newest first), so a
+		 * flame chart's siblings keep their order */
+		for (r = raw->nodes[r].child; r != AF_NONE; r = raw->nodes[r].sibling) {
+			if (AF_GROW(stack, cap, depth + 1))
+				goto nomem;
+			stack[depth++].raw = r;
+		}
+		end = depth;
+		for (k = 0; k < (end - group) / 2; k++) {
+			uint32_t tmp = stack[group + k].raw;
+			stack[group + k].raw = stack[end - 1 - k].raw;
+			stack[end - 1 - k].raw = tmp;
+		}
+		depth = group;
+		/* ...as children of v */
+		while (depth < end) {
+			uint32_t name, vc = AF_NONE;
+			r = stack[depth].raw;
+			name = af_view_name(tree, trace, raw->nodes[r].key, opt);
+			if (name == AF_NONE)
+				goto nomem;
+			if (hashed) {
+				vc = af_ptree_child(&tree->pt, v, name);
+			} else if (!trace->flamechart) {
+				/* two raw children with one name (overloads) share a node */
+				if (depth - group <= 16) {
+					for (k = group; k < depth; k++)
+						if (tree->pt.nodes[stack[k].view].key == name)
+							vc = stack[k].view;
+				} else {
+					if (depth - group == 17) {
+						af_u32map_free(&seen);
+						for (k = group; k < depth; k++)
+							if (af_u32map_put(&seen, tree->pt.nodes[stack[k].view].key,
+							                  stack[k].view))
+								goto nomem;
+					}
+					af_u32map_get(&seen, name, &vc);
+				}
+				if (vc != AF_NONE && af_set_hashed(tree, vc, 1))
+					goto nomem;
 			}
-			if (name == AF_NONE ||
-			    af_u32map_put(&tree->name_of, rn->key, name))
-				goto nomem;
-		}
-		v = trace->flamechart ? af_ptree_append(&tree->pt, vparent, name)
-		                      : af_ptree_child(&tree->pt, vparent, name);
-		if (v == AF_NONE) {
-			st = af_fail(err, AF_ERR_LIMIT, -1,
-			             "call tree has more than %u nodes",
-			             tree->pt.max_nodes);
-			goto out;
-		}
-		if (trace->started) {
-			uint32_t rp = rn->parent;
-			if (AF_GROW(tree->offset, tree->offset_cap, tree->pt.len))
-				goto nomem;
-			for (c = 0; c < AF_CLOCK_COUNT; c++) {
-				uint64_t a = trace->started[raw_idx][c];
-				uint64_t b = raw->nodes[rp].parent == AF_NONE ? 0
-				                                              : trace->started[rp][c];
-				tree->offset[v][c] = a > b ? a - b : 0;
+			if (vc == AF_NONE) {
+				vc = af_ptree_append(&tree->pt, v, name);
+				if (vc != AF_NONE && depth - group >= 16 &&
+				    af_u32map_put(&seen, name, vc))
+					goto nomem;
 			}
-		}
-		for (c = 0; c < AF_CLOCK_COUNT; c++)
-			tree->pt.nodes[v].self[c] += rn->self[c];
-		tree->pt.nodes[v].calls += rn->calls;
-		tree->pt.nodes[v].base += rn->base;
-		for (r = rn->child; r != AF_NONE; r = raw->nodes[r].sibling) {
-			if (AF_GROW(stack, cap, depth + 1) ||
-			    AF_GROW(map, mcap, depth + 1))
+			if (vc == AF_NONE) {
+				st = af_fail(err, AF_ERR_LIMIT, -1,
+				             "call tree has more than %u nodes", tree->pt.max_nodes);
+				goto out;
+			}
+			if (((size_t)vc >= tree->hashed_cap || hashed) &&
+			    af_set_hashed(tree, vc, hashed || ((size_t)vc < tree->hashed_cap &&
+			                                       tree->hashed[vc])))
 				goto nomem;
-			stack[depth] = r;
-			map[depth++] = v;
+			stack[depth++].view = vc;
+		}
+		if (depth == 0)
+			break;
+		r = stack[--depth].raw;
+		v = stack[depth].view;
+		{
+			const af_pnode *rn = &raw->nodes[r];
+			if (trace->started) {
+				uint32_t rp = rn->parent;
+				if (AF_GROW(tree->offset, tree->offset_cap, tree->pt.len))
+					goto nomem;
+				for (c = 0; c < AF_CLOCK_COUNT; c++) {
+					uint64_t a = trace->started[r][c];
+					uint64_t b = raw->nodes[rp].parent == AF_NONE ? 0
+					                                              : trace->started[rp][c];
+					tree->offset[v][c] = a > b ? a - b : 0;
+				}
+			}
+			for (c = 0; c < AF_CLOCK_COUNT; c++)
+				tree->pt.nodes[v].self[c] += rn->self[c];
+			tree->pt.nodes[v].calls += rn->calls;
+			tree->pt.nodes[v].base += rn->base;
 		}
 	}
 	goto out;
 nomem:
 	st = af_fail(err, AF_ERR_NOMEM, -1, "out of memory building the call tree");
 out:
+	af_u32map_free(&seen);
 	free(stack);
-	free(map);
 	return st;
 }
 
@@ -318,6 +393,7 @@ af_status af_tree_from_trace(const af_trace *trace, const af_tree_options *opt,
                              af_tree **out, af_error *err)
 {
 	af_tree *tree;
+	af_u32map tnames = {0}; /* thread name id -> threads with that name */
 	uint32_t root, all;
 	size_t i, n, selected = 0;
 	af_status st;
@@ -333,17 +409,31 @@ af_status af_tree_from_trace(const af_trace *trace, const af_tree_options *opt,
 		af_tree_free(tree);
 		return af_fail(err, AF_ERR_NOMEM, -1, "out of memory");
 	}
+	/* same-named threads merge: their nodes find children by hash */
+	for (i = 0; i < trace->nthreads; i++) {
+		const af_thread *th = &trace->threads[i];
+		uint32_t tname, count = 0;
+		if (!th->records ||
+		    (opt && opt->one_thread ? i != opt->thread : !af_thread_selected(th, opt)))
+			continue;
+		tname = af_names_intern_clean(&tree->names, th->name, strlen(th->name));
+		if (tname == AF_NONE)
+			goto nomem;
+		af_u32map_get(&tnames, tname, &count);
+		if (af_u32map_put(&tnames, tname, count + 1))
+			goto nomem;
+	}
+	if (af_set_hashed(tree, root, 0))
+		goto nomem;
 	if (trace->info.variant == AF_VARIANT_FOLDED) {
 		st = af_tree_copy(tree, trace, 0, root, opt, err);
-		if (st != AF_OK) {
-			af_tree_free(tree);
-			return st;
-		}
+		if (st != AF_OK)
+			goto fail;
 		selected = 1;
 	}
 	for (i = 0; i < trace->nthreads; i++) {
 		const af_thread *th = &trace->threads[i];
-		uint32_t tname, v;
+		uint32_t tname, v, count = 0;
 
 		if (!th->records)
 			continue;
@@ -355,16 +445,15 @@ af_status af_tree_from_trace(const af_trace *trace, const af_tree_options *opt,
 		v = tname == AF_NONE ? AF_NONE
 		    : trace->flamechart ? af_ptree_append(&tree->pt, root, tname)
 		                        : af_ptree_child(&tree->pt, root, tname);
-		if (v == AF_NONE) {
-			af_tree_free(tree);
-			return af_fail(err, AF_ERR_NOMEM, -1, "out of memory");
-		}
+		if (v == AF_NONE || af_set_hashed(tree, v, !trace->flamechart &&
+		                                           af_u32map_get(&tnames, tname, &count) &&
+		                                           count > 1))
+			goto nomem;
 		st = af_tree_copy(tree, trace, th->root, v, opt, err);
-		if (st != AF_OK) {
-			af_tree_free(tree);
-			return st;
-		}
+		if (st != AF_OK)
+			goto fail;
 	}
+	af_u32map_free(&tnames);
 	if (!selected) {
 		af_tree_free(tree);
 		return af_fail(err, AF_ERR_EMPTY, -1, opt && opt->nthreads
@@ -373,6 +462,8 @@ af_status af_tree_from_trace(const af_trace *trace, const af_tree_options *opt,
 	}
 
 	af_u32map_free(&tree->name_of);
+	free(tree->hashed);
+	tree->hashed = NULL;
 	tree->is_time = trace->info.variant != AF_VARIANT_FOLDED;
 	tree->differential = trace->info.differential;
 	if (opt && opt->reverse && (st = af_tree_reverse(tree, err)) != AF_OK) {
@@ -404,6 +495,12 @@ af_status af_tree_from_trace(const af_trace *trace, const af_tree_options *opt,
 	}
 	*out = tree;
 	return AF_OK;
+nomem:
+	st = af_fail(err, AF_ERR_NOMEM, -1, "out of memory building the call tree");
+fail:
+	af_u32map_free(&tnames);
+	af_tree_free(tree);
+	return st;
 }
 
 void af_tree_free(af_tree *tree)
@@ -413,6 +510,7 @@ void af_tree_free(af_tree *tree)
 	af_ptree_free(&tree->pt);
 	af_names_free(&tree->names);
 	af_u32map_free(&tree->name_of);
+	free(tree->hashed);
 	free(tree->depth);
 	free(tree->total);
 	free(tree->base_total);
