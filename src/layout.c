@@ -19,32 +19,6 @@ typedef struct af_pending {
 	uint64_t start; /* time before this frame along its parent, µs */
 } af_pending;
 
-/* A name followed by the character that ends it in a folded line: a space
- * before the count when the frame has self time, else ';' before a child. */
-typedef struct af_named {
-	const char *s;
-	uint32_t key; /* name id * 2 + 1 when ended by ';' */
-} af_named;
-
-/* Orders frames as flamegraph.pl's byte sort of folded lines does. */
-static int af_named_cmp(const void *a, const void *b)
-{
-	const af_named *x = a, *y = b;
-	const unsigned char *p = (const unsigned char *)x->s;
-	const unsigned char *q = (const unsigned char *)y->s;
-	unsigned cp, cq;
-
-	while (*p && *p == *q) {
-		p++;
-		q++;
-	}
-	cp = *p ? *p : (x->key & 1 ? ';' : ' ');
-	cq = *q ? *q : (y->key & 1 ? ';' : ' ');
-	if (cp != cq)
-		return cp < cq ? -1 : 1;
-	return (x->key > y->key) - (x->key < y->key);
-}
-
 static int af_kid_cmp(const void *a, const void *b)
 {
 	const af_kid *x = a, *y = b;
@@ -70,10 +44,10 @@ af_status af_layout_build(const af_tree *tree, const af_layout_options *opt,
 {
 	af_layout_options o = {0};
 	const af_pnode *nodes = af_tree_nodes(tree);
-	size_t n = af_tree_size(tree), i, nnames = af_tree_name_count(tree);
+	size_t n = af_tree_size(tree), i;
 	size_t nkids = n - 1, top = 0, pcap = 0, rcap = 0;
-	af_named *named = NULL;
-	uint32_t *rank = NULL, *first = NULL;
+	const uint32_t *rank = af_tree_ranks(tree);
+	uint32_t *first = NULL;
 	af_kid *kids = NULL;
 	af_pending *stack = NULL;
 	af_layout *L = NULL;
@@ -121,24 +95,14 @@ af_status af_layout_build(const af_tree *tree, const af_layout_options *opt,
 		               o.clock == AF_CLOCK_WALL ? "wall" : "thread-cpu");
 
 	L = calloc(1, sizeof *L);
-	named = malloc((nnames ? nnames : 1) * 2 * sizeof *named);
-	rank = malloc((nnames ? nnames : 1) * 2 * sizeof *rank);
 	kids = malloc((nkids ? nkids : 1) * sizeof *kids);
 	first = malloc((n + 1) * sizeof *first);
-	if (!L || !named || !rank || !kids || !first)
+	if (!L || !kids || !first)
 		goto nomem;
 	L->title = strdup(o.title);
 	if (!L->title || (o.subtitle && !(L->subtitle = strdup(o.subtitle))))
 		goto nomem;
 
-	/* siblings are ordered by name: rank every name once, both ways */
-	for (i = 0; i < 2 * nnames; i++) {
-		named[i].s = af_tree_name_by_id(tree, (uint32_t)(i / 2));
-		named[i].key = (uint32_t)i;
-	}
-	qsort(named, 2 * nnames, sizeof *named, af_named_cmp);
-	for (i = 0; i < 2 * nnames; i++)
-		rank[named[i].key] = (uint32_t)i;
 	/* children grouped by parent (a counting sort); a group is put in
 	 * order only when its parent is drawn, so hidden subtrees cost nothing */
 	memset(first, 0, (n + 1) * sizeof *first);
@@ -267,8 +231,6 @@ nomem:
 	st = af_fail(err, AF_ERR_NOMEM, -1, "out of memory laying out the graph");
 out:
 	af_layout_free(L);
-	free(named);
-	free(rank);
 	free(kids);
 	free(first);
 	free(stack);

@@ -156,6 +156,33 @@ int af_ptree_adopt(af_ptree *t, uint32_t new_root, uint32_t old_root,
 /* ------------------------------------------------------------------ */
 /* The call-tree view                                                  */
 
+/* A name followed by the character that ends it in a folded line: a space
+ * before the count when the frame has self time, else ';' before a child. */
+typedef struct af_named {
+	const char *s;
+	uint32_t key; /* name id * 2 + 1 when ended by ';' */
+} af_named;
+
+/* Orders frames as flamegraph.pl's byte sort of folded lines does. */
+static int af_named_cmp(const void *a, const void *b)
+{
+	const af_named *x = a, *y = b;
+	const unsigned char *p = (const unsigned char *)x->s;
+	const unsigned char *q = (const unsigned char *)y->s;
+	unsigned cp, cq;
+
+	while (*p && *p == *q) {
+		p++;
+		q++;
+	}
+	cp = *p ? *p : (x->key & 1 ? ';' : ' ');
+	cq = *q ? *q : (y->key & 1 ? ';' : ' ');
+	if (cp != cq)
+		return cp < cq ? -1 : 1;
+	return (x->key > y->key) - (x->key < y->key);
+}
+
+
 struct af_tree {
 	af_ptree pt;        /* keys are name ids */
 	uint32_t *depth;
@@ -167,6 +194,7 @@ struct af_tree {
 	af_names names;     /* interned frame names */
 	af_u32map name_of;  /* method id -> name id, while building */
 	uint8_t *hashed;    /* while building: see af_set_hashed() */
+	uint32_t *rank;     /* per name id * 2 (+1 when ended by ';'): order */
 	size_t hashed_cap;
 	int is_time;        /* values are µs (trace input) */
 	int differential;   /* folded input with two counts */
@@ -478,6 +506,25 @@ af_status af_tree_from_trace(const af_trace *trace, const af_tree_options *opt,
 		af_tree_free(tree);
 		return af_fail(err, AF_ERR_NOMEM, -1, "out of memory");
 	}
+	/* siblings are drawn in name order: rank every name once, both ways */
+	{
+		size_t nn = tree->names.len;
+		af_named *named = malloc((nn ? nn : 1) * 2 * sizeof *named);
+		tree->rank = malloc((nn ? nn : 1) * 2 * sizeof *tree->rank);
+		if (!named || !tree->rank) {
+			free(named);
+			af_tree_free(tree);
+			return af_fail(err, AF_ERR_NOMEM, -1, "out of memory");
+		}
+		for (i = 0; i < 2 * nn; i++) {
+			named[i].s = tree->names.str[i / 2];
+			named[i].key = (uint32_t)i;
+		}
+		qsort(named, 2 * nn, sizeof *named, af_named_cmp);
+		for (i = 0; i < 2 * nn; i++)
+			tree->rank[named[i].key] = (uint32_t)i;
+		free(named);
+	}
 	/* parents precede children: depths forwards, totals backwards */
 	for (i = 1; i < n; i++)
 		tree->depth[i] = tree->depth[tree->pt.nodes[i].parent] + 1;
@@ -511,6 +558,7 @@ void af_tree_free(af_tree *tree)
 	af_names_free(&tree->names);
 	af_u32map_free(&tree->name_of);
 	free(tree->hashed);
+	free(tree->rank);
 	free(tree->depth);
 	free(tree->total);
 	free(tree->base_total);
@@ -587,6 +635,11 @@ int af_tree_offset(const af_tree *tree, uint32_t node, af_clock clock,
 		return 0;
 	*offset = tree->offset[node][clock];
 	return 1;
+}
+
+const uint32_t *af_tree_ranks(const af_tree *tree)
+{
+	return tree->rank;
 }
 
 uint32_t af_tree_depth(const af_tree *tree, uint32_t node)

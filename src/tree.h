@@ -109,6 +109,11 @@ const char *af_tree_name_by_id(const af_tree *tree, uint32_t id);
 uint64_t af_tree_total(const af_tree *tree, uint32_t node, af_clock clock);
 uint32_t af_tree_depth(const af_tree *tree, uint32_t node);
 
+/** The order of names among siblings, as flamegraph.pl sorts folded lines:
+ * entry name_id * 2 for a frame with self time (its line ends in a space),
+ * name_id * 2 + 1 for one without (its lines go on with ';'). */
+const uint32_t *af_tree_ranks(const af_tree *tree);
+
 /** In a trace's flame chart, where call `node` began within its caller, in
  * µs of `clock`; 0 when the tree places frames by order instead. */
 int af_tree_offset(const af_tree *tree, uint32_t node, af_clock clock,
