@@ -47,9 +47,11 @@ static int af_slots_reserve(af_ptree *t, size_t count)
 	size_t n = t->nslots ? t->nslots : 1024, i;
 	af_slot *slots;
 
-	if (count * 2 <= t->nslots)
+	/* a load of up to 3/4: probes stay short, and the table (the largest
+	 * part of a big trace's memory after the nodes) stays small */
+	if (count * 4 <= t->nslots * 3)
 		return 0;
-	while (count * 2 > n) {
+	while (count * 4 > n * 3) {
 		if (n > SIZE_MAX / 2 / sizeof *slots)
 			return -1;
 		n *= 2;
@@ -501,8 +503,9 @@ af_status af_tree_from_trace(const af_trace *trace, const af_tree_options *opt,
 	n = tree->pt.len;
 	tree->depth = calloc(n, sizeof *tree->depth);
 	tree->total = calloc(n, sizeof *tree->total);
-	tree->base_total = calloc(n, sizeof *tree->base_total);
-	if (!tree->depth || !tree->total || !tree->base_total) {
+	/* only differential input has a first count to sum */
+	tree->base_total = tree->differential ? calloc(n, sizeof *tree->base_total) : NULL;
+	if (!tree->depth || !tree->total || (tree->differential && !tree->base_total)) {
 		af_tree_free(tree);
 		return af_fail(err, AF_ERR_NOMEM, -1, "out of memory");
 	}
@@ -536,9 +539,11 @@ af_status af_tree_from_trace(const af_trace *trace, const af_tree_options *opt,
 			if (i > 0)
 				tree->total[nd->parent][c] += tree->total[i][c];
 		}
-		tree->base_total[i] += nd->base;
-		if (i > 0)
-			tree->base_total[nd->parent] += tree->base_total[i];
+		if (tree->base_total) {
+			tree->base_total[i] += nd->base;
+			if (i > 0)
+				tree->base_total[nd->parent] += tree->base_total[i];
+		}
 	}
 	*out = tree;
 	return AF_OK;
@@ -595,7 +600,7 @@ void af_tree_node(const af_tree *tree, size_t i, af_node_info *info)
 	}
 	info->calls = n->calls;
 	info->base_self = n->base;
-	info->base_total = tree->base_total[i];
+	info->base_total = tree->base_total ? tree->base_total[i] : 0;
 }
 
 const af_pnode *af_tree_nodes(const af_tree *tree)
