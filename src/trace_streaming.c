@@ -48,9 +48,10 @@ af_status af_trace_streaming(af_trace *t, const uint8_t *buf, size_t len,
 		if (left < 2)
 			break;
 		if (af_rd16(p) != 0) {
-			uint32_t t0 = af_rd32(p + 6);
+			uint32_t t0;
 			if (left < rs)
-				break;
+				break; /* a partial last record */
+			t0 = af_rd32(p + 6);
 			AF_FORWARD(af_trace_record(t, af_rd16(p), af_rd32(p + 2), t0,
 			                           rs >= 14 ? af_rd32(p + 10) : t0,
 			                           off, err));

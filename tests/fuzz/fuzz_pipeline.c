@@ -1,0 +1,122 @@
+/*
+ * fuzz_pipeline.c - one input through the whole pipeline: parse (any
+ * variant, detected from the bytes), call tree, layout, SVG and PNG in
+ * memory.  Built as a libFuzzer target with -DAFLAME_FUZZ (one binary per
+ * input surface, told apart by AF_FUZZ_PAIR), and linked into the replay
+ * driver that runs under ctest in every build.
+ *
+ * AF_FUZZ_PAIR: the input is a legacy key + data pair: the bytes up to and
+ * including the first "*end\n" go to base.key, the rest to base.data, and
+ * the pair is opened by its base name.
+ */
+#define _DEFAULT_SOURCE
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "aflame/aflame.h"
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+
+static af_font *font;
+
+static void draw(const af_trace *t, af_clock clock)
+{
+	af_tree_options to = {0};
+	af_layout_options lo = {.clock = clock, .width = 300};
+	af_render_options ro = {0};
+	af_tree *tree = NULL;
+	af_layout *l = NULL;
+	af_error e;
+	FILE *sink = fopen("/dev/null", "w");
+
+	if (!sink)
+		return;
+	ro.font = font;
+	if (af_tree_from_trace(t, &to, &tree, &e) == AF_OK &&
+	    af_layout_build(tree, &lo, &l, &e) == AF_OK) {
+		if (af_svg_write(l, &ro, sink, &e) != AF_OK)
+			abort(); /* writing to /dev/null cannot fail */
+		af_layout_free(l);
+		l = NULL;
+		lo.thumb_width = 64;
+		lo.thumb_height = 32;
+		if (af_layout_build(tree, &lo, &l, &e) == AF_OK &&
+		    af_cairo_write(l, AF_FORMAT_PNG, &ro, sink, &e) != AF_OK)
+			abort();
+		if (af_folded_write(tree, clock, sink, &e) != AF_OK)
+			abort();
+	}
+	af_layout_free(l);
+	af_tree_free(tree);
+	fclose(sink);
+}
+
+#ifdef AF_FUZZ_PAIR
+/* Writes the two halves to files and opens them by base name. */
+static af_status open_pair(const uint8_t *data, size_t size,
+                           const af_parse_options *po, af_trace **t, af_error *e)
+{
+	char base[64], key[80], dat[80];
+	const uint8_t *end = NULL;
+	size_t cut, i;
+	FILE *f;
+	af_status st;
+
+	for (i = 0; i + 5 <= size; i++)
+		if (memcmp(data + i, "*end\n", 5) == 0) {
+			end = data + i + 5;
+			break;
+		}
+	cut = end ? (size_t)(end - data) : size;
+	snprintf(base, sizeof base, "/tmp/af-fuzz-%d", (int)getpid());
+	snprintf(key, sizeof key, "%s.key", base);
+	snprintf(dat, sizeof dat, "%s.data", base);
+	f = fopen(key, "wb");
+	if (!f)
+		return AF_ERR_IO;
+	fwrite(data, 1, cut, f);
+	fclose(f);
+	f = fopen(dat, "wb");
+	if (!f)
+		return AF_ERR_IO;
+	fwrite(data + cut, 1, size - cut, f);
+	fclose(f);
+	st = af_trace_open(base, po, t, e);
+	unlink(key);
+	unlink(dat);
+	return st;
+}
+#endif
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+	/* limits small enough that no input runs long or large: folded text
+	 * repeats every path in full, so its size grows with depth squared */
+	af_parse_options po = {.limits = {.max_depth = 256, .max_nodes = 100000,
+	                                  .max_name_len = 1 << 16,
+	                                  .max_input = 16u << 20}};
+	af_trace *t = NULL;
+	af_error e;
+	af_status st;
+	int c;
+
+	if (!font && af_font_open(NULL, &font, &e) != AF_OK)
+		abort();
+#ifdef AF_FUZZ_PAIR
+	st = open_pair(data, size, &po, &t, &e);
+#else
+	st = af_trace_parse(data, size, &po, &t, &e);
+#endif
+	if (st != AF_OK) {
+		if (t || e.message[0] == '\0')
+			abort(); /* a failure always explains itself and returns nothing */
+		return 0;
+	}
+	for (c = 0; c < AF_CLOCK_COUNT; c++)
+		if (af_trace_get_info(t)->has_clock[c])
+			draw(t, (af_clock)c);
+	af_trace_free(t);
+	return 0;
+}
