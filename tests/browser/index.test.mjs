@@ -4,22 +4,13 @@ import { test, before, after } from "node:test";
 import assert from "node:assert/strict";
 import { execFileSync } from "node:child_process";
 import { existsSync, mkdirSync, rmSync } from "node:fs";
+import { why, launch } from "./launch.mjs";
 import { fileURLToPath, pathToFileURL } from "node:url";
 
-const CHROMIUM = process.env.AF_CHROMIUM || "/usr/bin/chromium";
 const cli = process.env.AF_CLI;
 const samples = process.env.AF_SAMPLES;
 const dir = process.env.AF_TMP + "/browser-index";
-let chromium = null;
-try {
-  ({ chromium } = await import("playwright-core"));
-} catch (e) {
-  chromium = null;
-}
-const why = !existsSync(CHROMIUM) ? `skipped: ${CHROMIUM} is not installed`
-          : !chromium ? "skipped: playwright-core is not installed (npm ci in tests/browser)"
-          : null;
-if (why) console.log(why);
+
 
 let browser;
 before(async () => {
@@ -27,12 +18,7 @@ before(async () => {
   rmSync(dir, { recursive: true, force: true });
   mkdirSync(dir, { recursive: true });
   execFileSync(cli, ["--per-thread", "--min-share", "8", "-o", dir, `${samples}/app.trace`]);
-  browser = await chromium.launch({
-    executablePath: CHROMIUM,
-    args: ["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
-           "--disable-background-networking", "--disable-component-update",
-           "--disable-sync"],
-  });
+  browser = await launch();
 });
 after(async () => { if (browser) await browser.close(); });
 

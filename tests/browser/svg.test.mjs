@@ -4,23 +4,13 @@
 import { test, before, after } from "node:test";
 import assert from "node:assert/strict";
 import { execFileSync } from "node:child_process";
-import { existsSync, mkdirSync } from "node:fs";
+import { mkdirSync } from "node:fs";
+import { why, launch } from "./launch.mjs";
 import { pathToFileURL } from "node:url";
 
-const CHROMIUM = process.env.AF_CHROMIUM || "/usr/bin/chromium";
 const cli = process.env.AF_CLI;
 const samples = process.env.AF_SAMPLES;
 const tmp = process.env.AF_TMP + "/browser";
-let chromium = null;
-try {
-  ({ chromium } = await import("playwright-core"));
-} catch (e) {
-  chromium = null;
-}
-const why = !existsSync(CHROMIUM) ? `skipped: ${CHROMIUM} is not installed`
-          : !chromium ? "skipped: playwright-core is not installed (npm ci in tests/browser)"
-          : null;
-if (why) console.log(why);
 
 let browser;
 const svgPath = `${tmp}/app.svg`;
@@ -29,12 +19,7 @@ before(async () => {
   if (why) return;
   mkdirSync(tmp, { recursive: true });
   execFileSync(cli, ["-o", svgPath, `${samples}/app.trace`]);
-  browser = await chromium.launch({
-    executablePath: CHROMIUM,
-    args: ["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
-           "--disable-background-networking", "--disable-component-update",
-           "--disable-sync"],
-  });
+  browser = await launch();
 });
 
 after(async () => { if (browser) await browser.close(); });
