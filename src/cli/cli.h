@@ -56,7 +56,12 @@ typedef struct out_file {
 	FILE *f;
 	char *tmp;
 	const char *path;
+	int slot;       /* in the list of temporary files removed on a signal */
 } out_file;
+
+/** Removes the temporary files of unfinished outputs when the command is
+ * interrupted (SIGINT, SIGTERM, SIGHUP), then dies of the same signal. */
+void out_watch_signals(void);
 
 /** Opens a temporary file beside `path` (or standard output for NULL or
  * "-"); 0 on success, -1 with errno set. */

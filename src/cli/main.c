@@ -540,6 +540,7 @@ int main(int argc, char **argv)
 	/* Large tables grow by doubling: with a fixed mmap threshold glibc
 	 * moves them with mremap instead of copying, and gives them back. */
 	mallopt(M_MMAP_THRESHOLD, 1 << 20);
+	out_watch_signals();
 	r = parse_args(argc, argv, &c);
 
 	if (r < 0)

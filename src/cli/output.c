@@ -11,7 +11,57 @@
 #include <time.h>
 #include <unistd.h>
 
+#include <signal.h>
+
 #include "cli.h"
+
+/* Temporary files being written: a signal handler may only read them, so
+ * slots are claimed and released with atomic operations. */
+#define AF_PENDING 64
+static char *pending[AF_PENDING];
+
+static void on_signal(int sig)
+{
+	int i;
+	for (i = 0; i < AF_PENDING; i++) {
+		char *p = __atomic_load_n(&pending[i], __ATOMIC_SEQ_CST);
+		if (p)
+			unlink(p);
+	}
+	signal(sig, SIG_DFL);
+	raise(sig);
+}
+
+void out_watch_signals(void)
+{
+	static const int sigs[] = {SIGINT, SIGTERM, SIGHUP};
+	struct sigaction sa;
+	size_t i;
+
+	memset(&sa, 0, sizeof sa);
+	sa.sa_handler = on_signal;
+	sigemptyset(&sa.sa_mask);
+	for (i = 0; i < sizeof sigs / sizeof sigs[0]; i++)
+		sigaction(sigs[i], &sa, NULL);
+}
+
+static int claim(char *path)
+{
+	int i;
+	for (i = 0; i < AF_PENDING; i++) {
+		char *none = NULL;
+		if (__atomic_compare_exchange_n(&pending[i], &none, path, 0,
+		                                __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST))
+			return i;
+	}
+	return -1; /* more files at once than watched: still written safely */
+}
+
+static void release(int slot)
+{
+	if (slot >= 0)
+		__atomic_store_n(&pending[slot], NULL, __ATOMIC_SEQ_CST);
+}
 
 int out_open(out_file *o, const char *path)
 {
@@ -21,6 +71,7 @@ int out_open(out_file *o, const char *path)
 	int fd = -1, tries;
 
 	memset(o, 0, sizeof *o);
+	o->slot = -1;
 	if (!path || strcmp(path, "-") == 0) {
 		o->f = stdout;
 		return 0;
@@ -43,6 +94,8 @@ int out_open(out_file *o, const char *path)
 		if (fd < 0 && errno != EEXIST)
 			break;
 	}
+	if (fd >= 0)
+		o->slot = claim(o->tmp);
 	if (fd < 0) {
 		int e = errno;
 		free(o->tmp);
@@ -54,6 +107,7 @@ int out_open(out_file *o, const char *path)
 	if (!o->f) {
 		int e = errno;
 		close(fd);
+		release(o->slot);
 		unlink(o->tmp);
 		free(o->tmp);
 		o->tmp = NULL;
@@ -77,6 +131,7 @@ int out_close(out_file *o, int ok)
 		ok = 0, r = -1;
 	if (!ok)
 		unlink(o->tmp);
+	release(o->slot);
 	free(o->tmp);
 	o->tmp = NULL;
 	return r;
