@@ -9,6 +9,9 @@
 #include "trace.h"
 #include "tree.h"
 
+/* The most folded text written at once (bytes). */
+#define AF_FOLDED_MAX (4ull << 30)
+
 /* ------------------------------------------------------------------ */
 /* Reading                                                             */
 
@@ -143,60 +146,130 @@ af_status af_trace_folded(af_trace *t, const uint8_t *buf, size_t len,
 /* ------------------------------------------------------------------ */
 /* Writing                                                             */
 
-/* Names hold no NUL (the tree cleans them), so each line is a C string. */
-static int af_line_cmp(const void *a, const void *b)
+/* An entry among a node's children: the child's own line (its name ends
+ * with a space) or the lines of its subtree (the name goes on with ';').
+ * Sorting entries by name with those endings gives flamegraph.pl's byte
+ * order of whole lines, so the text is written in one walk, not sorted. */
+typedef struct af_entry {
+	uint32_t node;
+	uint32_t rank; /* af_tree_ranks() of name id * 2, + 1 for a subtree */
+	int subtree;
+} af_entry;
+
+static int af_entry_cmp(const void *a, const void *b)
 {
-	return strcmp(*(const char *const *)a, *(const char *const *)b);
+	const af_entry *x = a, *y = b;
+	return (x->rank > y->rank) - (x->rank < y->rank);
 }
+
+typedef struct af_level {
+	size_t next, end;  /* entries still to write at this level */
+	size_t path_len;   /* length of the path before this level's names */
+} af_level;
 
 af_status af_folded_write(const af_tree *tree, af_clock clock, FILE *out,
                           af_error *err)
 {
 	const af_pnode *nodes = af_tree_nodes(tree);
-	size_t n = af_tree_size(tree), i, nlines = 0, lcap = 0;
-	af_buf text = {0};
-	size_t *offs = NULL;
-	const char **lines = NULL;
-	uint32_t *path = NULL;
-	size_t pcap = 0;
+	const uint32_t *rank = af_tree_ranks(tree);
+	size_t n = af_tree_size(tree), i, nentries = 0, top = 0, lcap = 0;
+	size_t *first = NULL, *fill = NULL;
+	uint64_t *sub = NULL, bytes = 0, *plen = NULL;
+	af_entry *entries = NULL;
+	af_level *levels = NULL;
+	af_buf path = {0};
 	af_status st = AF_OK;
 
 	if ((unsigned)clock >= AF_CLOCK_COUNT)
 		return af_fail(err, AF_ERR_ARG, -1, "unknown clock");
+	first = calloc(n + 1, sizeof *first);
+	fill = calloc(n + 1, sizeof *fill);
+	sub = calloc(n, sizeof *sub);
+	plen = calloc(n, sizeof *plen);
+	if (!first || !fill || !sub || !plen)
+		goto nomem;
+	/* the text's size first: every line repeats its whole path, so deep
+	 * stacks make it grow with depth squared; refuse before writing */
 	for (i = 1; i < n; i++) {
-		size_t depth = 0, start = text.len, k;
-		uint32_t v;
-		if (!nodes[i].self[clock])
+		size_t len = strlen(af_tree_name(tree, (uint32_t)i));
+		plen[i] = (nodes[i].parent ? plen[nodes[i].parent] + 1 : 0) + len;
+		if (nodes[i].self[clock])
+			bytes += plen[i] + 22;
+	}
+	if (bytes > AF_FOLDED_MAX) {
+		st = af_fail(err, AF_ERR_LIMIT, -1,
+		             "folded text would take about %.1f GB (every line repeats "
+		             "its path, and the stacks are deep); draw SVG or PDF instead",
+		             (double)bytes / 1e9);
+		goto out;
+	}
+	/* which nodes have lines below them */
+	for (i = n; i-- > 1;)
+		if (nodes[i].self[clock] || sub[i])
+			sub[nodes[i].parent] = 1;
+	for (i = 1; i < n; i++) {
+		uint32_t p = nodes[i].parent;
+		first[p + 1] += (nodes[i].self[clock] != 0) + (sub[i] != 0);
+	}
+	for (i = 0; i < n; i++)
+		first[i + 1] += first[i];
+	nentries = first[n];
+	entries = malloc((nentries ? nentries : 1) * sizeof *entries);
+	if (!entries)
+		goto nomem;
+	memcpy(fill, first, (n + 1) * sizeof *fill);
+	for (i = 1; i < n; i++) {
+		uint32_t p = nodes[i].parent, key = nodes[i].key;
+		if (nodes[i].self[clock]) {
+			entries[fill[p]].node = (uint32_t)i;
+			entries[fill[p]].subtree = 0;
+			entries[fill[p]++].rank = rank[key * 2];
+		}
+		if (sub[i]) {
+			entries[fill[p]].node = (uint32_t)i;
+			entries[fill[p]].subtree = 1;
+			entries[fill[p]++].rank = rank[key * 2 + 1];
+		}
+	}
+	for (i = 0; i < n; i++)
+		if (first[i + 1] - first[i] > 1)
+			qsort(entries + first[i], first[i + 1] - first[i], sizeof *entries,
+			      af_entry_cmp);
+
+	/* one walk; the path so far is kept in `path` */
+	if (AF_GROW(levels, lcap, 1))
+		goto nomem;
+	levels[0].next = first[0];
+	levels[0].end = first[1];
+	levels[0].path_len = 0;
+	top = 1;
+	while (top > 0) {
+		af_level *lv = &levels[top - 1];
+		const af_entry *e;
+		const char *name;
+
+		if (lv->next == lv->end) {
+			top--;
 			continue;
-		for (v = (uint32_t)i; v != 0; v = nodes[v].parent) {
-			if (AF_GROW(path, pcap, depth + 1))
-				goto nomem;
-			path[depth++] = v;
 		}
-		for (k = depth; k-- > 0;) {
-			const char *name = af_tree_name(tree, path[k]);
-			if (af_buf_append(&text, name, strlen(name)) ||
-			    (k && af_buf_append(&text, ";", 1)))
-				goto nomem;
+		e = &entries[lv->next++];
+		name = af_tree_name(tree, e->node);
+		path.len = lv->path_len;
+		if (path.len && af_buf_append(&path, ";", 1))
+			goto nomem;
+		if (af_buf_append(&path, name, strlen(name)))
+			goto nomem;
+		if (!e->subtree) {
+			fwrite(path.data, 1, path.len, out);
+			fprintf(out, " %llu\n", (unsigned long long)nodes[e->node].self[clock]);
+			continue;
 		}
-		if (af_buf_printf(&text, " %llu",
-		                  (unsigned long long)nodes[i].self[clock]) ||
-		    af_buf_append(&text, "", 1) || AF_GROW(offs, lcap, nlines + 1))
+		if (AF_GROW(levels, lcap, top + 1))
 			goto nomem;
-		offs[nlines++] = start;
-	}
-	/* the text is complete: its lines can be pointed at and sorted */
-	if (nlines) {
-		lines = malloc(nlines * sizeof *lines);
-		if (!lines)
-			goto nomem;
-		for (i = 0; i < nlines; i++)
-			lines[i] = text.data + offs[i];
-		qsort(lines, nlines, sizeof *lines, af_line_cmp);
-	}
-	for (i = 0; i < nlines; i++) {
-		fputs(lines[i], out);
-		fputc('\n', out);
+		levels[top].next = first[e->node];
+		levels[top].end = first[e->node + 1];
+		levels[top].path_len = path.len;
+		top++;
 	}
 	if (fflush(out) || ferror(out))
 		st = af_fail(err, AF_ERR_IO, -1, "write failed");
@@ -204,9 +277,12 @@ af_status af_folded_write(const af_tree *tree, af_clock clock, FILE *out,
 nomem:
 	st = af_fail(err, AF_ERR_NOMEM, -1, "out of memory writing folded text");
 out:
-	free(text.data);
-	free(lines);
-	free(offs);
-	free(path);
+	free(first);
+	free(fill);
+	free(sub);
+	free(plen);
+	free(entries);
+	free(levels);
+	free(path.data);
 	return st;
 }

@@ -316,3 +316,38 @@ Test(cli, samples_are_current)
 	cr_assert_eq(system(cmd), 0);
 	free(dir);
 }
+
+/* A stack 100,000 frames deep: nothing recurses on the C stack, and
+ * outputs that cannot hold it say so instead of thrashing. */
+Test(cli, stacks_100000_frames_deep)
+{
+	af_writer_options o = {.clock = AF_WRITER_DUAL};
+	af_writer *w = af_writer_new(&o);
+	char *in = t_tmp("deep.trace"), *svg = t_tmp("deep.svg"), args[1024], *err = NULL;
+	uint8_t *buf;
+	size_t len, i, n = 100000;
+
+	cr_assert_eq(af_writer_thread(w, 1, "main"), 0);
+	cr_assert_eq(af_writer_method(w, 4, "a.B", "recurse", "()V", ""), 0);
+	for (i = 0; i < n; i++)
+		cr_assert_eq(af_writer_record(w, 1, 4, AF_ENTER, (uint32_t)i, (uint32_t)i), 0);
+	for (i = 0; i < n; i++)
+		cr_assert_eq(af_writer_record(w, 1, 4, AF_EXIT, (uint32_t)(n + i),
+		                              (uint32_t)(n + i)), 0);
+	buf = t_finish(w, &len, NULL);
+	t_write(in, buf, len);
+	free(buf);
+	snprintf(args, sizeof args, "-o '%s' '%s'", svg, in);
+	cr_assert_eq(t_cli(args, NULL, NULL, &err), 0, "%s", err);
+	free(err);
+	snprintf(args, sizeof args, "--format png '%s'", in);
+	cr_assert_eq(t_cli(args, NULL, NULL, &err), 1);
+	cr_assert(strstr(err, "larger than cairo's 32767 px limit"), "%s", err);
+	free(err);
+	snprintf(args, sizeof args, "--format folded '%s'", in);
+	cr_assert_eq(t_cli(args, NULL, NULL, &err), 1);
+	cr_assert(strstr(err, "folded text would take about"), "%s", err);
+	free(err);
+	free(in);
+	free(svg);
+}
