@@ -351,3 +351,17 @@ Test(cli, stacks_100000_frames_deep)
 	free(in);
 	free(svg);
 }
+
+Test(cli, limits_from_the_command_line)
+{
+	char *err = NULL;
+
+	cr_assert_eq(t_cli("--max-depth 3 --format folded '" SAMPLE "'", NULL, NULL, &err), 1);
+	cr_assert(strstr(err, "stack is deeper than 3 frames (byte "), "%s", err);
+	free(err);
+	cr_assert_eq(t_cli("--max-nodes 10 --format folded '" SAMPLE "'", NULL, NULL, &err), 1);
+	cr_assert(strstr(err, "(limit 10)"), "%s", err);
+	free(err);
+	cr_assert_eq(t_cli("--max-depth many '" SAMPLE "'", NULL, NULL, &err), 2);
+	free(err);
+}

@@ -79,6 +79,10 @@ static void usage(FILE *f)
 	      "  -j, --jobs N        worker threads (default: one per core)\n"
 	      "      --thumbnail WxH thumbnails of this size; without --per-thread,\n"
 	      "                      the output is a PNG thumbnail of exactly WxH\n"
+	      "Limits\n"
+	      "      --max-depth N   stacks deeper than N frames are an error (1000000)\n"
+	      "      --max-nodes N   more than N distinct call paths are an error\n"
+	      "                      (50000000)\n"
 	      "Messages\n"
 	      "  -v, --verbose       print what the input holds and its anomalies\n"
 	      "  -q, --quiet         print no warnings\n"
@@ -135,7 +139,8 @@ enum {
 	O_OUTPUT = O_VALUED, O_FORMAT, O_CLOCK, O_THREAD, O_TITLE, O_SUBTITLE,
 	O_WIDTH, O_HEIGHT, O_MINWIDTH, O_SCALE, O_FONTSIZE, O_FONTTYPE, O_COLORS,
 	O_BGCOLORS, O_COUNTNAME, O_NAMETYPE, O_NOTES, O_FACTOR, O_TOTAL, O_ENCODING,
-	O_FONTWIDTH, O_SORT, O_THEME, O_NAMEATTR, O_JOBS, O_MIN_SHARE, O_THUMBNAIL
+	O_FONTWIDTH, O_SORT, O_THEME, O_NAMEATTR, O_JOBS, O_MIN_SHARE, O_THUMBNAIL,
+	O_MAX_DEPTH, O_MAX_NODES
 };
 
 static const struct option {
@@ -150,7 +155,8 @@ static const struct option {
 	{"--fontwidth", O_FONTWIDTH}, {"--sort", O_SORT}, {"--theme", O_THEME},
 	{"--cp", O_CP}, {"--nameattr", O_NAMEATTR}, {"--per-thread", O_PER_THREAD},
 	{"--jobs", O_JOBS}, {"-j", O_JOBS}, {"--min-share", O_MIN_SHARE},
-	{"--thumbnail", O_THUMBNAIL},
+	{"--thumbnail", O_THUMBNAIL}, {"--max-depth", O_MAX_DEPTH},
+	{"--max-nodes", O_MAX_NODES},
 	{"-o", O_OUTPUT}, {"--output", O_OUTPUT}, {"--format", O_FORMAT},
 	{"--clock", O_CLOCK}, {"--thread", O_THREAD}, {"--title", O_TITLE},
 	{"--subtitle", O_SUBTITLE}, {"--width", O_WIDTH}, {"--height", O_HEIGHT},
@@ -211,6 +217,17 @@ static int apply(cli *c, int id, const char *val)
 	case O_MIN_SHARE:
 		if (parse_number(val, 0, 100, &c->min_share))
 			return bad_usage("--min-share takes a percentage, not '%s'", val);
+		break;
+	case O_MAX_DEPTH:
+		if (parse_number(val, 1, 4e9, &d) || d != (double)(uint32_t)d)
+			return bad_usage("--max-depth takes a whole number of frames, not '%s'", val);
+		c->parse.limits.max_depth = (uint32_t)d;
+		break;
+	case O_MAX_NODES:
+		if (parse_number(val, 1, 4e9, &d) || d != (double)(uint32_t)d)
+			return bad_usage("--max-nodes takes a whole number of call paths, not '%s'",
+			                 val);
+		c->parse.limits.max_nodes = (uint32_t)d;
 		break;
 	case O_THUMBNAIL: {
 		int w = 0, h = 0, n = 0;
