@@ -41,7 +41,7 @@ af_trace *af_trace_new(const af_parse_options *opt)
 	if (!t->limits.max_name_len)
 		t->limits.max_name_len = 1 << 20;
 	if (!t->limits.max_input)
-		t->limits.max_input = 8ull << 30;
+		t->limits.max_input = 2ull << 30;
 	af_ptree_init(&t->tree, t->limits.max_nodes);
 	t->tid_mask = 0xFFFF;
 	t->single_clock = AF_CLOCK_CPU;

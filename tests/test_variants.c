@@ -385,3 +385,78 @@ Test(variants, limits_stop_hostile_depth_and_size)
 	af_trace_free(t);
 	free(buf);
 }
+
+Test(variants, gzip_bomb_stops_at_the_input_limit)
+{
+	/* 16 MB of zeros inflate from a few kB; the limit here is 1 MB */
+	size_t n = 16u << 20, zlen;
+	uint8_t *zeros = calloc(1, n), *z;
+	af_parse_options p = {.limits = {.max_input = 1u << 20}};
+	af_trace *t = NULL;
+	af_error e = {0};
+
+	cr_assert_not_null(zeros);
+	z = gzip_bytes(zeros, n, &zlen);
+	cr_assert_lt(zlen, 100000);
+	cr_assert_eq(af_trace_parse(z, zlen, &p, &t, &e), AF_ERR_LIMIT);
+	cr_assert_null(t);
+	cr_assert(strstr(e.message, "inflates past the 1048576-byte input limit"), "%s",
+	          e.message);
+	free(z);
+	free(zeros);
+}
+
+Test(variants, one_megabyte_names_and_the_name_limit)
+{
+	af_writer_options o = {.clock = AF_WRITER_DUAL};
+	af_writer *w = af_writer_new(&o);
+	size_t big = 1000000, len;
+	char *name = malloc(big + 1);
+	uint8_t *buf;
+	af_trace *t = NULL;
+	af_error e = {0};
+	af_parse_options small = {.limits = {.max_name_len = 4096}};
+	char *f;
+
+	memset(name, 'x', big);
+	name[big] = '\0';
+	cr_assert_eq(af_writer_thread(w, 1, "main"), 0);
+	cr_assert_eq(af_writer_method(w, 4, "a.B", name, "()V", ""), 0);
+	cr_assert_eq(af_writer_record(w, 1, 4, AF_ENTER, 0, 0), 0);
+	cr_assert_eq(af_writer_record(w, 1, 4, AF_EXIT, 1, 1), 0);
+	buf = t_finish(w, &len, NULL);
+	f = t_folded(buf, len, AF_CLOCK_WALL, NULL); /* under the 1 MiB default */
+	cr_assert_eq(strlen(f), strlen("main;a.B.") + big + strlen(" 1\n"));
+	free(f);
+	cr_assert_eq(af_trace_parse(buf, len, &small, &t, &e), AF_ERR_LIMIT);
+	cr_assert_str_eq(e.message, "key line longer than 4096 bytes");
+	free(buf);
+	free(name);
+}
+
+Test(variants, every_thread_id)
+{
+	af_writer_options o = {.clock = AF_WRITER_DUAL};
+	af_writer *w = af_writer_new(&o);
+	size_t len;
+	uint32_t tid;
+	uint8_t *buf;
+	af_trace *t;
+	af_tree *tree = NULL;
+	af_error e;
+
+	cr_assert_eq(af_writer_method(w, 4, "a.B", "run", "()V", ""), 0);
+	for (tid = 1; tid <= 65535; tid++) {
+		cr_assert_eq(af_writer_record(w, tid, 4, AF_ENTER, 0, 0), 0);
+		cr_assert_eq(af_writer_record(w, tid, 4, AF_EXIT, 1, 1), 0);
+	}
+	buf = t_finish(w, &len, NULL);
+	t = t_parse(buf, len);
+	cr_assert_eq(af_trace_get_info(t)->threads_with_records, 65535);
+	cr_assert_eq(af_trace_get_info(t)->unknown_threads, 65535);
+	cr_assert_eq(af_tree_from_trace(t, NULL, &tree, &e), AF_OK);
+	cr_assert_eq(af_tree_size(tree), 1 + 2 * 65535);
+	af_tree_free(tree);
+	af_trace_free(t);
+	free(buf);
+}

@@ -82,7 +82,7 @@ typedef struct af_limits {
 	uint32_t max_depth;     /* deepest stack per thread (default 1,000,000) */
 	uint32_t max_nodes;     /* distinct call paths per thread (default 50M) */
 	uint32_t max_name_len;  /* longest key line kept (default 1 MiB) */
-	uint64_t max_input;     /* largest decompressed input (default 8 GiB) */
+	uint64_t max_input;     /* largest (decompressed) input (default 2 GiB) */
 } af_limits;
 
 /** Counts describing a parsed trace, for `-v` and for tests. */
