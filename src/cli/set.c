@@ -227,7 +227,11 @@ static void *worker(void *arg)
 		job *j = NULL;
 		pthread_mutex_lock(&pl->lock);
 		while (pl->next < pl->njobs && !pl->failed) {
-			job *cand = &pl->jobs[pl->next++];
+			/* the merged graph (last in the list) is the biggest job:
+			 * start it first, then the threads biggest first, so no
+			 * worker is left alone with a long job at the end */
+			size_t at = pl->next++;
+			job *cand = &pl->jobs[at == 0 ? pl->njobs - 1 : at - 1];
 			if (!cand->skipped) {
 				j = cand;
 				break;
