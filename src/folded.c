@@ -182,6 +182,9 @@ af_status af_folded_write(const af_tree *tree, af_clock clock, FILE *out,
 
 	if ((unsigned)clock >= AF_CLOCK_COUNT)
 		return af_fail(err, AF_ERR_ARG, -1, "unknown clock");
+	if (af_tree_is_pruned(tree))
+		return af_fail(err, AF_ERR_ARG, -1,
+		               "a tree pruned for drawing cannot be written as folded text");
 	first = calloc(n + 1, sizeof *first);
 	fill = calloc(n + 1, sizeof *fill);
 	sub = calloc(n, sizeof *sub);

@@ -67,6 +67,7 @@ void af_trace_free(af_trace *t)
 	free(t->thread_of);
 	free(t->decl);
 	free(t->started);
+	free(t->totals);
 	free(t->methods);
 	af_u32map_free(&t->method_index);
 	af_names_free(&t->frames);
@@ -411,6 +412,9 @@ af_status af_trace_finish(af_trace *t, af_error *err)
 		for (i = 0; i < t->nthreads; i++)
 			t->threads[i].elapsed[c] = 0;
 	}
+	t->totals = malloc((t->tree.len ? t->tree.len : 1) * sizeof *t->totals);
+	if (!t->totals || af_ptree_totals(&t->tree, t->totals))
+		return af_fail(err, AF_ERR_NOMEM, -1, "out of memory");
 	if (t->info.variant == AF_VARIANT_FOLDED)
 		return AF_OK;
 	/* calls to methods the method table does not name */

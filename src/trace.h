@@ -60,6 +60,8 @@ struct af_trace {
 	int flamechart;           /* nodes in call or line order, unmerged */
 	void (*progress)(void *ctx, uint64_t done, uint64_t total);
 	void *progress_ctx;
+	uint64_t (*totals)[AF_CLOCK_COUNT]; /* per raw node, its subtree's time:
+	                             lets drawing skip what is under a pixel */
 	uint64_t (*started)[AF_CLOCK_COUNT]; /* flame chart: per node, the thread's
 	                             charged time when the call began */
 	size_t started_cap;

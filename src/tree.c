@@ -140,6 +140,45 @@ uint32_t af_ptree_append(af_ptree *t, uint32_t parent, uint32_t key)
 	return idx;
 }
 
+int af_ptree_totals(const af_ptree *t, uint64_t (*tot)[AF_CLOCK_COUNT])
+{
+	size_t n = t->len, i, no = 0, top = 0;
+	uint32_t *order = malloc((n ? n : 1) * sizeof *order);
+	uint32_t *stack = malloc((n ? n : 1) * sizeof *stack);
+	int c;
+
+	if (!order || !stack) {
+		free(order);
+		free(stack);
+		return -1;
+	}
+	/* parents may come after their children (orphan exits adopt a root),
+	 * so walk from the roots instead of going by index */
+	for (i = 0; i < n; i++) {
+		if (t->nodes[i].parent != AF_NONE)
+			continue;
+		stack[top++] = (uint32_t)i;
+		while (top) {
+			uint32_t x = stack[--top], r;
+			order[no++] = x;
+			for (r = t->nodes[x].child; r != AF_NONE; r = t->nodes[r].sibling)
+				stack[top++] = r;
+		}
+	}
+	memset(tot, 0, n * sizeof *tot);
+	for (i = no; i-- > 0;) {
+		uint32_t x = order[i], p = t->nodes[x].parent;
+		for (c = 0; c < AF_CLOCK_COUNT; c++) {
+			tot[x][c] += t->nodes[x].self[c];
+			if (p != AF_NONE)
+				tot[p][c] += tot[x][c];
+		}
+	}
+	free(order);
+	free(stack);
+	return 0;
+}
+
 int af_ptree_adopt(af_ptree *t, uint32_t new_root, uint32_t old_root,
                    uint32_t key)
 {
@@ -190,6 +229,11 @@ struct af_tree {
 	uint32_t *depth;
 	uint64_t (*total)[AF_CLOCK_COUNT];
 	uint64_t *base_total;
+	uint64_t (*hidden)[AF_CLOCK_COUNT]; /* pruned: time of cut subtrees */
+	size_t hidden_cap;
+	const uint64_t (*raw_total)[AF_CLOCK_COUNT]; /* while pruning: the trace's */
+	uint64_t prune_below;
+	af_clock prune_clock;
 	uint64_t (*offset)[AF_CLOCK_COUNT]; /* flame chart of a trace: where a
 	                    call began within its caller; NULL otherwise */
 	size_t offset_cap;
@@ -268,8 +312,6 @@ static int af_thread_selected(const af_thread *th, const af_tree_options *opt)
 	return 0;
 }
 
-/* Copies the raw subtree below `raw_root` (a thread's root) under the view
- * node `view_root`, in pre-order so that parents precede children. */
 /* The interned display name of a raw node's key, cached per build. */
 static uint32_t af_view_name(af_tree *tree, const af_trace *trace, uint32_t key,
                              const af_tree_options *opt)
@@ -387,6 +429,32 @@ static af_status af_tree_copy(af_tree *tree, const af_trace *trace,
 				goto nomem;
 			stack[depth++].view = vc;
 		}
+		/* for drawing, a subtree far under a pixel that merges with
+		 * nothing is kept as its total alone (exact where it is drawn) */
+		if (tree->raw_total) {
+			size_t kept = group;
+			for (k = group; k < depth; k++) {
+				uint32_t rr = stack[k].raw, vv = stack[k].view;
+				if (!tree->hashed[vv] && !trace->started &&
+				    tree->raw_total[rr][tree->prune_clock] < tree->prune_below) {
+					size_t old = tree->hidden_cap;
+					const af_pnode *rn = &raw->nodes[rr];
+					if (AF_GROW(tree->hidden, tree->hidden_cap, tree->pt.len))
+						goto nomem;
+					if (tree->hidden_cap > old)
+						memset(tree->hidden + old, 0,
+						       (tree->hidden_cap - old) * sizeof *tree->hidden);
+					for (c = 0; c < AF_CLOCK_COUNT; c++) {
+						tree->pt.nodes[vv].self[c] += rn->self[c];
+						tree->hidden[vv][c] += tree->raw_total[rr][c] - rn->self[c];
+					}
+					tree->pt.nodes[vv].calls += rn->calls;
+					continue;
+				}
+				stack[kept++] = stack[k];
+			}
+			depth = kept;
+		}
 		if (depth == 0)
 			break;
 		r = stack[--depth].raw;
@@ -455,6 +523,23 @@ af_status af_tree_from_trace(const af_trace *trace, const af_tree_options *opt,
 	}
 	if (af_set_hashed(tree, root, 0))
 		goto nomem;
+	if (opt && opt->prune > 0 && !trace->started && !opt->reverse && trace->totals) {
+		uint64_t whole = 0;
+		tree->prune_clock = (unsigned)opt->prune_clock < AF_CLOCK_COUNT
+		                            ? opt->prune_clock : AF_CLOCK_WALL;
+		tree->raw_total = (const uint64_t(*)[AF_CLOCK_COUNT])trace->totals;
+		/* the share is of what this tree will hold: the selected threads */
+		if (trace->info.variant == AF_VARIANT_FOLDED)
+			whole = tree->raw_total[0][tree->prune_clock];
+		for (i = 0; i < trace->nthreads; i++) {
+			const af_thread *th = &trace->threads[i];
+			if (!th->records ||
+			    (opt->one_thread ? i != opt->thread : !af_thread_selected(th, opt)))
+				continue;
+			whole += tree->raw_total[th->root][tree->prune_clock];
+		}
+		tree->prune_below = (uint64_t)(opt->prune * (double)whole);
+	}
 	if (trace->info.variant == AF_VARIANT_FOLDED) {
 		st = af_tree_copy(tree, trace, 0, root, opt, err);
 		if (st != AF_OK)
@@ -494,6 +579,7 @@ af_status af_tree_from_trace(const af_trace *trace, const af_tree_options *opt,
 	af_u32map_free(&tree->name_of);
 	free(tree->hashed);
 	tree->hashed = NULL;
+	tree->raw_total = NULL;
 	tree->is_time = trace->info.variant != AF_VARIANT_FOLDED;
 	tree->differential = trace->info.differential;
 	if (opt && opt->reverse && (st = af_tree_reverse(tree, err)) != AF_OK) {
@@ -536,6 +622,8 @@ af_status af_tree_from_trace(const af_trace *trace, const af_tree_options *opt,
 		int c;
 		for (c = 0; c < AF_CLOCK_COUNT; c++) {
 			tree->total[i][c] += nd->self[c];
+			if (i < tree->hidden_cap)
+				tree->total[i][c] += tree->hidden[i][c];
 			if (i > 0)
 				tree->total[nd->parent][c] += tree->total[i][c];
 		}
@@ -563,12 +651,18 @@ void af_tree_free(af_tree *tree)
 	af_names_free(&tree->names);
 	af_u32map_free(&tree->name_of);
 	free(tree->hashed);
+	free(tree->hidden);
 	free(tree->rank);
 	free(tree->depth);
 	free(tree->total);
 	free(tree->base_total);
 	free(tree->offset);
 	free(tree);
+}
+
+int af_tree_is_pruned(const af_tree *tree)
+{
+	return tree->hidden != NULL;
 }
 
 int af_tree_is_time(const af_tree *tree)

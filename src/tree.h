@@ -55,6 +55,9 @@ uint32_t af_ptree_child(af_ptree *t, uint32_t parent, uint32_t key);
  * existing one (for flame charts); AF_NONE when out of memory. */
 uint32_t af_ptree_append(af_ptree *t, uint32_t parent, uint32_t key);
 
+/** Fills `tot` (one entry per node) with each node's subtree total. */
+int af_ptree_totals(const af_ptree *t, uint64_t (*tot)[AF_CLOCK_COUNT]);
+
 /** Turns the root `old_root` into a child of the root `new_root` under
  * `key`.  `new_root` must have no child with `key` yet.  Everything below
  * `old_root` keeps its indices.  Returns 0, or -1 when out of memory. */
@@ -113,6 +116,9 @@ uint32_t af_tree_depth(const af_tree *tree, uint32_t node);
  * entry name_id * 2 for a frame with self time (its line ends in a space),
  * name_id * 2 + 1 for one without (its lines go on with ';'). */
 const uint32_t *af_tree_ranks(const af_tree *tree);
+
+/** 1 when subtrees were cut for drawing (af_tree_options.prune). */
+int af_tree_is_pruned(const af_tree *tree);
 
 /** In a trace's flame chart, where call `node` began within its caller, in
  * µs of `clock`; 0 when the tree places frames by order instead. */

@@ -185,6 +185,12 @@ typedef struct af_tree_options {
 	int one_thread;          /* only thread number `thread` (an index as in
 	                            af_trace_thread()); the filter is ignored */
 	size_t thread;
+	double prune;            /* > 0, for drawing: call paths whose total on
+	                            `prune_clock` is under this share (0..1) of
+	                            the whole are kept only as a total in their
+	                            first frame.  No frame that large is lost; the
+	                            tree can no longer be written as folded text */
+	af_clock prune_clock;
 } af_tree_options;
 
 /** Builds the merged call tree of the selected threads: its root is "all",

@@ -479,6 +479,18 @@ static int run(const cli *c)
 		status = run_set(c, trace, (af_clock)clock);
 		goto done;
 	}
+	if (c->format != AF_FORMAT_FOLDED && !c->layout.flamechart) {
+		/* subtrees far under --minwidth need not be built to be drawn */
+		double w = c->layout.width > 0 ? c->layout.width : 1200;
+		double mw = c->layout.min_width > 0 ? c->layout.min_width : 0.1;
+		if (c->layout.thumb_width > 0) {
+			w = c->layout.thumb_width;
+			mw = 1;
+		}
+		topt.prune = c->layout.min_width_pct > 0 ? c->layout.min_width_pct / 100 / 4
+		                                         : mw / (w - 20) / 4;
+		topt.prune_clock = (af_clock)clock;
+	}
 	if ((st = af_tree_from_trace(trace, &topt, &tree, &e)) != AF_OK) {
 		report_error(name, &e);
 		goto done;

@@ -143,6 +143,14 @@ static int render_job(pool *pl, job *j, af_font *font)
 		to.one_thread = 1;
 		to.thread = j->thread;
 	}
+	if (!(c->formats & (1 << AF_FORMAT_FOLDED)) && !c->layout.flamechart) {
+		/* subtrees far under a drawn pixel need not be built */
+		double w = c->layout.width > 0 ? c->layout.width : 1200;
+		double mw = c->layout.min_width > 0 ? c->layout.min_width : 0.1;
+		to.prune = c->layout.min_width_pct > 0 ? c->layout.min_width_pct / 100 / 4
+		                                       : mw / (w - 20) / 4;
+		to.prune_clock = pl->clock;
+	}
 	if (af_tree_from_trace(pl->trace, &to, &tree, &e) != AF_OK) {
 		report_error(c->input, &e);
 		return -1;
