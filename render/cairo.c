@@ -38,14 +38,26 @@ static void af_rounded(cairo_t *cr, double x, double y, double w, double h,
 	cairo_close_path(cr);
 }
 
-/* Draws the whole graph; returns a non-zero cairo status on failure. */
-static void af_centered(cairo_t *cr, af_font *font, const char *text, double size,
-                        double cx, double y)
+/* Draws `len` bytes of `text` with its left end at (x, y), cleaned as the
+ * SVG writer escapes it: cairo refuses invalid UTF-8 and puts the whole
+ * context in error.  `tmp` is reused from call to call. */
+static int af_show(cairo_t *cr, af_buf *tmp, const char *text, size_t len,
+                   const char *tail, double x, double y)
+{
+	tmp->len = 0;
+	if (af_text_clean(tmp, text, len) || af_buf_append(tmp, tail, strlen(tail)))
+		return -1;
+	cairo_move_to(cr, x, y);
+	cairo_show_text(cr, tmp->data);
+	return 0;
+}
+
+static int af_centered(cairo_t *cr, af_buf *tmp, af_font *font, const char *text,
+                       double size, double cx, double y)
 {
 	double w = af_font_text_width(font, text, strlen(text), size);
 	cairo_set_font_size(cr, size);
-	cairo_move_to(cr, cx - w / 2, y);
-	cairo_show_text(cr, text);
+	return af_show(cr, tmp, text, strlen(text), "", cx - w / 2, y);
 }
 
 /* The android palette's kinds, in one centred row under the title. */
@@ -76,6 +88,7 @@ static void af_cairo_legend(cairo_t *cr, const af_layout *l, af_font *font, int 
 	}
 }
 
+/* Draws the whole graph; returns a non-zero cairo status on failure. */
 static cairo_status_t af_draw(cairo_t *cr, const af_layout *l, af_font *font,
                               af_style *st)
 {
@@ -84,8 +97,8 @@ static cairo_status_t af_draw(cairo_t *cr, const af_layout *l, af_font *font,
 	cairo_pattern_t *bg;
 	double fs = l->font_size;
 	size_t i;
-	char *label = NULL;
-	size_t cap = 0;
+	af_buf label = {0};
+	int bad = 0;
 
 	bg = cairo_pattern_create_linear(0, 0, 0, l->height);
 	cairo_pattern_add_color_stop_rgb(bg, 0.05, st->bg[0].r / 255.0, st->bg[0].g / 255.0,
@@ -103,16 +116,16 @@ static cairo_status_t af_draw(cairo_t *cr, const af_layout *l, af_font *font,
 	else
 		cairo_set_source_rgb(cr, 0, 0, 0);
 	if (!l->thumbnail)
-		af_centered(cr, font, l->title, fs + 5, l->width / 2, fs * 2);
+		bad |= af_centered(cr, &label, font, l->title, fs + 5, l->width / 2, fs * 2);
 	if (l->subtitle && !l->thumbnail) {
 		cairo_set_source_rgb(cr, 0xa0 / 255.0, 0xa0 / 255.0, 0xa0 / 255.0);
-		af_centered(cr, font, l->subtitle, fs, l->width / 2, fs * 4);
+		bad |= af_centered(cr, &label, font, l->subtitle, fs, l->width / 2, fs * 4);
 	}
 	if (l->legend && st->opt->palette == AF_PALETTE_ANDROID)
 		af_cairo_legend(cr, l, font, st->opt->dark);
 	cairo_set_font_size(cr, fs);
 
-	for (i = 0; i < l->nrects; i++) {
+	for (i = 0; i < l->nrects && !bad; i++) {
 		const af_rect *r = &l->rects[i];
 		af_node_info ni;
 		af_rgb c;
@@ -129,16 +142,12 @@ static cairo_status_t af_draw(cairo_t *cr, const af_layout *l, af_font *font,
 		n = af_style_fit(st, ni.name, r->w, &dots);
 		if (n == 0)
 			continue;
-		if (AF_GROW(label, cap, n + 3))
-			return CAIRO_STATUS_NO_MEMORY;
-		memcpy(label, ni.name, n);
-		memcpy(label + n, dots ? ".." : "", dots ? 3 : 1);
 		cairo_set_source_rgb(cr, 0, 0, 0);
-		cairo_move_to(cr, r->x + 3, r->y + r->h / 2 + 3);
-		cairo_show_text(cr, label);
+		bad |= af_show(cr, &label, ni.name, n, dots ? ".." : "", r->x + 3,
+		               r->y + r->h / 2 + 3);
 	}
-	free(label);
-	return cairo_status(cr);
+	free(label.data);
+	return bad ? CAIRO_STATUS_NO_MEMORY : cairo_status(cr);
 }
 
 af_status af_cairo_write(const af_layout *l, af_format format,

@@ -6,6 +6,7 @@
  * the machine's settings.
  */
 #include <cairo-ft.h>
+#include <errno.h>
 #include <fontconfig/fontconfig.h>
 #include <stdlib.h>
 #include <string.h>
@@ -13,6 +14,7 @@
 
 #include "font.h"
 #include "internal.h"
+#include "style.h"
 
 #define AF_FONT_FAMILY "DejaVu Sans"
 #define AF_REF_SIZE 64.0 /* px at which advances are measured */
@@ -73,6 +75,16 @@ af_status af_font_open(const char *conf_path, af_font **out, af_error *err)
 		goto nomem;
 	for (i = 0; i < AF_BMP; i++)
 		f->advance[i] = -1;
+	/* fontconfig prints a missing file to stderr (and with complain off
+	 * reports success), so an unreadable path is caught here first; a
+	 * malformed file still makes fontconfig print its parse error */
+	if (access(path, R_OK) != 0) {
+		int e = errno;
+		af_font_free(f);
+		return af_fail(err, AF_ERR_FONT, -1,
+		               "cannot read the font configuration %s: %s", path,
+		               strerror(e));
+	}
 	if (!FcConfigParseAndLoad(f->config, (const FcChar8 *)path, FcTrue) ||
 	    !FcConfigBuildFonts(f->config)) {
 		af_font_free(f);
@@ -160,9 +172,11 @@ static double af_measure(af_font *f, uint32_t cp)
 	return adv;
 }
 
-/* Advance of one code point at size 1. */
+/* Advance of one code point at size 1: zero for what is never drawn. */
 static double af_advance(af_font *f, uint32_t cp)
 {
+	if (af_text_dropped(cp))
+		return 0;
 	if (cp >= AF_BMP)
 		return af_measure(f, cp);
 	if (f->advance[cp] < 0)

@@ -479,7 +479,7 @@ void af_xml_escape(FILE *out, const char *s, size_t len)
 			if (k == 0) {
 				rep = "\xEF\xBF\xBD";
 				k = 1;
-			} else if (cp < 0x20 || cp == 0x7F || cp == 0xFFFE || cp == 0xFFFF) {
+			} else if (af_text_dropped(cp)) {
 				rep = "";
 			} else {
 				fwrite(s + i, 1, k, out);
@@ -492,4 +492,27 @@ void af_xml_escape(FILE *out, const char *s, size_t len)
 	}
 	if (run)
 		fwrite(s + i - run, 1, run, out);
+}
+
+int af_text_clean(af_buf *b, const char *s, size_t len)
+{
+	size_t i = 0, start = 0;
+	int bad = 0;
+
+	/* copy clean runs whole; only bad bytes break a run */
+	while (i < len) {
+		uint32_t cp;
+		size_t k = af_utf8_decode((const unsigned char *)s + i, len - i, &cp);
+		if (k > 0 && !af_text_dropped(cp)) {
+			i += k;
+			continue;
+		}
+		bad |= af_buf_append(b, s + start, i - start);
+		if (k == 0)
+			bad |= af_buf_append(b, "\xEF\xBF\xBD", 3);
+		i += k ? k : 1;
+		start = i;
+	}
+	bad |= af_buf_append(b, s + start, i - start);
+	return bad;
 }

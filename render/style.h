@@ -41,9 +41,23 @@ size_t af_style_legend(size_t i, const char **label, af_rgb *color);
  * or flamegraph.pl's fixed glyph width when the options give one. */
 size_t af_style_fit(af_style *s, const char *name, double w, int *dots);
 
+/** 1 for the code points no renderer draws: C0 controls, DEL and the
+ * non-characters U+FFFE/U+FFFF (XML forbids them).  The font measures them
+ * as zero wide, so widths match what is drawn. */
+static inline int af_text_dropped(uint32_t cp)
+{
+	return cp < 0x20 || cp == 0x7F || cp == 0xFFFE || cp == 0xFFFF;
+}
+
 /** Writes `len` bytes of `s` as XML character data: markup characters
  * escaped, invalid UTF-8 as U+FFFD, characters XML forbids dropped. */
 void af_xml_escape(FILE *out, const char *s, size_t len);
+
+/** Appends `len` bytes of `s` to `b` as drawable text, NUL-terminated:
+ * invalid UTF-8 as U+FFFD and af_text_dropped() characters left out, as
+ * af_xml_escape() does (cairo refuses invalid UTF-8).  Returns non-zero
+ * when out of memory. */
+int af_text_clean(af_buf *b, const char *s, size_t len);
 
 /** "850 µs", "12.3 ms", "1.23 s". */
 void af_style_time(char *out, size_t n, uint64_t us);

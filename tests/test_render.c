@@ -245,3 +245,85 @@ Test(render, colours_are_stable_and_warm)
 	af_trace_free(t);
 	free(buf);
 }
+
+Test(render, widths_count_what_is_drawn)
+{
+	double a = af_font_text_width(font, "a", 1, 12);
+	double fffd = af_font_text_width(font, "\xef\xbf\xbd", 3, 12);
+
+	/* control characters are dropped by both renderers: no width */
+	cr_assert_float_eq(af_font_text_width(font, "a\x01\x1b\x7f", 4, 12), a, 1e-9);
+	/* an invalid byte is drawn, and measured, as U+FFFD */
+	cr_assert_float_eq(af_font_text_width(font, "\xff", 1, 12), fffd, 1e-9);
+	cr_assert_gt(fffd, 0);
+}
+
+Test(render, a_missing_font_configuration_is_a_font_error)
+{
+	af_font *f = NULL;
+	af_error e = {0};
+
+	cr_assert_eq(af_font_open("/nonexistent/aflame-fonts.conf", &f, &e), AF_ERR_FONT);
+	cr_assert_null(f);
+	cr_assert(strstr(e.message, "/nonexistent/aflame-fonts.conf"), "%s", e.message);
+}
+
+/* cairo refuses invalid UTF-8: the title and subtitle are user text, and
+ * must be cleaned as the SVG writer escapes them, not fail the image. */
+Test(render, cairo_draws_invalid_utf8_titles)
+{
+	size_t len, olen;
+	uint8_t *buf = t_read(AF_TEST_SAMPLES "/app.trace", &len);
+	af_trace *t;
+	af_tree *tree = NULL;
+	af_layout *l = NULL;
+	af_layout_options lo = {.title = "bad \xff\xc3 title\x01",
+	                        .subtitle = "\xed\xa0\x80\x1b[31m"};
+	af_error e = {0};
+	af_render_options ro = {.font = font};
+	char *out = NULL;
+	FILE *f;
+
+	cr_assert_not_null(buf);
+	t = t_parse(buf, len);
+	cr_assert_eq(af_tree_from_trace(t, NULL, &tree, &e), AF_OK);
+	cr_assert_eq(af_layout_build(tree, &lo, &l, &e), AF_OK);
+
+	f = open_memstream(&out, &olen);
+	cr_assert_eq(af_cairo_write(l, AF_FORMAT_PNG, &ro, f, &e), AF_OK, "%s", e.message);
+	fclose(f);
+	cr_assert(olen > 8 && memcmp(out, "\x89PNG", 4) == 0);
+	free(out);
+
+	out = NULL;
+	f = open_memstream(&out, &olen);
+	cr_assert_eq(af_cairo_write(l, AF_FORMAT_PDF, &ro, f, &e), AF_OK, "%s", e.message);
+	fclose(f);
+	cr_assert(olen > 4 && memcmp(out, "%PDF", 4) == 0);
+	free(out);
+
+	out = NULL;
+	f = open_memstream(&out, &olen);
+	cr_assert_eq(af_svg_write(l, &ro, f, &e), AF_OK, "%s", e.message);
+	fclose(f);
+	{
+		char *why = NULL;
+		cr_assert(t_xml_ok(out, olen, &why), "%s", why);
+		cr_assert(strstr(out, "bad \xef\xbf\xbd\xef\xbf\xbd title<"));
+	}
+	free(out);
+
+	/* a PNG past cairo's side limit is refused before drawing */
+	ro.scale = 40;
+	out = NULL;
+	f = open_memstream(&out, &olen);
+	cr_assert_eq(af_cairo_write(l, AF_FORMAT_PNG, &ro, f, &e), AF_ERR_LIMIT);
+	fclose(f);
+	cr_assert(strstr(e.message, "32767"), "%s", e.message);
+	free(out);
+
+	af_layout_free(l);
+	af_tree_free(tree);
+	af_trace_free(t);
+	free(buf);
+}
