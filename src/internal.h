@@ -50,6 +50,8 @@ int af_grow(void **ptr, size_t *cap, size_t need, size_t elem);
  * A hint only; harmless where it is not supported. */
 void af_hint_huge(void *p, size_t bytes);
 
+#define AF_MAX(a, b) ((a) > (b) ? (a) : (b))
+
 #define AF_GROW(ptr, cap, need) \
 	af_grow((void **)&(ptr), &(cap), (need), sizeof *(ptr))
 

@@ -228,13 +228,14 @@ static af_thread *af_thread_for(af_trace *t, uint32_t tid, af_error *err)
 	af_thread *th;
 	uint32_t root;
 
-	if (!t->thread_of) {
-		t->thread_of = calloc(65536, sizeof *t->thread_of);
-		if (!t->thread_of)
-			goto nomem;
-	}
-	if (t->thread_of[tid])
+	if (tid < t->thread_of_len && t->thread_of[tid])
 		return &t->threads[t->thread_of[tid] - 1];
+	if (tid >= t->thread_of_len) {
+		size_t old = t->thread_of_len;
+		if (AF_GROW(t->thread_of, t->thread_of_len, (size_t)tid + 1))
+			goto nomem;
+		memset(t->thread_of + old, 0, (t->thread_of_len - old) * sizeof *t->thread_of);
+	}
 	root = af_ptree_root(&t->tree, AF_NONE);
 	if (root == AF_NONE || AF_GROW(t->threads, t->threads_cap, t->nthreads + 1))
 		goto nomem;
@@ -365,11 +366,15 @@ af_status af_trace_record(af_trace *t, uint32_t tid, uint32_t method_action,
 
 af_status af_trace_finish(af_trace *t, af_error *err)
 {
-	size_t i;
-	uint32_t idx;
+	size_t i, top = 0;
+	uint32_t idx, *decl_of;
 	int c;
-	uint32_t *decl_of = calloc(65536, sizeof *decl_of);
 
+	/* declared ids, truncated to the records' width, and record ids */
+	for (i = 0; i < t->ndecl; i++)
+		top = AF_MAX(top, (size_t)(t->decl[i].tid & t->tid_mask) + 1);
+	top = AF_MAX(top, t->thread_of_len);
+	decl_of = calloc(top ? top : 1, sizeof *decl_of);
 	if (!decl_of)
 		return af_fail(err, AF_ERR_NOMEM, -1, "out of memory");
 	/* the first declaration of a (truncated) id names the thread */

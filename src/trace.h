@@ -51,7 +51,8 @@ struct af_trace {
 
 	af_thread *threads;       /* threads with records, in order of first record */
 	size_t nthreads, threads_cap;
-	uint32_t *thread_of;      /* 65536 entries: record tid -> thread index + 1 */
+	uint32_t *thread_of;      /* record tid -> thread index + 1, 0 = none */
+	size_t thread_of_len;     /* entries, grown to the highest tid seen */
 	uint32_t tid_mask;        /* 0xFF for 9-byte records, else 0xFFFF */
 
 	int clock_named;          /* the key's clock= line was read */
