@@ -41,14 +41,13 @@ static void af_slots_put(af_slot *slots, size_t mask, uint32_t parent, uint32_t 
 	slots[i].node = idx + 1;
 }
 
-/* Keeps the load factor at or under one half. */
+/* Makes room for `count` keys in the hash table. */
 static int af_slots_reserve(af_ptree *t, size_t count)
 {
 	size_t n = t->nslots ? t->nslots : 1024, i;
 	af_slot *slots;
 
-	/* a load of up to 3/4: probes stay short, and the table (the largest
-	 * part of a big trace's memory after the nodes) stays small */
+	/* a load of up to 3/4: probes stay short, and the table stays small */
 	if (count * 4 <= t->nslots * 3)
 		return 0;
 	while (count * 4 > n * 3) {
@@ -91,9 +90,7 @@ int af_ptree_reserve(af_ptree *t, size_t nodes)
 {
 	if (nodes > t->max_nodes)
 		nodes = t->max_nodes;
-	if (AF_GROW(t->nodes, t->cap, nodes))
-		return -1;
-	return af_slots_reserve(t, nodes);
+	return AF_GROW(t->nodes, t->cap, nodes);
 }
 
 uint32_t af_ptree_root(af_ptree *t, uint32_t key)
@@ -101,31 +98,53 @@ uint32_t af_ptree_root(af_ptree *t, uint32_t key)
 	return af_ptree_push(t, AF_NONE, key);
 }
 
+/* Links `idx` in as the newest child of `parent`; when that makes the
+ * parent wide, its children go into the hash table (all of them the first
+ * time).  Returns 0, or -1 when out of memory. */
+static int af_ptree_link(af_ptree *t, uint32_t parent, uint32_t idx)
+{
+	af_pnode *p = &t->nodes[parent];
+	uint32_t r;
+
+	t->nodes[idx].sibling = p->child;
+	p->child = idx;
+	if (++p->nkids <= AF_PTREE_NARROW)
+		return 0;
+	if (af_slots_reserve(t, t->nhashed + p->nkids))
+		return -1;
+	if (p->nkids == AF_PTREE_NARROW + 1) {
+		for (r = p->child; r != AF_NONE; r = t->nodes[r].sibling)
+			af_slots_put(t->slots, t->nslots - 1, parent, t->nodes[r].key, r);
+		t->nhashed += p->nkids;
+	} else {
+		af_slots_put(t->slots, t->nslots - 1, parent, t->nodes[idx].key, idx);
+		t->nhashed++;
+	}
+	return 0;
+}
+
 uint32_t af_ptree_child(af_ptree *t, uint32_t parent, uint32_t key)
 {
-	size_t mask, i;
-	uint32_t idx;
+	const af_pnode *nodes = t->nodes;
+	uint32_t idx = nodes[parent].child;
 
 	/* the newest child is often the one asked for again */
-	idx = t->nodes[parent].child;
-	if (idx != AF_NONE && t->nodes[idx].key == key)
+	if (idx != AF_NONE && nodes[idx].key == key)
 		return idx;
-	if (t->nslots) {
-		mask = t->nslots - 1;
+	if (nodes[parent].nkids <= AF_PTREE_NARROW) {
+		for (; idx != AF_NONE; idx = nodes[idx].sibling)
+			if (nodes[idx].key == key)
+				return idx;
+	} else {
+		size_t mask = t->nslots - 1, i;
 		for (i = af_slot_of(parent, key, mask); t->slots[i].node;
-		     i = (i + 1) & mask) {
+		     i = (i + 1) & mask)
 			if (t->slots[i].key == key && t->slots[i].parent == parent)
 				return t->slots[i].node - 1;
-		}
 	}
-	if (af_slots_reserve(t, t->len + 1))
-		return AF_NONE;
 	idx = af_ptree_push(t, parent, key);
-	if (idx == AF_NONE)
+	if (idx == AF_NONE || af_ptree_link(t, parent, idx))
 		return AF_NONE;
-	t->nodes[idx].sibling = t->nodes[parent].child;
-	t->nodes[parent].child = idx;
-	af_slots_put(t->slots, t->nslots - 1, parent, key, idx);
 	return idx;
 }
 
@@ -140,20 +159,43 @@ uint32_t af_ptree_append(af_ptree *t, uint32_t parent, uint32_t key)
 	return idx;
 }
 
+/* Totals when every parent comes before its children, as nodes are added:
+ * one pass from the end, no walk. */
+static void af_totals_by_index(const af_ptree *t, uint64_t (*tot)[AF_CLOCK_COUNT])
+{
+	size_t i;
+	int c;
+
+	for (i = 0; i < t->len; i++)
+		for (c = 0; c < AF_CLOCK_COUNT; c++)
+			tot[i][c] = t->nodes[i].self[c];
+	for (i = t->len; i-- > 0;) {
+		uint32_t p = t->nodes[i].parent;
+		if (p != AF_NONE)
+			for (c = 0; c < AF_CLOCK_COUNT; c++)
+				tot[p][c] += tot[i][c];
+	}
+}
+
 int af_ptree_totals(const af_ptree *t, uint64_t (*tot)[AF_CLOCK_COUNT])
 {
 	size_t n = t->len, i, no = 0, top = 0;
-	uint32_t *order = malloc((n ? n : 1) * sizeof *order);
-	uint32_t *stack = malloc((n ? n : 1) * sizeof *stack);
+	uint32_t *order, *stack;
 	int c;
 
+	if (!t->adopted) {
+		af_totals_by_index(t, tot);
+		return 0;
+	}
+	order = malloc((n ? n : 1) * sizeof *order);
+	stack = malloc((n ? n : 1) * sizeof *stack);
 	if (!order || !stack) {
 		free(order);
 		free(stack);
 		return -1;
 	}
-	/* parents may come after their children (orphan exits adopt a root),
-	 * so walk from the roots instead of going by index */
+	/* an orphan exit made an older root the child of a newer one, so walk
+	 * from the roots instead of going by index */
 	for (i = 0; i < n; i++) {
 		if (t->nodes[i].parent != AF_NONE)
 			continue;
@@ -182,16 +224,10 @@ int af_ptree_totals(const af_ptree *t, uint64_t (*tot)[AF_CLOCK_COUNT])
 int af_ptree_adopt(af_ptree *t, uint32_t new_root, uint32_t old_root,
                    uint32_t key)
 {
-	af_pnode *n = &t->nodes[old_root];
-
-	if (af_slots_reserve(t, t->len))
-		return -1;
-	n->key = key;
-	n->parent = new_root;
-	n->sibling = t->nodes[new_root].child;
-	t->nodes[new_root].child = old_root;
-	af_slots_put(t->slots, t->nslots - 1, new_root, key, old_root);
-	return 0;
+	t->nodes[old_root].key = key;
+	t->nodes[old_root].parent = new_root;
+	t->adopted = 1;
+	return af_ptree_link(t, new_root, old_root);
 }
 
 /* ------------------------------------------------------------------ */

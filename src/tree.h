@@ -21,7 +21,14 @@ typedef struct af_pnode {
 	uint32_t parent;  /* AF_NONE for a root */
 	uint32_t child;   /* first child, AF_NONE when a leaf */
 	uint32_t sibling; /* next sibling, AF_NONE when last */
+	uint32_t nkids;   /* children added by af_ptree_child/adopt */
 } af_pnode;
+
+/* A node with up to AF_PTREE_NARROW children finds them by walking its
+ * list (they are few, and the newest is checked first); the children of a
+ * wider node are all in the hash table.  Most nodes are narrow, so the table
+ * stays small and most lookups touch no memory but the nodes. */
+#define AF_PTREE_NARROW 8
 
 /* A hash slot holds its key, so probing never touches the nodes. */
 typedef struct af_slot {
@@ -34,7 +41,9 @@ typedef struct af_ptree {
 	size_t len, cap;
 	af_slot *slots;  /* open addressing */
 	size_t nslots;   /* a power of two */
+	size_t nhashed;  /* slots in use */
 	uint32_t max_nodes;
+	int adopted;     /* a root became a child: parents may follow children */
 } af_ptree;
 
 void af_ptree_init(af_ptree *t, uint32_t max_nodes);
@@ -52,7 +61,8 @@ uint32_t af_ptree_root(af_ptree *t, uint32_t key);
 uint32_t af_ptree_child(af_ptree *t, uint32_t parent, uint32_t key);
 
 /** Appends a new child of `parent` with `key`, never merging with an
- * existing one (for flame charts); AF_NONE when out of memory. */
+ * existing one (for flame charts); AF_NONE when out of memory.  A tree
+ * built this way is not searched with af_ptree_child(). */
 uint32_t af_ptree_append(af_ptree *t, uint32_t parent, uint32_t key);
 
 /** Fills `tot` (one entry per node) with each node's subtree total. */
