@@ -31,6 +31,7 @@ af_trace *af_trace_new(const af_parse_options *opt)
 	if (opt) {
 		t->limits = opt->limits;
 		t->flamechart = opt->flamechart;
+		t->jobs = opt->jobs;
 		t->progress = opt->progress;
 		t->progress_ctx = opt->progress_ctx;
 	}
@@ -73,6 +74,78 @@ void af_trace_free(af_trace *t)
 	af_names_free(&t->frames);
 	af_ptree_free(&t->tree);
 	free(t);
+}
+
+af_trace *af_trace_worker(const af_trace *t)
+{
+	af_parse_options opt = {.limits = t->limits};
+	af_trace *w = af_trace_new(&opt);
+
+	if (w)
+		w->tid_mask = t->tid_mask;
+	return w;
+}
+
+static int af_by_first_record(const void *a, const void *b)
+{
+	const af_thread *x = a, *y = b;
+	return (x->first_off > y->first_off) - (x->first_off < y->first_off);
+}
+
+af_status af_trace_absorb(af_trace *t, af_trace *w, af_error *err)
+{
+	uint32_t off;
+	size_t i, top = 0;
+	int c;
+
+	if (t->tree.len == 0) {
+		/* the first worker's tree is taken whole, not copied */
+		af_ptree tmp = t->tree;
+		t->tree = w->tree;
+		t->tree.max_nodes = tmp.max_nodes;
+		w->tree = tmp;
+		off = 0;
+	} else if (af_ptree_absorb(&t->tree, &w->tree, &off)) {
+		return af_fail(err, t->tree.len + w->tree.len > t->tree.max_nodes
+		                        ? AF_ERR_LIMIT : AF_ERR_NOMEM, -1,
+		               "cannot add %zu call paths (limit %u)", w->tree.len,
+		               t->tree.max_nodes);
+	}
+	if (AF_GROW(t->threads, t->threads_cap, t->nthreads + w->nthreads))
+		return af_fail(err, AF_ERR_NOMEM, -1, "out of memory");
+	for (i = 0; i < w->nthreads; i++) {
+		af_thread *th = &t->threads[t->nthreads + i];
+		size_t k;
+		*th = w->threads[i];
+		th->root += off;
+		for (k = 0; k < th->depth; k++)
+			th->stack[k] += off;
+	}
+	t->nthreads += w->nthreads;
+	w->nthreads = 0; /* the stacks are t's now */
+	qsort(t->threads, t->nthreads, sizeof *t->threads, af_by_first_record);
+
+	/* the record tid -> thread table, for the new order */
+	for (i = 0; i < t->nthreads; i++)
+		top = AF_MAX(top, (size_t)t->threads[i].record_tid + 1);
+	if (top > t->thread_of_len) {
+		if (AF_GROW(t->thread_of, t->thread_of_len, top))
+			return af_fail(err, AF_ERR_NOMEM, -1, "out of memory");
+	}
+	memset(t->thread_of, 0, t->thread_of_len * sizeof *t->thread_of);
+	for (i = 0; i < t->nthreads; i++)
+		t->thread_of[t->threads[i].record_tid] = (uint32_t)i + 1;
+
+	t->info.records += w->info.records;
+	t->info.enters += w->info.enters;
+	t->info.exits += w->info.exits;
+	t->info.unwinds += w->info.unwinds;
+	t->info.orphan_exits += w->info.orphan_exits;
+	t->info.mismatched_exits += w->info.mismatched_exits;
+	t->info.bad_actions += w->info.bad_actions;
+	for (c = 0; c < AF_CLOCK_COUNT; c++)
+		t->info.time_backwards[c] += w->info.time_backwards[c];
+	return AF_OK;
 }
 
 /* Chunks start with a pointer to the previous chunk.  A string larger than
@@ -268,6 +341,7 @@ af_status af_trace_record(af_trace *t, uint32_t tid, uint32_t method_action,
 	t->info.records++;
 	nodes = t->tree.nodes;
 	if (th->records++ == 0) {
+		th->first_off = off;
 		for (c = 0; c < AF_CLOCK_COUNT; c++)
 			th->last[c] = now[c];
 	} else {

@@ -29,6 +29,7 @@ typedef struct af_thread {
 	uint64_t empty[AF_CLOCK_COUNT];    /* time with an empty stack, pending */
 	uint64_t records, calls;
 	uint64_t charged[AF_CLOCK_COUNT];  /* time charged to frames so far */
+	long long first_off;               /* byte offset of its first record */
 } af_thread;
 
 /* A thread named by the key or by a streaming thread item. */
@@ -59,6 +60,7 @@ struct af_trace {
 	int single_clock;         /* which clock a one-clock trace holds */
 	af_names frames;          /* folded input: frame names (tree keys) */
 	int flamechart;           /* nodes in call or line order, unmerged */
+	int jobs;                 /* af_parse_options.jobs */
 	void (*progress)(void *ctx, uint64_t done, uint64_t total);
 	void *progress_ctx;
 	uint64_t (*totals)[AF_CLOCK_COUNT]; /* per raw node, its subtree's time:
@@ -76,6 +78,16 @@ char *af_trace_strdup(af_trace *t, const char *s, size_t len);
 
 /** Allocates a trace with the limits resolved. */
 af_trace *af_trace_new(const af_parse_options *opt);
+
+/** A trace that takes records for some of `t`'s threads on another core:
+ * `t`'s limits and record width, nothing else.  NULL when out of memory. */
+af_trace *af_trace_worker(const af_trace *t);
+
+/** Moves the threads and call paths a worker built into `t`, which has
+ * records of other threads only (the threads stay in order of their first
+ * record).  `w` is left empty for af_trace_free().  Returns AF_OK, or an
+ * error when out of memory or over the node limit. */
+af_status af_trace_absorb(af_trace *t, af_trace *w, af_error *err);
 
 /** Reports progress every 4 MiB of input. */
 static inline void af_trace_progress(af_trace *t, size_t done, size_t total)

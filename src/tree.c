@@ -159,6 +159,37 @@ uint32_t af_ptree_append(af_ptree *t, uint32_t parent, uint32_t key)
 	return idx;
 }
 
+int af_ptree_absorb(af_ptree *dst, const af_ptree *src, uint32_t *offset)
+{
+	size_t i, off = dst->len;
+
+	if (src->len > dst->max_nodes || off > dst->max_nodes - src->len ||
+	    AF_GROW(dst->nodes, dst->cap, off + src->len) ||
+	    af_slots_reserve(dst, dst->nhashed + src->nhashed))
+		return -1;
+	for (i = 0; i < src->len; i++) {
+		af_pnode *n = &dst->nodes[off + i];
+		*n = src->nodes[i];
+		if (n->parent != AF_NONE)
+			n->parent += (uint32_t)off;
+		if (n->child != AF_NONE)
+			n->child += (uint32_t)off;
+		if (n->sibling != AF_NONE)
+			n->sibling += (uint32_t)off;
+	}
+	for (i = 0; i < src->nslots; i++) {
+		const af_slot *sl = &src->slots[i];
+		if (sl->node)
+			af_slots_put(dst->slots, dst->nslots - 1, sl->parent + (uint32_t)off,
+			             sl->key, sl->node - 1 + (uint32_t)off);
+	}
+	dst->len = off + src->len;
+	dst->nhashed += src->nhashed;
+	dst->adopted |= src->adopted;
+	*offset = (uint32_t)off;
+	return 0;
+}
+
 /* Totals when every parent comes before its children, as nodes are added:
  * one pass from the end, no walk. */
 static void af_totals_by_index(const af_ptree *t, uint64_t (*tot)[AF_CLOCK_COUNT])

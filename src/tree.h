@@ -65,6 +65,11 @@ uint32_t af_ptree_child(af_ptree *t, uint32_t parent, uint32_t key);
  * built this way is not searched with af_ptree_child(). */
 uint32_t af_ptree_append(af_ptree *t, uint32_t parent, uint32_t key);
 
+/** Appends every node of `src` to `dst` (their links moved by the old
+ * length of `dst`, which is returned in `*offset`); `src` is left as it
+ * was.  Returns 0, or -1 when out of memory or over max_nodes. */
+int af_ptree_absorb(af_ptree *dst, const af_ptree *src, uint32_t *offset);
+
 /** Fills `tot` (one entry per node) with each node's subtree total. */
 int af_ptree_totals(const af_ptree *t, uint64_t (*tot)[AF_CLOCK_COUNT]);
 

@@ -460,3 +460,129 @@ Test(variants, every_thread_id)
 	af_trace_free(t);
 	free(buf);
 }
+
+/* A trace read on two cores, each taking some of the threads, gives what
+ * one core gives: the same paths, counts, thread order and, past the node
+ * limit, the same error at the same byte. */
+static uint8_t *busy_trace(size_t *len)
+{
+	af_writer_options o = {.clock = AF_WRITER_DUAL};
+	af_writer *w = af_writer_new(&o);
+	uint32_t depth[7] = {0}, stack[7][40], clk[7] = {0}, seed = 12345;
+	uint32_t m, tid;
+	size_t i;
+
+	for (tid = 1; tid <= 5; tid++) { /* threads 6 and 7 are not declared */
+		char name[16];
+		snprintf(name, sizeof name, "t%u", tid);
+		cr_assert_eq(af_writer_thread(w, tid * 1000, name), 0);
+	}
+	for (m = 0; m < 64; m++) {
+		char name[16];
+		snprintf(name, sizeof name, "m%u", m);
+		cr_assert_eq(af_writer_method(w, m * 4, "a.B", name, "()V", ""), 0);
+	}
+	/* thread 3 starts inside a call: an orphan exit re-roots it */
+	cr_assert_eq(af_writer_record(w, 3000, 8, AF_ENTER, 0, 0), 0);
+	cr_assert_eq(af_writer_record(w, 3000, 8, AF_EXIT, 1, 2), 0);
+	cr_assert_eq(af_writer_record(w, 3000, 12, AF_EXIT, 2, 3), 0);
+	for (i = 0; i < 40000; i++) {
+		uint32_t k, r;
+		seed = seed * 1103515245u + 12345u;
+		r = seed >> 8;
+		k = r % 7; /* the thread, skewed towards the first */
+		if (k > 3 && (r & 0x100))
+			k = 0;
+		tid = (k + 1) * 1000;
+		clk[k] += 1 + (r >> 20) % 7;
+		if (depth[k] < 40 && (depth[k] == 0 || (r >> 12) % 3)) {
+			/* callees depend on the caller, so paths repeat */
+			uint32_t caller = depth[k] ? stack[k][depth[k] - 1] : 0;
+			m = (caller * 7 + (r >> 14) % 3) % 64;
+			stack[k][depth[k]++] = m;
+			cr_assert_eq(af_writer_record(w, tid, m * 4, AF_ENTER, clk[k] / 3, clk[k]), 0);
+		} else if (depth[k]) {
+			m = stack[k][--depth[k]];
+			/* now and then an exit names another method */
+			cr_assert_eq(af_writer_record(w, tid, ((r >> 16) % 97 ? m : 63) * 4,
+			                              (r >> 24) % 50 ? AF_EXIT : AF_UNWIND,
+			                              clk[k] / 3, clk[k]), 0);
+		}
+	}
+	return t_finish(w, len, NULL);
+}
+
+static char *described(const uint8_t *buf, size_t len, int jobs,
+                       const af_limits *limits, af_status *st, af_error *e)
+{
+	af_parse_options p = {.jobs = jobs};
+	af_trace *t = NULL;
+	af_tree *tree = NULL;
+	char *text = NULL;
+	size_t tlen = 0, i;
+	FILE *f = open_memstream(&text, &tlen);
+	const af_trace_info *in;
+	af_clock c;
+
+	if (limits)
+		p.limits = *limits;
+	*st = af_trace_parse(buf, len, &p, &t, e);
+	if (*st != AF_OK) {
+		fclose(f);
+		free(text);
+		return NULL;
+	}
+	in = af_trace_get_info(t);
+	fprintf(f, "records %llu enters %llu exits %llu unwinds %llu orphans %llu "
+	        "mismatched %llu open %llu threads %u unknown %u\n",
+	        (unsigned long long)in->records, (unsigned long long)in->enters,
+	        (unsigned long long)in->exits, (unsigned long long)in->unwinds,
+	        (unsigned long long)in->orphan_exits,
+	        (unsigned long long)in->mismatched_exits,
+	        (unsigned long long)in->open_at_end, in->threads_with_records,
+	        in->unknown_threads);
+	for (i = 0; i < af_trace_thread_count(t); i++) {
+		af_thread_info ti;
+		af_trace_thread(t, i, &ti);
+		fprintf(f, "thread %u %s\n", ti.tid, ti.name);
+	}
+	cr_assert_eq(af_tree_from_trace(t, NULL, &tree, e), AF_OK);
+	for (c = 0; c < AF_CLOCK_COUNT; c++)
+		cr_assert_eq(af_folded_write(tree, c, f, e), AF_OK);
+	fclose(f);
+	af_tree_free(tree);
+	af_trace_free(t);
+	return text;
+}
+
+Test(variants, two_cores_read_what_one_reads)
+{
+	size_t len;
+	uint8_t *buf = busy_trace(&len);
+	af_status st1, st2;
+	af_error e1 = {0}, e2 = {0};
+	char *one = described(buf, len, 1, NULL, &st1, &e1);
+	char *two = described(buf, len, 2, NULL, &st2, &e2);
+	af_limits few = {.max_nodes = 0};
+
+	cr_assert_eq(st1, AF_OK, "%s", e1.message);
+	cr_assert_eq(st2, AF_OK, "%s", e2.message);
+	cr_assert(strstr(one, "orphans 1 "), "%.300s", one);
+	cr_assert(strstr(one, "unknown 2"), "%.300s", one);
+	/* (compared whole, reported short: the texts are long) */
+	cr_assert(strcmp(two, one) == 0, "two cores:\n%.400s\none core:\n%.400s", two, one);
+	free(one);
+	free(two);
+
+	/* a node limit one core passes half-way: the same error either way */
+	few.max_nodes = 3000;
+	one = described(buf, len, 1, &few, &st1, &e1);
+	two = described(buf, len, 2, &few, &st2, &e2);
+	cr_assert_eq(st1, AF_ERR_LIMIT, "%s", e1.message);
+	cr_assert_eq(st2, st1);
+	cr_assert_str_eq(e2.message, e1.message);
+	cr_assert_eq(e2.offset, e1.offset);
+	cr_assert_null(one);
+	cr_assert_null(two);
+	free(buf);
+}

@@ -129,6 +129,11 @@ typedef struct af_parse_options {
 	                    at the time it began (Android Studio's Call Chart);
 	                    folded input keeps the lines' order, merging a frame
 	                    only with the same frame of the line before */
+	int jobs;        /* cores to read a regular trace's records on, each
+	                    taking some of its threads: 0 = two for a large
+	                    trace when the machine has them, 1 = the calling
+	                    thread only, 2 or more = two whatever the size.
+	                    The result is the same either way. */
 } af_parse_options;
 
 /** Parses a trace held in memory, detecting the variant from the bytes

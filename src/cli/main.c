@@ -76,7 +76,8 @@ static void usage(FILE *f)
 	      "                      PNG thumbnails and index.html\n"
 	      "      --format LIST   per-thread formats, e.g. svg,png,pdf\n"
 	      "      --min-share P   skip threads under P% of the time\n"
-	      "  -j, --jobs N        worker threads (default: one per core)\n"
+	      "  -j, --jobs N        worker threads for reading and drawing\n"
+	      "                      (default: one per core)\n"
 	      "      --thumbnail WxH thumbnails of this size; without --per-thread,\n"
 	      "                      the output is a PNG thumbnail of exactly WxH\n"
 	      "Limits\n"
@@ -213,6 +214,7 @@ static int apply(cli *c, int id, const char *val)
 		if (parse_number(val, 1, 256, &d) || d != (int)d)
 			return bad_usage("--jobs takes a whole number from 1 to 256, not '%s'", val);
 		c->jobs = (int)d;
+		c->parse.jobs = c->jobs;
 		break;
 	case O_MIN_SHARE:
 		if (parse_number(val, 0, 100, &c->min_share))
