@@ -102,10 +102,10 @@
 		for (var i = 0; i < gs.length; i++) {
 			// --nameattr links wrap a frame in <a>
 			var g = gs[i].tagName === "a" ? gs[i].firstElementChild : gs[i];
-			var rect = g.querySelector("rect"), at = i * k;
+			var rect = g.firstElementChild, at = i * k;
 			var f = {
 				i: i, g: g, rect: rect, title: null, tip: null,
-				text: g.querySelector("text"),
+				text: rect.nextElementSibling,
 				name: AF.names[AF.frames[at]],
 				v: AF.frames[at + 1], c: AF.frames[at + 2],
 				dv: AF.diff ? AF.frames[at + 3] : 0,
@@ -113,8 +113,11 @@
 				y: +rect.getAttribute("y"),
 				h: rect.hasAttribute("height") ? +rect.getAttribute("height") : AF.rh,
 				xs: rect.getAttribute("x"), ys: rect.getAttribute("y"),
-				fill: rect.getAttribute("fill"), parent: null
+				fill: rect.getAttribute("fill"), parent: null,
+				shown: true, faded: false, hit: false
 			};
+			f.px = f.x;
+			f.pw = f.w;
 			f.d = depthOf(f.y);
 			while (stack.length && stack[stack.length - 1].d >= f.d) stack.pop();
 			f.parent = stack.length ? stack[stack.length - 1] : null;
@@ -124,10 +127,16 @@
 		}
 	}
 
-	// Places a frame at (x, w) and fits its label to the new width.
+	// Places a frame at (x, w) and fits its label to the new width.  The
+	// DOM is touched only where something changes: with tens of thousands
+	// of frames, that is what keeps a zoom quick.
 	function place(f, x, w) {
-		f.rect.setAttribute("x", num(x));
-		f.rect.setAttribute("width", num(w));
+		var xs = num(x), ws = num(w);
+		if (xs === f.px && ws === f.pw) return;
+		f.px = xs;
+		f.pw = ws;
+		f.rect.setAttribute("x", xs);
+		f.rect.setAttribute("width", ws);
 		var label = fit(f.name, w - 6);
 		if (!f.text) {
 			if (!label) return;
@@ -139,23 +148,35 @@
 		if (f.text.textContent !== label) f.text.textContent = label;
 	}
 
+	function show(f, on) {
+		if (f.shown === on) return;
+		f.shown = on;
+		f.g.style.display = on ? "" : "none";
+	}
+
+	function fade(f, on) {
+		if (f.faded === on) return;
+		f.faded = on;
+		f.g.classList.toggle("parent", on);
+	}
+
 	function zoom(f) {
 		if (!f || !f.parent) { unzoom(); return; }
 		var full = AF.width - 2 * AF.xpad, ratio = full / f.w, end = f.i + 1, i;
 		while (end < frames.length && frames[end].d > f.d) end++;
 		for (i = 0; i < frames.length; i++) {
 			var g = frames[i];
-			g.g.classList.remove("parent");
+			fade(g, false);
 			if (i >= f.i && i < end) {
-				g.g.style.display = "";
+				show(g, true);
 				place(g, AF.xpad + (g.x - f.x) * ratio, g.w * ratio);
 			} else {
-				g.g.style.display = "none";
+				show(g, false);
 			}
 		}
 		for (var a = f.parent; a; a = a.parent) {
-			a.g.style.display = "";
-			a.g.classList.add("parent");
+			show(a, true);
+			fade(a, true);
 			place(a, AF.xpad, full);
 		}
 		zoomed = f;
@@ -167,8 +188,8 @@
 	function unzoom() {
 		for (var i = 0; i < frames.length; i++) {
 			var f = frames[i];
-			f.g.style.display = "";
-			f.g.classList.remove("parent");
+			show(f, true);
+			fade(f, false);
 			place(f, f.x, f.w);
 		}
 		zoomed = null;
@@ -192,7 +213,7 @@
 		while (end < frames.length && frames[end].d > base.d) end++;
 		for (var i = 0; i < frames.length; i++) {
 			var f = frames[i], hit = re.test(f.name);
-			f.rect.setAttribute("fill", hit ? AF.match : f.fill);
+			paint(f, hit);
 			if (hit && i >= lo && i < end) spans.push([f.x, f.x + f.w]);
 		}
 		spans.sort(function (a, b) { return a[0] - b[0]; });
@@ -209,10 +230,16 @@
 		saveView();
 	}
 
+	function paint(f, hit) {
+		if (f.hit === hit) return;
+		f.hit = hit;
+		f.rect.setAttribute("fill", hit ? AF.match : f.fill);
+	}
+
 	function resetSearch() {
 		term = null;
 		for (var i = 0; i < frames.length; i++)
-			frames[i].rect.setAttribute("fill", frames[i].fill);
+			paint(frames[i], false);
 		matched.textContent = "";
 		searchBtn.textContent = "Search";
 		saveView();
