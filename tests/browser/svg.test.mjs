@@ -203,6 +203,27 @@ test("hovering a frame shows its details and a native tooltip", { skip: why || f
   await page.close();
 });
 
+// Without a script (an <img>, a viewer that runs none) the interactive SVG
+// must look like the static one: labels are text, rect heights come from
+// the style sheet.
+test("as an <img>, the frames look exactly as the static SVG's", { skip: why || false }, async () => {
+  const staticPath = `${tmp}/static.svg`;
+  execFileSync(cli, ["--no-javascript", "-o", staticPath, `${samples}/app.trace`]);
+  const page = await browser.newPage({ viewport: { width: 1200, height: 300 } });
+  const shots = [];
+  for (const file of [svgPath, staticPath]) {
+    const html = `${file}.html`;
+    writeFileSync(html, `<!doctype html><body style="margin:0"><img src="${pathToFileURL(file).href}">`);
+    await page.goto(pathToFileURL(html).href);
+    await page.waitForFunction(() => document.images[0].complete && document.images[0].naturalWidth > 0);
+    // under the title and buttons, over the details line
+    shots.push(await page.screenshot({ clip: { x: 0, y: 30, width: 1200, height: 270 - 30 - 34 } }));
+  }
+  // (a rect without its height would not be drawn at all)
+  assert.ok(shots[0].equals(shots[1]), "the interactive SVG's frames differ from the static SVG's");
+  await page.close();
+});
+
 test("--no-javascript writes a static image", { skip: why || false }, async () => {
   const out = execFileSync(cli, ["--no-javascript", `${samples}/app.trace`]).toString();
   assert.ok(!out.includes("<script"));
