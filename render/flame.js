@@ -1,11 +1,14 @@
 // flame.js - the script embedded in aflame-render's SVG: zoom, search,
-// details on hover, and the view kept in the URL.  svg.c prepends
-// "var AF = {...};" with the image's geometry and the font's advance widths.
+// details and tooltips on hover, and the view kept in the URL.  svg.c
+// prepends "var AF = {...};" with the image's geometry, the font's advance
+// widths, how values print, the table of names and the frames' data.
 //
 // Frames are written in pre-order (a frame, then its children left to
-// right), each as <g v="TOTAL"><title>..</title><rect/><text/></g>, so the
-// tree is rebuilt here from the order and each frame's depth: no float
-// comparison decides who is whose parent.
+// right), each as <g><rect/><text/></g> (the text only when a label fits),
+// so the tree is rebuilt here from the order and each frame's depth: no
+// float comparison decides who is whose parent.  AF.frames holds, for the
+// i-th frame, the index of its name in AF.names, its total and its calls
+// (and with AF.diff its change): the tooltip is built from them here.
 "use strict";
 (function () {
 	var svg = document.documentElement;
@@ -47,28 +50,74 @@
 		return all.slice(0, chars - 2).join("") + "..";
 	}
 
+	// printf's "%.Nf": toFixed, except that an exact tie rounds to even as
+	// glibc does (toFixed rounds it up), so the text matches the static
+	// SVG's titles to the digit.
+	function fixed(x, d) {
+		var neg = x < 0 || Object.is(x, -0), a = Math.abs(x), s = a.toFixed(d);
+		if (a < 1e21) {
+			// exact: a double under 1e21 has fewer than 100 digits after the point
+			var e = a.toFixed(100), dot = e.indexOf("."), cut = d ? dot + 1 + d : dot;
+			if (/^50*$/.test(e.slice(dot + 1 + d)) && +e.charAt(cut - 1) % 2 === 0)
+				s = e.slice(0, cut);
+		}
+		return (neg ? "-" : "") + s;
+	}
+
+	// 1234567 -> "1,234,567"
+	function grouped(s) {
+		return s.replace(/\B(?=(\d{3})+$)/g, ",");
+	}
+
+	// style.c's af_style_time: "850 µs", "12.3 ms", "1.23 s".
+	function time(us) {
+		if (us < 1000) return us + " \u00b5s";
+		if (us < 10000) return fixed(us / 1e3, 2) + " ms";
+		if (us < 1000000) return fixed(us / 1e3, 1) + " ms";
+		if (us < 10000000) return fixed(us / 1e6, 3) + " s";
+		return fixed(us / 1e6, 2) + " s";
+	}
+
+	// style.c's af_style_tooltip: "NAME (VALUE, P%, N calls; +D%)".
+	function tooltip(f) {
+		var value = f.v * AF.factor, t;
+		if (AF.time) t = time(Math.floor(value + 0.5));
+		else t = grouped(fixed(value, 0)) + " " + AF.countname;
+		t = f.name + " (" + t + ", " + fixed(AF.total ? 100 * f.v / AF.total : 0, 2) + "%";
+		if (f.c) t += ", " + f.c + " call" + (f.c === 1 ? "" : "s");
+		if (AF.diff) {
+			var d = AF.total ? 100 * f.dv / AF.total : 0;
+			t += "; " + (d < 0 || Object.is(d, -0) ? "" : "+") + fixed(d, 2) + "%";
+		}
+		return t + ")";
+	}
+
 	function depthOf(y) {
 		var d = AF.inverted ? (y - AF.top) / AF.fh : (AF.bottom - y) / AF.fh;
 		return Math.round(d);
 	}
 
 	function load() {
-		var gs = el("frames").children, stack = [];
+		var gs = el("frames").children, stack = [], k = AF.diff ? 4 : 3;
 		for (var i = 0; i < gs.length; i++) {
 			// --nameattr links wrap a frame in <a>
 			var g = gs[i].tagName === "a" ? gs[i].firstElementChild : gs[i];
-			var rect = g.querySelector("rect");
-			var title = g.querySelector("title"), tip = title.textContent;
+			var rect = g.firstElementChild, at = i * k;
 			var f = {
-				i: i, g: g, rect: rect, title: title, tip: tip,
-				text: g.querySelector("text"),
-				name: tip.slice(0, tip.lastIndexOf(" (")),
-				v: +g.getAttribute("v"),
+				i: i, g: g, rect: rect, title: null, tip: null,
+				text: rect.nextElementSibling,
+				name: AF.names[AF.frames[at]],
+				v: AF.frames[at + 1], c: AF.frames[at + 2],
+				dv: AF.diff ? AF.frames[at + 3] : 0,
 				x: +rect.getAttribute("x"), w: +rect.getAttribute("width"),
-				y: +rect.getAttribute("y"), h: +rect.getAttribute("height"),
+				y: +rect.getAttribute("y"),
+				h: rect.hasAttribute("height") ? +rect.getAttribute("height") : AF.rh,
 				xs: rect.getAttribute("x"), ys: rect.getAttribute("y"),
-				fill: rect.getAttribute("fill"), parent: null
+				fill: rect.getAttribute("fill"), parent: null,
+				shown: true, faded: false, hit: false
 			};
+			f.px = f.x;
+			f.pw = f.w;
 			f.d = depthOf(f.y);
 			while (stack.length && stack[stack.length - 1].d >= f.d) stack.pop();
 			f.parent = stack.length ? stack[stack.length - 1] : null;
@@ -78,10 +127,16 @@
 		}
 	}
 
-	// Places a frame at (x, w) and fits its label to the new width.
+	// Places a frame at (x, w) and fits its label to the new width.  The
+	// DOM is touched only where something changes: with tens of thousands
+	// of frames, that is what keeps a zoom quick.
 	function place(f, x, w) {
-		f.rect.setAttribute("x", num(x));
-		f.rect.setAttribute("width", num(w));
+		var xs = num(x), ws = num(w);
+		if (xs === f.px && ws === f.pw) return;
+		f.px = xs;
+		f.pw = ws;
+		f.rect.setAttribute("x", xs);
+		f.rect.setAttribute("width", ws);
 		var label = fit(f.name, w - 6);
 		if (!f.text) {
 			if (!label) return;
@@ -93,23 +148,35 @@
 		if (f.text.textContent !== label) f.text.textContent = label;
 	}
 
+	function show(f, on) {
+		if (f.shown === on) return;
+		f.shown = on;
+		f.g.style.display = on ? "" : "none";
+	}
+
+	function fade(f, on) {
+		if (f.faded === on) return;
+		f.faded = on;
+		f.g.classList.toggle("parent", on);
+	}
+
 	function zoom(f) {
 		if (!f || !f.parent) { unzoom(); return; }
 		var full = AF.width - 2 * AF.xpad, ratio = full / f.w, end = f.i + 1, i;
 		while (end < frames.length && frames[end].d > f.d) end++;
 		for (i = 0; i < frames.length; i++) {
 			var g = frames[i];
-			g.g.classList.remove("parent");
+			fade(g, false);
 			if (i >= f.i && i < end) {
-				g.g.style.display = "";
+				show(g, true);
 				place(g, AF.xpad + (g.x - f.x) * ratio, g.w * ratio);
 			} else {
-				g.g.style.display = "none";
+				show(g, false);
 			}
 		}
 		for (var a = f.parent; a; a = a.parent) {
-			a.g.style.display = "";
-			a.g.classList.add("parent");
+			show(a, true);
+			fade(a, true);
 			place(a, AF.xpad, full);
 		}
 		zoomed = f;
@@ -121,8 +188,8 @@
 	function unzoom() {
 		for (var i = 0; i < frames.length; i++) {
 			var f = frames[i];
-			f.g.style.display = "";
-			f.g.classList.remove("parent");
+			show(f, true);
+			fade(f, false);
 			place(f, f.x, f.w);
 		}
 		zoomed = null;
@@ -146,7 +213,7 @@
 		while (end < frames.length && frames[end].d > base.d) end++;
 		for (var i = 0; i < frames.length; i++) {
 			var f = frames[i], hit = re.test(f.name);
-			f.rect.setAttribute("fill", hit ? AF.match : f.fill);
+			paint(f, hit);
 			if (hit && i >= lo && i < end) spans.push([f.x, f.x + f.w]);
 		}
 		spans.sort(function (a, b) { return a[0] - b[0]; });
@@ -163,10 +230,16 @@
 		saveView();
 	}
 
+	function paint(f, hit) {
+		if (f.hit === hit) return;
+		f.hit = hit;
+		f.rect.setAttribute("fill", hit ? AF.match : f.fill);
+	}
+
 	function resetSearch() {
 		term = null;
 		for (var i = 0; i < frames.length; i++)
-			frames[i].rect.setAttribute("fill", frames[i].fill);
+			paint(frames[i], false);
 		matched.textContent = "";
 		searchBtn.textContent = "Search";
 		saveView();
@@ -186,6 +259,7 @@
 	}
 
 	function tipOf(f) {
+		if (f.tip === null) f.tip = tooltip(f);
 		// ancestors of the zoomed frame are larger than it: no share of it
 		if (!zoomed || f === zoomed || f.d < zoomed.d) return f.tip;
 		var share = zoomed.v ? 100 * f.v / zoomed.v : 0;
@@ -243,6 +317,11 @@
 			if (!f) return;
 			var tip = tipOf(f);
 			details.textContent = AF.nametype ? AF.nametype + " " + tip : tip;
+			// the native tooltip: a <title>, made when first needed
+			if (!f.title) {
+				f.title = document.createElementNS("http://www.w3.org/2000/svg", "title");
+				f.g.insertBefore(f.title, f.g.firstChild);
+			}
 			if (f.title.textContent !== tip) f.title.textContent = tip;
 		});
 		svg.addEventListener("mouseout", function (e) {
@@ -264,7 +343,7 @@
 		});
 		restoreView();
 		window.aflame = { zoom: zoom, unzoom: unzoom, search: search,
-		                  resetSearch: resetSearch, frames: frames };
+		                  resetSearch: resetSearch, frames: frames, tip: tipOf };
 	}
 
 	if (document.readyState === "loading")

@@ -494,6 +494,52 @@ void af_xml_escape(FILE *out, const char *s, size_t len)
 		fwrite(s + i - run, 1, run, out);
 }
 
+void af_js_string(FILE *out, const char *s, size_t len)
+{
+	size_t i = 0, run = 0;
+
+	fputc('"', out);
+	while (i < len) {
+		unsigned char c = (unsigned char)s[i];
+		size_t k;
+		uint32_t cp;
+
+		if (c >= 0x20 && c < 0x7F && c != '"' && c != '\\' && c != '<' &&
+		    c != '>' && c != '&') {
+			i++;
+			run++;
+			continue;
+		}
+		if (run)
+			fwrite(s + i - run, 1, run, out);
+		run = 0;
+		if (c == '"' || c == '\\') {
+			fputc('\\', out);
+			fputc(c, out);
+			i++;
+			continue;
+		}
+		if (c == '<' || c == '>' || c == '&') {
+			fprintf(out, "\\u%04x", c);
+			i++;
+			continue;
+		}
+		k = af_utf8_decode((const unsigned char *)s + i, len - i, &cp);
+		if (k == 0) {
+			fputs("\xEF\xBF\xBD", out);
+			k = 1;
+		} else if (cp == 0x2028 || cp == 0x2029) {
+			fprintf(out, "\\u%04x", (unsigned)cp);
+		} else if (!af_text_dropped(cp)) {
+			fwrite(s + i, 1, k, out);
+		}
+		i += k;
+	}
+	if (run)
+		fwrite(s + i - run, 1, run, out);
+	fputc('"', out);
+}
+
 int af_text_clean(af_buf *b, const char *s, size_t len)
 {
 	size_t i = 0, start = 0;

@@ -1,48 +1,75 @@
 /*
  * svg.c - the project's own SVG writer.  Text stays <text>, so names can be
- * searched and selected; every frame carries a <title> with its full name,
- * time, share and call count.  Shared attributes live in one <style> block.
+ * searched and selected, and labels show without a script.
+ *
+ * The interactive SVG stores what a tooltip says once: each distinct name in
+ * a table, and per frame (in drawing order) the index of its name, its total
+ * and its call count, in the script at the end.  flame.js builds the hover
+ * details and a <title> from them.  A frame is then only
+ * <g><rect x y width fill/>[<text>label</text>]</g>: the rects' common height
+ * is set once in the style sheet (an SVG 2 geometry property).  The static
+ * SVG (--no-javascript, thumbnails) keeps a full <title> and a height on
+ * every frame, for viewers without a script or CSS geometry.
  */
 #include <math.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include <stdlib.h>
-
 #include "flame_js.h"
 #include "style.h"
+#include "tree.h"
 
-#define AF_MATCH_FILL "rgb(230,0,230)"
+#define AF_MATCH_FILL "#e600e6"
 
-/* The script's settings: geometry, and the font's advances at size 1 so
- * labels are re-fitted after a zoom by arithmetic, not by measuring nodes. */
-static void af_svg_script(FILE *out, const af_layout *l,
-                          const af_render_options *opt)
+/* The script, after the frames: the settings (geometry, the font's advances
+ * at size 1 so labels are re-fitted after a zoom by arithmetic, how values
+ * are printed), the name table and the frames' data, then flame.js. */
+static void af_svg_script(FILE *out, const af_layout *l, const af_render_options *opt,
+                          double rect_h, int differential, const uint32_t *names,
+                          size_t nnames, const af_buf *data)
 {
 	double ypad2 = l->font_size * 2 + 10;
 	af_font *font = opt->font;
-	const char *nt = opt->nametype ? opt->nametype : "";
+	size_t i;
 	int c;
 
 	fputs("<script type=\"text/ecmascript\"><![CDATA[\nvar AF={", out);
-	fprintf(out, "width:%g,xpad:%g,fs:%g,fh:%g,bottom:%g,top:%g,inverted:%s,",
-	        l->width, l->xpad, l->font_size, l->frame_height,
+	fprintf(out, "width:%g,xpad:%g,fs:%g,fh:%g,rh:%g,bottom:%g,top:%g,inverted:%s,",
+	        l->width, l->xpad, l->font_size, l->frame_height, rect_h,
 	        l->height - ypad2 + 1 - l->frame_height, l->top,
 	        l->inverted ? "true" : "false");
 	fprintf(out, "fontwidth:%g,", opt->fontwidth > 0 ? opt->fontwidth : 0);
-	fputs("nametype:\"", out);
-	for (; *nt; nt++)
-		if ((unsigned char)*nt >= 0x20 && *nt != '"' && *nt != '\\' && *nt != ']')
-			fputc(*nt, out);
-	fputs("\",", out);
-	fputs("match:\"" AF_MATCH_FILL "\",cw:[", out);
+	fputs("nametype:", out);
+	af_js_string(out, opt->nametype ? opt->nametype : "",
+	             opt->nametype ? strlen(opt->nametype) : 0);
+	/* how a tooltip prints a value: as style.c's af_style_tooltip does */
+	fprintf(out, ",total:%llu,factor:%.17g,time:%s,diff:%s,countname:",
+	        (unsigned long long)l->total, l->factor,
+	        af_tree_is_time(l->tree) && !opt->countname ? "true" : "false",
+	        differential ? "true" : "false");
+	af_js_string(out, opt->countname ? opt->countname : "samples",
+	             strlen(opt->countname ? opt->countname : "samples"));
+	fputs(",match:\"" AF_MATCH_FILL "\",cw:[", out);
 	for (c = 32; c < 127; c++) {
 		char ch = (char)c;
 		fprintf(out, "%s%.4f", c > 32 ? "," : "", af_font_text_width(font, &ch, 1, 1));
 	}
-	fprintf(out, "],other:%.4f,wide:1};\n",
-	        af_font_text_width(font, "\xC3\xA9", 2, 1));
+	fprintf(out, "],other:%.4f,wide:1,\n", af_font_text_width(font, "\xC3\xA9", 2, 1));
+	/* one string a name, in order of first use */
+	fputs("names:[", out);
+	for (i = 0; i < nnames; i++) {
+		const char *name = af_tree_name_by_id(l->tree, names[i]);
+		if (i)
+			fputc(',', out);
+		af_js_string(out, name, strlen(name));
+	}
+	/* per frame: name index, total, calls (and the change, when differential) */
+	fputs("],\nframes:[", out);
+	if (data->len)
+		fwrite(data->data, 1, data->len - 1, out); /* no trailing ',' */
+	fputs("]};\n", out);
 	fputs(af_flame_js, out);
 	fputs("]]></script>\n", out);
 }
@@ -86,7 +113,7 @@ static int af_svg_attrs(FILE *out, const af_namemap *map, const char *name, int 
 				v++;
 				vlen -= 2;
 			}
-			if (is_link == link && !(klen == 1 && *p == 'v')) {
+			if (is_link == link) {
 				if (link && !opened) {
 					fputs("<a", out);
 					opened = 1;
@@ -139,7 +166,7 @@ static void af_svg_legend(FILE *out, const af_layout *l, const af_render_options
 		af_num(out, x);
 		fputs("\" y=\"", out);
 		af_num(out, l->legend_y - box);
-		fprintf(out, "\" width=\"%g\" height=\"%g\" fill=\"rgb(%u,%u,%u)\"/>", box, box,
+		fprintf(out, "\" width=\"%g\" height=\"%g\" fill=\"#%02x%02x%02x\"/>", box, box,
 		        c.r, c.g, c.b);
 		x += box + 4;
 		fputs("<text x=\"", out);
@@ -154,19 +181,132 @@ static void af_svg_legend(FILE *out, const af_layout *l, const af_render_options
 	fputs("</g>\n", out);
 }
 
+/* The frames, then (interactive) the script with their data. */
+static af_status af_svg_frames(const af_layout *l, const af_render_options *opt,
+                               af_style *st, int interactive, double rect_h,
+                               FILE *out, af_error *err)
+{
+	af_buf tip = {0}, data = {0};
+	uint32_t *index = NULL, *names = NULL;
+	size_t i, nnames = 0, count = af_tree_name_count(l->tree);
+	double fs = l->font_size;
+	af_status status = AF_OK;
+	int bad = 0;
+
+	if (interactive) {
+		/* name id -> place in the table (UINT32_MAX: not yet in it) */
+		index = malloc((count ? count : 1) * sizeof *index);
+		names = malloc((count ? count : 1) * sizeof *names);
+		if (!index || !names) {
+			status = af_fail(err, AF_ERR_NOMEM, -1, "out of memory writing SVG");
+			goto done;
+		}
+		memset(index, 0xFF, count * sizeof *index);
+	}
+	fputs("<g id=\"frames\">\n", out);
+	for (i = 0; i < l->nrects && !bad; i++) {
+		const af_rect *r = &l->rects[i];
+		af_node_info ni;
+		af_rgb col;
+		size_t n;
+		int dots, link;
+
+		af_tree_node(l->tree, r->node, &ni);
+		col = af_style_fill(st, &ni);
+		link = af_svg_attrs(out, opt->nameattr, ni.name, 1);
+		fputs("<g", out);
+		af_svg_attrs(out, opt->nameattr, ni.name, 0);
+		fputc('>', out);
+		if (interactive) {
+			uint32_t id = af_tree_name_id(l->tree, r->node);
+			if (index[id] == UINT32_MAX) {
+				index[id] = (uint32_t)nnames;
+				names[nnames++] = id;
+			}
+			bad = af_buf_printf(&data, "%u,%llu,%llu,", index[id],
+			                    (unsigned long long)ni.total[l->clock],
+			                    (unsigned long long)ni.calls);
+			if (st->differential) {
+				double d = (double)ni.self[l->clock] - (double)ni.base_self;
+				bad |= af_buf_printf(&data, "%.0f,", opt->negate ? -d : d);
+			}
+		} else {
+			tip.len = 0;
+			bad = af_style_tooltip(st, &tip, r);
+			fputs("<title>", out);
+			af_xml_escape(out, tip.data, tip.len);
+			fputs("</title>", out);
+		}
+		fputs("<rect x=\"", out);
+		af_num(out, r->x);
+		fputs("\" y=\"", out);
+		af_num(out, r->y);
+		fputs("\" width=\"", out);
+		af_num(out, r->w);
+		if (r->h != rect_h) {
+			fputs("\" height=\"", out);
+			af_num(out, r->h);
+		}
+		fprintf(out, "\" fill=\"#%02x%02x%02x\"/>", col.r, col.g, col.b);
+		/* fit first, escape after: an entity is never cut in two */
+		n = r->h >= fs + 2 ? af_style_fit(st, ni.name, r->w, &dots) : 0;
+		if (n > 0) {
+			fputs("<text x=\"", out);
+			af_num(out, r->x + 3);
+			fputs("\" y=\"", out);
+			af_num(out, r->y + r->h / 2 + 3);
+			fputs("\">", out);
+			af_xml_escape(out, ni.name, n);
+			if (dots)
+				fputs("..", out);
+			fputs("</text>", out);
+		}
+		fputs(link ? "</g></a>\n" : "</g>\n", out);
+	}
+	fputs("</g>\n", out);
+	if (bad) {
+		status = af_fail(err, AF_ERR_NOMEM, -1, "out of memory writing SVG");
+		goto done;
+	}
+	if (st->failed) {
+		status = af_fail(err, AF_ERR_NOMEM, -1, "out of memory growing the palette map");
+		goto done;
+	}
+	if (interactive)
+		af_svg_script(out, l, opt, rect_h, st->differential, names, nnames, &data);
+	fputs("</svg>\n", out);
+	if (fflush(out) || ferror(out))
+		status = af_fail(err, AF_ERR_IO, -1, "write failed");
+done:
+	free(tip.data);
+	free(data.data);
+	free(index);
+	free(names);
+	return status;
+}
+
 af_status af_svg_write(const af_layout *l, const af_render_options *opt,
                        FILE *out, af_error *err)
 {
-	af_buf tip = {0};
 	af_style st;
-	size_t i;
-	double fs = l->font_size, ypad2 = fs * 2 + 10;
+	double fs = l->font_size, rect_h;
 	const char *enc = opt && opt->encoding ? opt->encoding : "UTF-8";
 	const char *c;
+	size_t i;
+	int interactive;
+	char height_css[48] = "";
 
 	if (!opt || !opt->font)
 		return af_fail(err, AF_ERR_ARG, -1, "no font given to the SVG writer");
 	AF_FORWARD(af_style_init(&st, l, opt, err));
+	interactive = !opt->no_javascript && !l->thumbnail;
+	/* the height the style sheet gives every rect, when they share one */
+	rect_h = l->nrects ? l->rects[0].h : 0;
+	for (i = 1; i < l->nrects && rect_h > 0; i++)
+		if (l->rects[i].h != rect_h)
+			rect_h = 0;
+	if (!interactive)
+		rect_h = 0;
 	for (c = enc; *c; c++)
 		if (!((*c >= 'A' && *c <= 'Z') || (*c >= 'a' && *c <= 'z') ||
 		      (*c >= '0' && *c <= '9') || *c == '-' || *c == '_' || *c == '.'))
@@ -197,6 +337,8 @@ af_status af_svg_write(const af_layout *l, const af_render_options *opt,
 	             "<stop stop-color=\"#%02x%02x%02x\" offset=\"5%%\"/>"
 	             "<stop stop-color=\"#%02x%02x%02x\" offset=\"95%%\"/></linearGradient></defs>\n",
 	        st.bg[0].r, st.bg[0].g, st.bg[0].b, st.bg[1].r, st.bg[1].g, st.bg[1].b);
+	if (rect_h > 0)
+		snprintf(height_css, sizeof height_css, ";height:%gpx", rect_h);
 	fputs("<style>text{font-family:", out);
 	if (opt->font_family) {
 		for (c = opt->font_family; *c; c++)
@@ -209,12 +351,12 @@ af_status af_svg_write(const af_layout *l, const af_render_options *opt,
 	fprintf(out, ";font-size:%gpx;fill:%s}#frames text{fill:#000}"
 	             "#title{text-anchor:middle;font-size:%gpx}"
 	             "#subtitle{text-anchor:middle;fill:#a0a0a0}"
-	             "#frames rect{rx:2px;ry:2px}#frames g{cursor:pointer}"
+	             "#frames rect{rx:2px;ry:2px%s}#frames g{cursor:pointer}"
 	             "#frames g:hover rect{stroke:#000;stroke-width:.5}"
 	             ".parent{opacity:.5}.hide{display:none}#matched{text-anchor:end}"
 	             "#unzoom,#search,#ignorecase{cursor:pointer;fill:#555}"
 	             "#ignorecase.on{fill:%s;font-weight:bold}</style>\n",
-	        fs, opt->dark ? "#d8d8d8" : "#000", fs + 5, opt->dark ? "#fff" : "#000");
+	        fs, opt->dark ? "#d8d8d8" : "#000", fs + 5, height_css, opt->dark ? "#fff" : "#000");
 	fputs("<rect x=\"0\" y=\"0\" width=\"100%\" height=\"100%\" "
 	      "fill=\"url(#background)\"/>\n", out);
 	if (!l->thumbnail)
@@ -223,66 +365,13 @@ af_status af_svg_write(const af_layout *l, const af_render_options *opt,
 		af_svg_text(out, "id=\"subtitle\"", l->width / 2, fs * 4, l->subtitle);
 	if (l->legend && opt->palette == AF_PALETTE_ANDROID)
 		af_svg_legend(out, l, opt);
-	if (!opt->no_javascript && !l->thumbnail) {
+	if (interactive) {
+		double ypad2 = fs * 2 + 10;
 		af_svg_text(out, "id=\"unzoom\" class=\"hide\"", l->xpad, fs * 2, "Reset Zoom");
 		af_svg_text(out, "id=\"search\"", l->width - l->xpad - 100, fs * 2, "Search");
 		af_svg_text(out, "id=\"ignorecase\"", l->width - l->xpad - 16, fs * 2, "ic");
 		af_svg_text(out, "id=\"details\"", l->xpad, l->height - ypad2 / 2, " ");
 		af_svg_text(out, "id=\"matched\"", l->width - l->xpad, l->height - ypad2 / 2, "");
-		af_svg_script(out, l, opt);
 	}
-	fputs("<g id=\"frames\">\n", out);
-
-	for (i = 0; i < l->nrects; i++) {
-		const af_rect *r = &l->rects[i];
-		af_node_info ni;
-		af_rgb col;
-		size_t n;
-		int dots, link;
-
-		af_tree_node(l->tree, r->node, &ni);
-		col = af_style_fill(&st, &ni);
-		tip.len = 0;
-		if (af_style_tooltip(&st, &tip, r)) {
-			free(tip.data);
-			return af_fail(err, AF_ERR_NOMEM, -1, "out of memory writing SVG");
-		}
-		link = af_svg_attrs(out, opt->nameattr, ni.name, 1);
-		fprintf(out, "<g v=\"%llu\"", (unsigned long long)ni.total[l->clock]);
-		af_svg_attrs(out, opt->nameattr, ni.name, 0);
-		fputs("><title>", out);
-		af_xml_escape(out, tip.data, tip.len);
-		fputs("</title><rect x=\"", out);
-		af_num(out, r->x);
-		fputs("\" y=\"", out);
-		af_num(out, r->y);
-		fputs("\" width=\"", out);
-		af_num(out, r->w);
-		fputs("\" height=\"", out);
-		af_num(out, r->h);
-		fprintf(out, "\" fill=\"rgb(%u,%u,%u)\"/>", col.r, col.g, col.b);
-		/* fit first, escape after: an entity is never cut in two */
-		n = r->h >= fs + 2 ? af_style_fit(&st, ni.name, r->w, &dots) : 0;
-		if (n > 0) {
-			fputs("<text x=\"", out);
-			af_num(out, r->x + 3);
-			fputs("\" y=\"", out);
-			af_num(out, r->y + r->h / 2 + 3);
-			fputs("\">", out);
-			af_xml_escape(out, ni.name, n);
-			if (dots)
-				fputs("..", out);
-			fputs("</text>", out);
-		}
-		fputs(link ? "</g></a>\n" : "</g>\n", out);
-	}
-	fputs("</g>\n</svg>\n", out);
-	if (st.failed) {
-		free(tip.data);
-		return af_fail(err, AF_ERR_NOMEM, -1, "out of memory growing the palette map");
-	}
-	free(tip.data);
-	if (fflush(out) || ferror(out))
-		return af_fail(err, AF_ERR_IO, -1, "write failed");
-	return AF_OK;
+	return af_svg_frames(l, opt, &st, interactive, rect_h, out, err);
 }

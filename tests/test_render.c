@@ -96,16 +96,18 @@ static uint32_t pixel(cairo_surface_t *img, int x, int y)
 	return ((const uint32_t *)row)[x];
 }
 
-static char *svg_of(const uint8_t *buf, size_t len, size_t *out_len)
+static char *svg_with(const uint8_t *buf, size_t len, const af_render_options *opt,
+                      size_t *out_len)
 {
 	af_trace *t = t_parse(buf, len);
 	af_tree *tree = NULL;
 	af_layout *l = NULL;
 	af_error e;
-	af_render_options ro = {.font = font};
+	af_render_options ro = *opt;
 	char *svg = NULL;
 	FILE *f;
 
+	ro.font = font;
 	cr_assert_eq(af_tree_from_trace(t, NULL, &tree, &e), AF_OK);
 	cr_assert_eq(af_layout_build(tree, NULL, &l, &e), AF_OK);
 	f = open_memstream(&svg, out_len);
@@ -117,18 +119,34 @@ static char *svg_of(const uint8_t *buf, size_t len, size_t *out_len)
 	return svg;
 }
 
+static char *svg_of(const uint8_t *buf, size_t len, size_t *out_len)
+{
+	af_render_options ro = {0};
+	return svg_with(buf, len, &ro, out_len);
+}
+
+static size_t count_of(const char *s, const char *what)
+{
+	size_t n = 0;
+	for (; (s = strstr(s, what)) != NULL; s++)
+		n++;
+	return n;
+}
+
 Test(render, hostile_names_stay_well_formed_xml)
 {
 	static const char *evil[] = {
-		"<script>alert('x')</script>", "a&b\"c'd>e", "]]>", "\xff\xfe\x80",
+		"<script>alert('x')</script>", "a&b\"c'd>e\\", "]]>", "\xff\xfe\x80",
 		"\xed\xa0\x80 surrogate", "\xc0\xaf overlong", "\x01\x02\x1b[31m",
 		"\xef\xbf\xbf", "caf\xc3\xa9 \xf0\x9f\x94\xa5", "&amp;&#0;&#xD800;",
+		"x]]>]]]>\xe2\x80\xa8</script>",
 	};
 	af_writer_options o = {.clock = AF_WRITER_WALL, .version = 2};
 	af_writer *w = af_writer_new(&o);
+	af_render_options ro = {.nametype = "]]></script>\"", .countname = "]]>\\"};
 	size_t i, len, slen;
 	uint8_t *buf;
-	char *svg, *why = NULL;
+	char *svg, *why = NULL, *script, *end;
 
 	cr_assert_eq(af_writer_thread(w, 1, "<main & \"friends\">"), 0);
 	for (i = 0; i < sizeof evil / sizeof evil[0]; i++)
@@ -141,37 +159,104 @@ Test(render, hostile_names_stay_well_formed_xml)
 		                              (uint32_t)i * 100 + 90), 0);
 	}
 	buf = t_finish(w, &len, NULL);
-	svg = svg_of(buf, len, &slen);
+	/* static: names in <title> and <text> */
+	ro.no_javascript = 1;
+	svg = svg_with(buf, len, &ro, &slen);
 	cr_assert(t_xml_ok(svg, slen, &why), "%s", why);
 	cr_assert(strstr(svg, "&lt;main &amp; &quot;friends&quot;&gt;"));
-	cr_assert_null(strstr(svg, "<script>alert"));
+	cr_assert_null(strstr(svg, "<script"));
 	cr_assert(strstr(svg, "&lt;script&gt;alert"));
 	cr_assert(strstr(svg, "caf\xc3\xa9 \xf0\x9f\x94\xa5"));
 	free(svg);
+	/* interactive: the same names once each in the script's table, as
+	 * strings no name can end, nor the CDATA section around them */
+	ro.no_javascript = 0;
+	svg = svg_with(buf, len, &ro, &slen);
+	cr_assert(t_xml_ok(svg, slen, &why), "%s", why);
+	script = strstr(svg, "<script type=\"text/ecmascript\"><![CDATA[");
+	cr_assert_not_null(script);
+	end = strstr(script, "]]>");
+	cr_assert_not_null(end);
+	cr_assert_str_eq(end, "]]></script>\n</svg>\n", "a name ended the CDATA section");
+	cr_assert_eq(count_of(svg, "<script"), 1);
+	cr_assert(strstr(script, "nametype:\"]]\\u003e\\u003c/script\\u003e\\\"\","));
+	cr_assert(strstr(script, "countname:\"]]\\u003e\\\\\","));
+	cr_assert(strstr(script, "\"\\u003cmain \\u0026 \\\"friends\\\"\\u003e\""), "%s", script);
+	cr_assert(strstr(script, "\\u003cscript\\u003ealert('x')\\u003c/script\\u003e\""),
+	          "%s", script);
+	cr_assert(strstr(script, ".a\\u0026b\\\"c'd\\u003ee\\\\\""));
+	cr_assert(strstr(script, "\"]]\\u003e.]]\\u003e\""));
+	cr_assert(strstr(script, ".x]]\\u003e]]]\\u003e\\u2028\\u003c/script\\u003e\""));
+	/* invalid bytes as U+FFFD, controls dropped: as the <title> shows them */
+	cr_assert(strstr(script, "\"\xef\xbf\xbd\xef\xbf\xbd\xef\xbf\xbd.\xef\xbf\xbd"), "%s", script);
+	cr_assert(strstr(script, "\"[31m.[31m\""));
+	cr_assert(strstr(script, "\"caf\xc3\xa9 \xf0\x9f\x94\xa5."));
+	/* frame labels are still text, escaped */
+	cr_assert(strstr(svg, ">&lt;script&gt;alert"));
+	free(svg);
 	free(buf);
+}
+
+/* flamegraph.pl's folded text: the table and the data can be checked whole. */
+Test(render, interactive_svg_stores_each_name_once)
+{
+	const char *text = "a;b 3\nc;b 2\nc 1\n";
+	size_t slen;
+	char *svg = svg_of((const uint8_t *)text, strlen(text), &slen), *why = NULL;
+
+	cr_assert(t_xml_ok(svg, slen, &why), "%s", why);
+	/* pre-order: all, a, b, c, b; "b" once in the table */
+	cr_assert(strstr(svg, "names:[\"all\",\"a\",\"b\",\"c\"],\n"
+	                      "frames:[0,6,0,1,3,0,2,3,0,3,3,0,2,2,0]};"), "%s", svg);
+	cr_assert_eq(count_of(svg, "<g><rect "), 5);
+	*strstr(svg, "<script") = '\0'; /* the frames, not the script */
+	cr_assert_eq(count_of(svg, "<title>"), 0);
+	cr_assert_eq(count_of(svg, " height="), 2); /* the <svg> and the background */
+	cr_assert(strstr(svg, "#frames rect{rx:2px;ry:2px;height:15px}"));
+	cr_assert(strstr(svg, "<g><rect x=\"10\" y=\"69\" width=\"1180\" fill=\"#"), "%s", svg);
+	cr_assert(strstr(svg, "\"/><text x=\"13\" y=\"79.5\">all</text></g>\n"), "%s", svg);
+	free(svg);
 }
 
 Test(render, svg_frames_carry_titles_and_fitted_labels)
 {
 	size_t len, slen;
 	uint8_t *buf = t_read(AF_TEST_SAMPLES "/app.trace", &len);
-	char *svg = svg_of(buf, len, &slen), *p;
-	int frames = 0, titles = 0, texts = 0;
+	af_render_options ro = {.no_javascript = 1};
+	char *svg, *js, *why = NULL;
+	size_t frames, titles, texts;
 
 	cr_assert_not_null(buf);
-	for (p = svg; (p = strstr(p, "<title>")) != NULL; p++)
-		frames++;
-	for (p = svg; (p = strstr(p, "</title>")) != NULL; p++)
-		titles++;
-	for (p = svg; (p = strstr(p, "<text x=")) != NULL; p++)
-		texts++;
+	svg = svg_with(buf, len, &ro, &slen);
+	frames = count_of(svg, "<g><title>");
+	titles = count_of(svg, "</title>");
+	texts = count_of(svg, "<text x=");
 	cr_assert_gt(frames, 50);
 	cr_assert_eq(frames, titles);
 	cr_assert_gt(texts, 10);
+	cr_assert_eq(count_of(svg, " height=\"15\" fill=\"#"), frames);
 	cr_assert(strstr(svg, "<title>all (712.0 ms, 100.00%)</title>"), "%.600s", svg);
 	cr_assert(strstr(svg, "com.example.shop.MainActivity.onCreate ("));
 	cr_assert(strstr(svg, " calls)</title>"));
 	cr_assert(strstr(svg, "font-family:\"DejaVu Sans\""));
+	/* interactive: the same frames and labels, no title, one data entry each */
+	js = svg_of(buf, len, &slen);
+	cr_assert(t_xml_ok(js, slen, &why), "%s", why);
+	cr_assert_eq(count_of(js, "<g><rect "), frames);
+	cr_assert_eq(count_of(js, "<text x="), texts);
+	cr_assert_eq(count_of(js, "<title>"), count_of(strstr(js, "<script"), "<title>"));
+	cr_assert(strstr(js, "names:[\"all\","));
+	cr_assert(strstr(js, "time:true,diff:false,"));
+	{
+		const char *p = strstr(js, "frames:["), *q = strstr(p, "]};");
+		size_t commas = 0;
+		for (; p < q; p++)
+			commas += *p == ',';
+		cr_assert_eq(commas + 1, 3 * frames);
+	}
+	/* far smaller than with a title on every frame */
+	cr_assert_lt(slen - strlen(strstr(js, "<script")), strlen(strstr(svg, "<g id=\"frames\">")));
+	free(js);
 	free(svg);
 	free(buf);
 }
@@ -203,7 +288,7 @@ Test(render, colours_are_stable_and_warm)
 	/* every fill is in the warm range: red high, blue low */
 	for (i = 0; i + 4 < alen; i++) {
 		unsigned r, g, bl;
-		if (sscanf(a + i, "fill=\"rgb(%u,%u,%u)\"", &r, &g, &bl) == 3) {
+		if (sscanf(a + i, "fill=\"#%2x%2x%2x\"", &r, &g, &bl) == 3) {
 			cr_assert(r >= 205 && r <= 255 && g <= 230 && bl <= 55);
 		}
 	}

@@ -1,10 +1,11 @@
 // svg.test.mjs - the interactive SVG in a real browser (Debian's Chromium
-// driven by playwright-core): zoom, search, hover details, URL state.
+// driven by playwright-core): zoom, search, hover details and tooltips,
+// URL state.
 // Run by ctest, which sets AF_CLI, AF_SAMPLES and AF_TMP.
 import { test, before, after } from "node:test";
 import assert from "node:assert/strict";
 import { execFileSync } from "node:child_process";
-import { mkdirSync } from "node:fs";
+import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { why, launch } from "./launch.mjs";
 import { pathToFileURL } from "node:url";
 
@@ -99,7 +100,7 @@ test("search highlights matches and reports the share they cover", { skip: why |
   assert.match(await page.textContent("#matched"), /^Matched: [\d.]+%$/);
   const fills = await page.evaluate(() => window.aflame.frames
     .filter((f) => /Object\.wait/.test(f.name)).map((f) => f.rect.getAttribute("fill")));
-  assert.ok(fills.length > 0 && fills.every((c) => c === "rgb(230,0,230)"));
+  assert.ok(fills.length > 0 && fills.every((c) => c === "#e600e6"));
   // case: "object.wait" matches only with the ic toggle
   await page.evaluate(() => window.aflame.search("object\\.wait"));
   assert.equal(await page.textContent("#matched"), "Matched: 0%");
@@ -126,6 +127,100 @@ test("zoom and search survive a reload through the URL", { skip: why || false },
   // matched share is of the zoomed frame: larger than of the whole graph
   assert.ok(zoomedShare > expectedShare(/inflate/));
   assert.deepEqual(page.errors, []);
+  await page.close();
+});
+
+// The tooltips of a static SVG (--no-javascript), written by the C side:
+// what the script must rebuild from the name table and the frames' data.
+function staticTitles(args) {
+  const svg = execFileSync(cli, ["--no-javascript", ...args]).toString();
+  const frames = svg.slice(svg.indexOf('<g id="frames">'));
+  const ents = { lt: "<", gt: ">", amp: "&", quot: '"', apos: "'" };
+  return [...frames.matchAll(/<title>(.*?)<\/title>/gs)]
+    .map((m) => m[1].replace(/&(lt|gt|amp|quot|apos);/g, (_, e) => ents[e]));
+}
+
+// Inputs that exercise every part of a tooltip: times and calls, counts with
+// a unit and a factor, differential changes either way, percentages that
+// are exact ties (0.125%: printf rounds to even), hostile names, and frames
+// wrapped in --nameattr links.
+function tooltipCases() {
+  const hostile = `${tmp}/hostile.folded`, diff = `${tmp}/diff.folded`;
+  const attrs = `${tmp}/attrs.txt`;
+  writeFileSync(hostile, Buffer.concat([
+    Buffer.from("main;<init>&\"q'\x01]]>x 1\n"),
+    Buffer.from([0x6d, 0x3b, 0xff, 0xfe, 0x20, 0x37, 0x0a]), // "m;\xff\xfe 7"
+    Buffer.from("main;a\u2028b</script>\\ 792\n")]));
+  writeFileSync(diff, "m;grew 10 16\nm;shrank 9 6\nm;same 4 4\nm;gone 3 0\n");
+  writeFileSync(attrs, "main\thref=https://example.com/?a=1&b=2\tclass=x\nm\tdata-k=v\n");
+  return [
+    ["trace", [`${samples}/app.trace`]],
+    ["hostile names", [hostile]],
+    ["counts", ["--countname", "bytes", "--factor", "1.5", hostile]],
+    ["differential", [diff]],
+    ["negated", ["--negate", diff]],
+    ["nameattr", ["--nameattr", attrs, hostile]],
+    ["flame chart", ["--flamechart", diff]],
+  ];
+}
+
+test("tooltips are rebuilt exactly as the static SVG's titles", { skip: why || false }, async () => {
+  for (const [what, args] of tooltipCases()) {
+    const want = staticTitles(args), file = `${tmp}/tips.svg`;
+    execFileSync(cli, ["-o", file, ...args]);
+    const page = await open(pathToFileURL(file).href);
+    const got = await page.evaluate(() => window.aflame.frames.map((f) => window.aflame.tip(f)));
+    assert.ok(want.length > 3, `${what}: ${want.length} frames`);
+    assert.deepEqual(got, want, what);
+    assert.deepEqual(page.errors, [], what);
+    await page.close();
+  }
+});
+
+test("hovering a frame shows its details and a native tooltip", { skip: why || false }, async () => {
+  const want = staticTitles([`${samples}/app.trace`]);
+  const page = await open(pathToFileURL(svgPath).href);
+  const name = "com.example.shop.MainActivity.onCreate";
+  const at = await page.evaluate((n) => window.aflame.frames.findIndex((f) => f.name === n), name);
+  const title = want[at];
+  assert.match(title, /^com\.example\.shop\.MainActivity\.onCreate \(110\.6 ms, 15\.53%, 30 calls\)$/);
+  const f = await frame(page, name);
+  // no <title> in the file: the first hover makes it
+  assert.equal(await page.evaluate(() => document.querySelectorAll("#frames title").length), 0);
+  await page.mouse.move(f.x + f.w - 2, f.y + f.h / 2);
+  assert.equal(await page.textContent("#details"), title);
+  const tip = await page.evaluate((i) => {
+    const t = window.aflame.frames[i].g.firstElementChild;
+    return t.tagName === "title" ? t.textContent : null;
+  }, at);
+  assert.equal(tip, title);
+  // over the label too
+  await page.mouse.move(f.x + 8, f.y + f.h / 2);
+  assert.equal(await page.textContent("#details"), title);
+  await page.mouse.move(2, 2);
+  assert.equal(await page.textContent("#details"), " ");
+  assert.deepEqual(page.errors, []);
+  await page.close();
+});
+
+// Without a script (an <img>, a viewer that runs none) the interactive SVG
+// must look like the static one: labels are text, rect heights come from
+// the style sheet.
+test("as an <img>, the frames look exactly as the static SVG's", { skip: why || false }, async () => {
+  const staticPath = `${tmp}/static.svg`;
+  execFileSync(cli, ["--no-javascript", "-o", staticPath, `${samples}/app.trace`]);
+  const page = await browser.newPage({ viewport: { width: 1200, height: 300 } });
+  const shots = [];
+  for (const file of [svgPath, staticPath]) {
+    const html = `${file}.html`;
+    writeFileSync(html, `<!doctype html><body style="margin:0"><img src="${pathToFileURL(file).href}">`);
+    await page.goto(pathToFileURL(html).href);
+    await page.waitForFunction(() => document.images[0].complete && document.images[0].naturalWidth > 0);
+    // under the title and buttons, over the details line
+    shots.push(await page.screenshot({ clip: { x: 0, y: 30, width: 1200, height: 270 - 30 - 34 } }));
+  }
+  // (a rect without its height would not be drawn at all)
+  assert.ok(shots[0].equals(shots[1]), "the interactive SVG's frames differ from the static SVG's");
   await page.close();
 });
 
