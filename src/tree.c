@@ -291,7 +291,7 @@ nomem:
 	return af_fail(err, AF_ERR_NOMEM, -1, "out of memory reversing the tree");
 }
 
-static int af_thread_selected(const af_thread *th, const af_tree_options *opt)
+int af_thread_selected(const af_thread *th, const af_tree_options *opt)
 {
 	size_t i;
 	char num[16];

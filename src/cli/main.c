@@ -135,12 +135,13 @@ static int parse_format(const char *s, af_format *f)
 enum {
 	O_HELP, O_VERSION, O_VERBOSE, O_QUIET, O_SIGNATURES, O_NOJS, O_REVERSE,
 	O_INVERTED, O_HASH, O_RANDOM, O_NEGATE, O_FLAMECHART, O_CP, O_PER_THREAD,
+	O_NORMALIZE,
 	O_VALUED, /* the options below take a value */
 	O_OUTPUT = O_VALUED, O_FORMAT, O_CLOCK, O_THREAD, O_TITLE, O_SUBTITLE,
 	O_WIDTH, O_HEIGHT, O_MINWIDTH, O_SCALE, O_FONTSIZE, O_FONTTYPE, O_COLORS,
 	O_BGCOLORS, O_COUNTNAME, O_NAMETYPE, O_NOTES, O_FACTOR, O_TOTAL, O_ENCODING,
 	O_FONTWIDTH, O_SORT, O_THEME, O_NAMEATTR, O_JOBS, O_MIN_SHARE, O_THUMBNAIL,
-	O_MAX_DEPTH, O_MAX_NODES
+	O_MAX_DEPTH, O_MAX_NODES, O_REPORT, O_REPORT_FORMAT, O_DIFF
 };
 
 static const struct option {
@@ -156,7 +157,9 @@ static const struct option {
 	{"--cp", O_CP}, {"--nameattr", O_NAMEATTR}, {"--per-thread", O_PER_THREAD},
 	{"--jobs", O_JOBS}, {"-j", O_JOBS}, {"--min-share", O_MIN_SHARE},
 	{"--thumbnail", O_THUMBNAIL}, {"--max-depth", O_MAX_DEPTH},
-	{"--max-nodes", O_MAX_NODES},
+	{"--max-nodes", O_MAX_NODES}, {"--report", O_REPORT},
+	{"--report-format", O_REPORT_FORMAT}, {"--diff", O_DIFF},
+	{"--normalize", O_NORMALIZE},
 	{"-o", O_OUTPUT}, {"--output", O_OUTPUT}, {"--format", O_FORMAT},
 	{"--clock", O_CLOCK}, {"--thread", O_THREAD}, {"--title", O_TITLE},
 	{"--subtitle", O_SUBTITLE}, {"--width", O_WIDTH}, {"--height", O_HEIGHT},
@@ -208,6 +211,17 @@ static int apply(cli *c, int id, const char *val)
 			return bad_usage("--fontwidth takes an em fraction such as 0.59, not '%s'", val);
 		break;
 	case O_CP: c->cp = 1; break;
+	case O_REPORT: c->report = val; break;
+	case O_REPORT_FORMAT:
+		if (strcmp(val, "tsv") == 0)
+			c->report_format = AF_TABLE_TSV;
+		else if (strcmp(val, "text") == 0)
+			c->report_format = AF_TABLE_TEXT;
+		else
+			return bad_usage("--report-format takes tsv or text, not '%s'", val);
+		break;
+	case O_DIFF: c->before = val; break;
+	case O_NORMALIZE: c->normalize = 1; break;
 	case O_PER_THREAD: c->per_thread = 1; break;
 	case O_JOBS:
 		if (parse_number(val, 1, 256, &d) || d != (int)d)
@@ -402,7 +416,14 @@ static int parse_args(int argc, char **argv, cli *c)
 			return r;
 	}
 	if (!c->input)
-		return bad_usage("%s", "no input given");
+		return bad_usage("%s", c->before ? "--diff needs two inputs: BEFORE AFTER"
+		                                 : "no input given");
+	/* --report alone writes the table and no graph */
+	c->graph = !c->report || c->output || c->per_thread;
+	if (c->report && c->graph && strcmp(c->report, "-") == 0 &&
+	    (!c->output || strcmp(c->output, "-") == 0))
+		return bad_usage("%s", "--report - and the graph would both go to standard "
+		                       "output: give the graph -o FILE");
 	if (c->per_thread) {
 		if (!c->output || strcmp(c->output, "-") == 0)
 			return bad_usage("%s", "--per-thread needs -o FOLDER");
@@ -431,6 +452,39 @@ static int parse_args(int argc, char **argv, cli *c)
 	c->tree.threads = c->threads;
 	c->tree.nthreads = c->nthreads;
 	return -1;
+}
+
+int run_report(const cli *c, const af_trace *trace, af_clock clock)
+{
+	af_tree_options topt = c->tree;
+	af_method_table *table = NULL;
+	af_error e = {0};
+	out_file out;
+	const char *name = strcmp(c->report, "-") == 0 ? "(stdout)" : c->report;
+	int status = 1;
+
+	topt.prune = 0;
+	if (af_method_table_build(trace, &topt, clock, &table, &e) != AF_OK) {
+		report_error(strcmp(c->input, "-") == 0 ? "(stdin)" : c->input, &e);
+		return 1;
+	}
+	if (out_open(&out, c->report)) {
+		fprintf(stderr, PROG ": %s: cannot create: %s\n", c->report, strerror(errno));
+		goto done;
+	}
+	if (af_method_table_write(table, c->report_format, out.f, &e) != AF_OK) {
+		out_close(&out, 0);
+		report_error(name, &e);
+		goto done;
+	}
+	if (out_close(&out, 1)) {
+		fprintf(stderr, PROG ": %s: cannot write: %s\n", name, strerror(errno));
+		goto done;
+	}
+	status = 0;
+done:
+	af_method_table_free(table);
+	return status;
 }
 
 static int run(const cli *c)
@@ -473,6 +527,13 @@ static int run(const cli *c)
 		fprintf(stderr, PROG ": %s: the trace has no %s clock (it records %s "
 		        "only)\n", name, clock == AF_CLOCK_WALL ? "wall" : "thread-cpu",
 		        clock == AF_CLOCK_WALL ? "thread-cpu" : "wall");
+		goto done;
+	}
+	if (c->report && (status = run_report(c, trace, (af_clock)clock)) != 0)
+		goto done;
+	status = 1;
+	if (!c->graph) {
+		status = 0;
 		goto done;
 	}
 	if (c->per_thread) {
