@@ -226,10 +226,35 @@ typedef struct af_node_info {
 	uint64_t self[AF_CLOCK_COUNT];
 	uint64_t total[AF_CLOCK_COUNT];
 	uint64_t calls;
-	uint64_t base_self, base_total; /* differential input: the first count */
+	uint64_t base_self, base_total; /* differential input: the first count;
+	                                   of a diff: BEFORE's time */
+	int removed;       /* a diff's removed band: a path BEFORE had and AFTER
+	                      lacks; self and total are BEFORE's time */
 } af_node_info;
 
 void af_tree_node(const af_tree *tree, size_t i, af_node_info *info);
+
+/** How af_tree_diff() compares two profiles. */
+typedef struct af_diff_options {
+	af_clock clock;  /* the clock of both trees to compare */
+	int normalize;   /* scale BEFORE to AFTER's total (difffolded.pl -n) */
+} af_diff_options;
+
+/** Builds the differential tree of two call trees, as flamegraph.pl draws
+ * difffolded.pl's output: AFTER's frames, widths and calls, each node
+ * also holding BEFORE's self time on the same path (base_self), so the
+ * renderers colour it red where its self time grew and blue where it
+ * shrank.  Paths BEFORE had and AFTER lacks are kept with no width, and
+ * copied, with BEFORE's widths, into a band of their own: a last child of
+ * the root named "[removed]", whose nodes are marked `removed`.  The
+ * result has time on `opt->clock` only; the inputs are only read.
+ * Fails with AF_ERR_EMPTY when AFTER has no time on that clock. */
+AF_NODISCARD af_status af_tree_diff(const af_tree *before, const af_tree *after,
+                                    const af_diff_options *opt, af_tree **out,
+                                    af_error *err);
+
+/** 1 when the tree came from af_tree_diff(). */
+int af_tree_is_diff(const af_tree *tree);
 
 /** Writes flamegraph.pl's collapsed format: one line per call path with
  * non-zero self time for `clock`, "thread;frame;frame SELF_US", sorted by
