@@ -6,6 +6,7 @@
 #include <time.h>
 
 #include "style.h"
+#include "tree.h"
 
 static const char *const af_palette_names[] = {
 	"hot", "mem", "io", "wakeup", "chain", "java", "js", "perl", "red",
@@ -286,7 +287,8 @@ static af_rgb af_palette_fill(af_style *s, const af_node_info *ni)
 	if (s->differential) {
 		/* white when unchanged; red where it grew, blue where it shrank */
 		const af_layout *l = s->layout;
-		double d = (double)ni->self[l->clock] - (double)ni->base_self;
+		double d = ni->removed ? -(double)ni->self[l->clock]
+		                       : (double)ni->self[l->clock] - (double)ni->base_self;
 		double max = (double)l->max_delta, k;
 		if (s->opt->negate)
 			d = -d;
@@ -413,6 +415,77 @@ static void af_grouped(char *out, size_t n, double v)
 	out[o] = '\0';
 }
 
+/* A value of the graph: a time, or a count with its unit. */
+static void af_style_value(af_style *s, char *t, size_t n, double value)
+{
+	if (af_tree_is_time(s->layout->tree) && !s->opt->countname) {
+		af_style_time(t, n, (uint64_t)(value + 0.5));
+	} else {
+		size_t k;
+		af_grouped(t, n - 1, value);
+		k = strlen(t);
+		snprintf(t + k, n - k, " %s", s->opt->countname ? s->opt->countname : "samples");
+	}
+}
+
+/* "12.3 ms → 15.0 ms (+2.7 ms, +22%)": both values, the change, and the
+ * change as a share of BEFORE ("new" when BEFORE had none). */
+static int af_change(af_style *s, af_buf *b, uint64_t before, uint64_t after)
+{
+	double f = s->layout->factor;
+	uint64_t d = after > before ? after - before : before - after;
+	char x[64], y[64], z[64];
+	int bad;
+
+	af_style_value(s, x, sizeof x, (double)before * f);
+	af_style_value(s, y, sizeof y, (double)after * f);
+	af_style_value(s, z, sizeof z, (double)d * f);
+	bad = af_buf_printf(b, "%s \xE2\x86\x92 %s (%s%s, ", x, y, after < before ? "-" : "+", z);
+	if (before == 0) {
+		bad |= af_buf_printf(b, "%s)", after ? "new" : "+0%");
+	} else {
+		double p = 100.0 * ((double)after - (double)before) / (double)before;
+		bad |= af_buf_printf(b, p <= -10 || p >= 10 ? "%+.0f%%)" : "%+.1f%%)", p);
+	}
+	return bad;
+}
+
+/* A diff's tooltip: the frame, its share of the graph and calls in AFTER,
+ * then total and self time BEFORE -> AFTER. */
+static int af_diff_tooltip(af_style *s, af_buf *b, const af_rect *r,
+                           const af_node_info *ni)
+{
+	const af_layout *l = s->layout;
+	af_clock c = l->clock;
+	uint64_t after = ni->total[c], before = ni->base_total, self = ni->self[c];
+	uint64_t base_self = ni->base_self;
+	double pct = l->total ? 100.0 * (double)ni->total[c] / (double)l->total : 0;
+	char t[64];
+	int bad;
+
+	if (ni->removed) { /* the band holds BEFORE's time */
+		before = after;
+		after = 0;
+		base_self = self;
+		self = 0;
+	} else if (r->node == 0 && af_tree_band(l->tree) != AF_NONE) {
+		after -= af_tree_total(l->tree, af_tree_band(l->tree), c);
+	}
+	af_style_value(s, t, sizeof t, (double)ni->total[c] * l->factor);
+	bad = af_buf_append(b, ni->name, strlen(ni->name));
+	bad |= af_buf_printf(b, " (%s, %.2f%%", t, pct);
+	if (ni->calls)
+		bad |= af_buf_printf(b, ", %llu call%s", (unsigned long long)ni->calls,
+		                     ni->calls == 1 ? "" : "s");
+	bad |= af_buf_append(b, "): ", 3);
+	bad |= af_change(s, b, before, after);
+	if (base_self || self) {
+		bad |= af_buf_append(b, "; self ", 7);
+		bad |= af_change(s, b, base_self, self);
+	}
+	return bad;
+}
+
 int af_style_tooltip(af_style *s, af_buf *b, const af_rect *r)
 {
 	const af_layout *l = s->layout;
@@ -423,6 +496,8 @@ int af_style_tooltip(af_style *s, af_buf *b, const af_rect *r)
 	int bad;
 
 	af_tree_node(l->tree, r->node, &ni);
+	if (af_tree_is_diff(l->tree))
+		return af_diff_tooltip(s, b, r, &ni);
 	value = (double)ni.total[l->clock] * l->factor;
 	if (af_tree_is_time(l->tree) && !opt->countname) {
 		af_style_time(t, sizeof t, (uint64_t)(value + 0.5));

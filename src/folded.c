@@ -167,9 +167,27 @@ typedef struct af_level {
 	size_t path_len;   /* length of the path before this level's names */
 } af_level;
 
+/* Whether node `i` writes a line: its self time, or for a differential
+ * tree either count (difffolded.pl's "BEFORE AFTER"); a diff's removed band
+ * is a drawing of paths already written with AFTER 0. */
+static int af_has_line(const af_tree *tree, const af_pnode *nodes, size_t i,
+                       af_clock clock, int two)
+{
+	if (!two)
+		return nodes[i].self[clock] != 0;
+	if (af_tree_band(tree) != AF_NONE) {
+		af_node_info ni;
+		af_tree_node(tree, i, &ni);
+		if (ni.removed)
+			return 0;
+	}
+	return nodes[i].self[clock] != 0 || nodes[i].base != 0;
+}
+
 af_status af_folded_write(const af_tree *tree, af_clock clock, FILE *out,
                           af_error *err)
 {
+	int two = af_tree_is_differential(tree);
 	const af_pnode *nodes = af_tree_nodes(tree);
 	const uint32_t *rank = af_tree_ranks(tree);
 	size_t n = af_tree_size(tree), i, nentries = 0, top = 0, lcap = 0;
@@ -196,8 +214,8 @@ af_status af_folded_write(const af_tree *tree, af_clock clock, FILE *out,
 	for (i = 1; i < n; i++) {
 		size_t len = strlen(af_tree_name(tree, (uint32_t)i));
 		plen[i] = (nodes[i].parent ? plen[nodes[i].parent] + 1 : 0) + len;
-		if (nodes[i].self[clock])
-			bytes += plen[i] + 22;
+		if (af_has_line(tree, nodes, i, clock, two))
+			bytes += plen[i] + 44;
 	}
 	if (bytes > AF_FOLDED_MAX) {
 		st = af_fail(err, AF_ERR_LIMIT, -1,
@@ -208,11 +226,11 @@ af_status af_folded_write(const af_tree *tree, af_clock clock, FILE *out,
 	}
 	/* which nodes have lines below them */
 	for (i = n; i-- > 1;)
-		if (nodes[i].self[clock] || sub[i])
+		if (af_has_line(tree, nodes, i, clock, two) || sub[i])
 			sub[nodes[i].parent] = 1;
 	for (i = 1; i < n; i++) {
 		uint32_t p = nodes[i].parent;
-		first[p + 1] += (nodes[i].self[clock] != 0) + (sub[i] != 0);
+		first[p + 1] += af_has_line(tree, nodes, i, clock, two) + (sub[i] != 0);
 	}
 	for (i = 0; i < n; i++)
 		first[i + 1] += first[i];
@@ -223,7 +241,7 @@ af_status af_folded_write(const af_tree *tree, af_clock clock, FILE *out,
 	memcpy(fill, first, (n + 1) * sizeof *fill);
 	for (i = 1; i < n; i++) {
 		uint32_t p = nodes[i].parent, key = nodes[i].key;
-		if (nodes[i].self[clock]) {
+		if (af_has_line(tree, nodes, i, clock, two)) {
 			entries[fill[p]].node = (uint32_t)i;
 			entries[fill[p]].subtree = 0;
 			entries[fill[p]++].rank = rank[key * 2];
@@ -264,6 +282,8 @@ af_status af_folded_write(const af_tree *tree, af_clock clock, FILE *out,
 			goto nomem;
 		if (!e->subtree) {
 			fwrite(path.data, 1, path.len, out);
+			if (two)
+				fprintf(out, " %llu", (unsigned long long)nodes[e->node].base);
 			fprintf(out, " %llu\n", (unsigned long long)nodes[e->node].self[clock]);
 			continue;
 		}

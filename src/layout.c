@@ -113,7 +113,9 @@ af_status af_layout_build(const af_tree *tree, const af_layout_options *opt,
 	for (i = 1; i < n; i++) {
 		af_kid *k = &kids[first[nodes[i].parent]++];
 		k->parent = nodes[i].parent;
+		/* a diff's removed band comes after AFTER's threads */
 		k->rank = o.flamechart ? (uint32_t)i
+		          : i == af_tree_band(tree) ? UINT32_MAX
 		          : rank[nodes[i].key * 2 + (nodes[i].self[o.clock] == 0)];
 		k->node = (uint32_t)i;
 		k->weight = o.sort_weight ? af_tree_total(tree, (uint32_t)i, o.clock) : 0;

@@ -146,4 +146,8 @@ af_status af_trace_finish(af_trace *t, af_error *err);
 uint32_t af_trace_frame_name(const af_trace *t, uint32_t mid, int signatures,
                              af_names *names);
 
+/** 1 when thread `th` passes the thread filter of `opt` (a name, or its
+ * full or record id); every thread passes when there is no filter. */
+int af_thread_selected(const af_thread *th, const af_tree_options *opt);
+
 #endif

@@ -148,6 +148,22 @@ uint32_t af_ptree_child(af_ptree *t, uint32_t parent, uint32_t key)
 	return idx;
 }
 
+uint32_t af_ptree_find(const af_ptree *t, uint32_t parent, uint32_t key)
+{
+	size_t mask, i;
+	uint32_t idx = t->nodes[parent].child;
+
+	if (idx != AF_NONE && t->nodes[idx].key == key)
+		return idx;
+	if (!t->nslots)
+		return AF_NONE;
+	mask = t->nslots - 1;
+	for (i = af_slot_of(parent, key, mask); t->slots[i].node; i = (i + 1) & mask)
+		if (t->slots[i].key == key && t->slots[i].parent == parent)
+			return t->slots[i].node - 1;
+	return AF_NONE;
+}
+
 uint32_t af_ptree_append(af_ptree *t, uint32_t parent, uint32_t key)
 {
 	uint32_t idx = af_ptree_push(t, parent, key);
@@ -311,7 +327,12 @@ struct af_tree {
 	size_t hashed_cap;
 	int is_time;        /* values are µs (trace input) */
 	int differential;   /* folded input with two counts */
+	int diff;           /* made by af_tree_diff() */
+	uint8_t *removed;   /* diff: 1 for the nodes of the removed band */
+	uint32_t band;      /* diff: the band's head under the root, or AF_NONE */
 };
+
+static af_status af_tree_seal(af_tree *tree, af_error *err);
 
 /* Rebuilds `tree->pt` with every path turned around (leaf first), as
  * flamegraph.pl --reverse does with each folded line.  A node's calls go
@@ -358,7 +379,7 @@ nomem:
 	return af_fail(err, AF_ERR_NOMEM, -1, "out of memory reversing the tree");
 }
 
-static int af_thread_selected(const af_thread *th, const af_tree_options *opt)
+int af_thread_selected(const af_thread *th, const af_tree_options *opt)
 {
 	size_t i;
 	char num[16];
@@ -554,13 +575,67 @@ out:
 	return st;
 }
 
+/* Depths, totals and the order of names, once the nodes are final;
+ * parents must precede their children. */
+static af_status af_tree_seal(af_tree *tree, af_error *err)
+{
+	size_t n, i;
+
+	n = tree->pt.len;
+	tree->depth = calloc(n, sizeof *tree->depth);
+	tree->total = calloc(n, sizeof *tree->total);
+	/* only differential input has a first count to sum */
+	tree->base_total = tree->differential ? calloc(n, sizeof *tree->base_total) : NULL;
+	if (!tree->depth || !tree->total || (tree->differential && !tree->base_total)) {
+		return af_fail(err, AF_ERR_NOMEM, -1, "out of memory");
+	}
+	/* siblings are drawn in name order: rank every name once, both ways */
+	{
+		size_t nn = tree->names.len;
+		af_named *named = malloc((nn ? nn : 1) * 2 * sizeof *named);
+		tree->rank = malloc((nn ? nn : 1) * 2 * sizeof *tree->rank);
+		if (!named || !tree->rank) {
+			free(named);
+			return af_fail(err, AF_ERR_NOMEM, -1, "out of memory");
+		}
+		for (i = 0; i < 2 * nn; i++) {
+			named[i].s = tree->names.str[i / 2];
+			named[i].key = (uint32_t)i;
+		}
+		qsort(named, 2 * nn, sizeof *named, af_named_cmp);
+		for (i = 0; i < 2 * nn; i++)
+			tree->rank[named[i].key] = (uint32_t)i;
+		free(named);
+	}
+	/* parents precede children: depths forwards, totals backwards */
+	for (i = 1; i < n; i++)
+		tree->depth[i] = tree->depth[tree->pt.nodes[i].parent] + 1;
+	for (i = n; i-- > 0;) {
+		const af_pnode *nd = &tree->pt.nodes[i];
+		int c;
+		for (c = 0; c < AF_CLOCK_COUNT; c++) {
+			tree->total[i][c] += nd->self[c];
+			if (i < tree->hidden_cap)
+				tree->total[i][c] += tree->hidden[i][c];
+			if (i > 0)
+				tree->total[nd->parent][c] += tree->total[i][c];
+		}
+		if (tree->base_total) {
+			tree->base_total[i] += nd->base;
+			if (i > 0)
+				tree->base_total[nd->parent] += tree->base_total[i];
+		}
+	}
+	return AF_OK;
+}
+
 af_status af_tree_from_trace(const af_trace *trace, const af_tree_options *opt,
                              af_tree **out, af_error *err)
 {
 	af_tree *tree;
 	af_u32map tnames = {0}; /* thread name id -> threads with that name */
 	uint32_t root, all;
-	size_t i, n, selected = 0;
+	size_t i, selected = 0;
 	af_status st;
 
 	*out = NULL;
@@ -653,52 +728,9 @@ af_status af_tree_from_trace(const af_trace *trace, const af_tree_options *opt,
 		af_tree_free(tree);
 		return st;
 	}
-	n = tree->pt.len;
-	tree->depth = calloc(n, sizeof *tree->depth);
-	tree->total = calloc(n, sizeof *tree->total);
-	/* only differential input has a first count to sum */
-	tree->base_total = tree->differential ? calloc(n, sizeof *tree->base_total) : NULL;
-	if (!tree->depth || !tree->total || (tree->differential && !tree->base_total)) {
+	if ((st = af_tree_seal(tree, err)) != AF_OK) {
 		af_tree_free(tree);
-		return af_fail(err, AF_ERR_NOMEM, -1, "out of memory");
-	}
-	/* siblings are drawn in name order: rank every name once, both ways */
-	{
-		size_t nn = tree->names.len;
-		af_named *named = malloc((nn ? nn : 1) * 2 * sizeof *named);
-		tree->rank = malloc((nn ? nn : 1) * 2 * sizeof *tree->rank);
-		if (!named || !tree->rank) {
-			free(named);
-			af_tree_free(tree);
-			return af_fail(err, AF_ERR_NOMEM, -1, "out of memory");
-		}
-		for (i = 0; i < 2 * nn; i++) {
-			named[i].s = tree->names.str[i / 2];
-			named[i].key = (uint32_t)i;
-		}
-		qsort(named, 2 * nn, sizeof *named, af_named_cmp);
-		for (i = 0; i < 2 * nn; i++)
-			tree->rank[named[i].key] = (uint32_t)i;
-		free(named);
-	}
-	/* parents precede children: depths forwards, totals backwards */
-	for (i = 1; i < n; i++)
-		tree->depth[i] = tree->depth[tree->pt.nodes[i].parent] + 1;
-	for (i = n; i-- > 0;) {
-		const af_pnode *nd = &tree->pt.nodes[i];
-		int c;
-		for (c = 0; c < AF_CLOCK_COUNT; c++) {
-			tree->total[i][c] += nd->self[c];
-			if (i < tree->hidden_cap)
-				tree->total[i][c] += tree->hidden[i][c];
-			if (i > 0)
-				tree->total[nd->parent][c] += tree->total[i][c];
-		}
-		if (tree->base_total) {
-			tree->base_total[i] += nd->base;
-			if (i > 0)
-				tree->base_total[nd->parent] += tree->base_total[i];
-		}
+		return st;
 	}
 	*out = tree;
 	return AF_OK;
@@ -724,7 +756,157 @@ void af_tree_free(af_tree *tree)
 	free(tree->total);
 	free(tree->base_total);
 	free(tree->offset);
+	free(tree->removed);
 	free(tree);
+}
+
+int af_tree_is_diff(const af_tree *tree)
+{
+	return tree->diff;
+}
+
+uint32_t af_tree_band(const af_tree *tree)
+{
+	return tree->diff ? tree->band : AF_NONE;
+}
+
+/* ------------------------------------------------------------------ */
+/* Differential trees                                                  */
+
+/* The node of `out` for path `src_node` of `src`, made when missing;
+ * `map` holds the answers for src's nodes, whose parents come first. */
+static uint32_t af_diff_node(af_tree *out, const af_tree *src, const uint32_t *map,
+                             uint32_t src_node)
+{
+	const char *name = af_tree_name(src, src_node);
+	uint32_t key = af_names_intern(&out->names, name, strlen(name));
+
+	if (key == AF_NONE)
+		return AF_NONE;
+	return af_ptree_child(&out->pt, map[src->pt.nodes[src_node].parent], key);
+}
+
+af_status af_tree_diff(const af_tree *before, const af_tree *after,
+                       const af_diff_options *opt, af_tree **out, af_error *err)
+{
+	af_clock clock = opt ? opt->clock : AF_CLOCK_WALL;
+	size_t na = after->pt.len, nb = before->pt.len, n, i;
+	uint32_t *map = NULL, *copy = NULL, *up = NULL, key;
+	uint64_t *tot_after = NULL, *tot_before = NULL;
+	double scale = 1;
+	af_tree *t;
+	af_status st;
+
+	*out = NULL;
+	if ((unsigned)clock >= AF_CLOCK_COUNT)
+		return af_fail(err, AF_ERR_ARG, -1, "unknown clock");
+	if (after->total[0][clock] == 0)
+		return af_fail(err, AF_ERR_EMPTY, -1, "AFTER has no time on the %s clock",
+		               clock == AF_CLOCK_WALL ? "wall" : "thread-cpu");
+	if (opt && opt->normalize && before->total[0][clock])
+		scale = (double)after->total[0][clock] / (double)before->total[0][clock];
+	t = calloc(1, sizeof *t);
+	if (!t)
+		return af_fail(err, AF_ERR_NOMEM, -1, "out of memory");
+	af_ptree_init(&t->pt, 0);
+	t->band = AF_NONE;
+	t->diff = t->differential = 1;
+	t->is_time = before->is_time && after->is_time;
+	key = af_names_intern(&t->names, "all", 3);
+	if (key == AF_NONE || af_ptree_root(&t->pt, key) == AF_NONE)
+		goto nomem;
+	map = malloc((na > nb ? na : nb) * sizeof *map);
+	if (!map)
+		goto nomem;
+	/* AFTER's paths with their widths and calls */
+	map[0] = 0;
+	for (i = 1; i < na; i++) {
+		const af_pnode *a = &after->pt.nodes[i];
+		if ((map[i] = af_diff_node(t, after, map, (uint32_t)i)) == AF_NONE)
+			goto nomem;
+		t->pt.nodes[map[i]].self[clock] += a->self[clock];
+		t->pt.nodes[map[i]].calls += a->calls;
+	}
+	/* BEFORE's self times on the same paths; its other paths join with no
+	 * width, as difffolded.pl's lines with an AFTER count of 0 */
+	for (i = 1; i < nb; i++) {
+		const af_pnode *b = &before->pt.nodes[i];
+		if ((map[i] = af_diff_node(t, before, map, (uint32_t)i)) == AF_NONE)
+			goto nomem;
+		t->pt.nodes[map[i]].base += (uint64_t)((double)b->self[clock] * scale + 0.5);
+	}
+	/* the removed band: each path with BEFORE's time and none of AFTER's
+	 * whose caller has some, copied under "[removed]" with its callers */
+	n = t->pt.len;
+	tot_after = calloc(n, sizeof *tot_after);
+	tot_before = calloc(n, sizeof *tot_before);
+	copy = malloc(n * sizeof *copy);
+	up = malloc(n * sizeof *up);
+	if (!tot_after || !tot_before || !copy || !up)
+		goto nomem;
+	for (i = n; i-- > 0;) {
+		tot_after[i] += t->pt.nodes[i].self[clock];
+		tot_before[i] += t->pt.nodes[i].base;
+		if (i > 0) {
+			tot_after[t->pt.nodes[i].parent] += tot_after[i];
+			tot_before[t->pt.nodes[i].parent] += tot_before[i];
+		}
+	}
+	copy[0] = AF_NONE;
+	for (i = 1; i < n; i++) {
+		uint32_t p = t->pt.nodes[i].parent, v;
+		copy[i] = AF_NONE;
+		if (tot_after[i] || !tot_before[i])
+			continue;
+		if (copy[p] == AF_NONE) {
+			/* the callers' chain, made once per caller */
+			size_t depth = 0;
+			if (t->band == AF_NONE) {
+				key = af_names_intern(&t->names, "[removed]", 9);
+				if (key == AF_NONE ||
+				    (t->band = af_ptree_append(&t->pt, 0, key)) == AF_NONE)
+					goto nomem;
+			}
+			copy[0] = t->band;
+			for (v = p; copy[v] == AF_NONE; v = t->pt.nodes[v].parent)
+				up[depth++] = v;
+			while (depth--) {
+				v = up[depth];
+				copy[v] = af_ptree_child(&t->pt, copy[t->pt.nodes[v].parent],
+				                         t->pt.nodes[v].key);
+				if (copy[v] == AF_NONE)
+					goto nomem;
+			}
+		}
+		copy[i] = af_ptree_child(&t->pt, copy[p], t->pt.nodes[i].key);
+		if (copy[i] == AF_NONE)
+			goto nomem;
+		t->pt.nodes[copy[i]].self[clock] = t->pt.nodes[i].base;
+	}
+	t->removed = calloc(t->pt.len, 1);
+	if (!t->removed)
+		goto nomem;
+	for (i = n; i < t->pt.len; i++)
+		t->removed[i] = 1;
+	free(map);
+	free(copy);
+	free(up);
+	free(tot_after);
+	free(tot_before);
+	if ((st = af_tree_seal(t, err)) != AF_OK) {
+		af_tree_free(t);
+		return st;
+	}
+	*out = t;
+	return AF_OK;
+nomem:
+	free(map);
+	free(copy);
+	free(up);
+	free(tot_after);
+	free(tot_before);
+	af_tree_free(t);
+	return af_fail(err, AF_ERR_NOMEM, -1, "out of memory comparing the profiles");
 }
 
 int af_tree_is_pruned(const af_tree *tree)
@@ -762,6 +944,7 @@ void af_tree_node(const af_tree *tree, size_t i, af_node_info *info)
 	info->calls = n->calls;
 	info->base_self = n->base;
 	info->base_total = tree->base_total ? tree->base_total[i] : 0;
+	info->removed = tree->removed ? tree->removed[i] : 0;
 }
 
 const af_pnode *af_tree_nodes(const af_tree *tree)

@@ -60,6 +60,9 @@ uint32_t af_ptree_root(af_ptree *t, uint32_t key);
  * its index or AF_NONE when out of memory or over max_nodes. */
 uint32_t af_ptree_child(af_ptree *t, uint32_t parent, uint32_t key);
 
+/** The child of `parent` with `key`, or AF_NONE when there is none. */
+uint32_t af_ptree_find(const af_ptree *t, uint32_t parent, uint32_t key);
+
 /** Appends a new child of `parent` with `key`, never merging with an
  * existing one (for flame charts); AF_NONE when out of memory.  A tree
  * built this way is not searched with af_ptree_child(). */
@@ -131,6 +134,9 @@ uint32_t af_tree_depth(const af_tree *tree, uint32_t node);
  * entry name_id * 2 for a frame with self time (its line ends in a space),
  * name_id * 2 + 1 for one without (its lines go on with ';'). */
 const uint32_t *af_tree_ranks(const af_tree *tree);
+
+/** A diff's removed band (see af_tree_diff), or AF_NONE. */
+uint32_t af_tree_band(const af_tree *tree);
 
 /** 1 when subtrees were cut for drawing (af_tree_options.prune). */
 int af_tree_is_pruned(const af_tree *tree);

@@ -231,16 +231,93 @@ typedef struct af_node_info {
 	uint64_t self[AF_CLOCK_COUNT];
 	uint64_t total[AF_CLOCK_COUNT];
 	uint64_t calls;
-	uint64_t base_self, base_total; /* differential input: the first count */
+	uint64_t base_self, base_total; /* differential input: the first count;
+	                                   of a diff: BEFORE's time */
+	int removed;       /* a diff's removed band: a path BEFORE had and AFTER
+	                      lacks; self and total are BEFORE's time */
 } af_node_info;
 
 void af_tree_node(const af_tree *tree, size_t i, af_node_info *info);
+
+/** How af_tree_diff() compares two profiles. */
+typedef struct af_diff_options {
+	af_clock clock;  /* the clock of both trees to compare */
+	int normalize;   /* scale BEFORE to AFTER's total (difffolded.pl -n) */
+} af_diff_options;
+
+/** Builds the differential tree of two call trees, as flamegraph.pl draws
+ * difffolded.pl's output: AFTER's frames, widths and calls, each node
+ * also holding BEFORE's self time on the same path (base_self), so the
+ * renderers colour it red where its self time grew and blue where it
+ * shrank.  Paths BEFORE had and AFTER lacks are kept with no width, and
+ * copied, with BEFORE's widths, into a band of their own: a last child of
+ * the root named "[removed]", whose nodes are marked `removed`.  The
+ * result has time on `opt->clock` only; the inputs are only read.
+ * Fails with AF_ERR_EMPTY when AFTER has no time on that clock. */
+AF_NODISCARD af_status af_tree_diff(const af_tree *before, const af_tree *after,
+                                    const af_diff_options *opt, af_tree **out,
+                                    af_error *err);
+
+/** 1 when the tree came from af_tree_diff(). */
+int af_tree_is_diff(const af_tree *tree);
 
 /** Writes flamegraph.pl's collapsed format: one line per call path with
  * non-zero self time for `clock`, "thread;frame;frame SELF_US", sorted by
  * byte value.  The root "all" is not written. */
 AF_NODISCARD af_status af_folded_write(const af_tree *tree, af_clock clock,
                                        FILE *out, af_error *err);
+
+/* ------------------------------------------------------------------ */
+/* Method table (dmtracedump's and Traceview's per-method profile)     */
+
+/** One method of the table.  Time values are µs of the table's clock, or
+ * counts for folded input. */
+typedef struct af_method_row {
+	const char *name;        /* as the graph names the frame; owned by the table */
+	uint64_t calls;          /* activations while the method was not already
+	                            on the stack (dmtracedump's "Calls") */
+	uint64_t recursive_calls;/* activations while it was ("Recur") */
+	uint64_t inclusive;      /* time in the outermost activations: a
+	                            recursive method counts once */
+	uint64_t exclusive;      /* self time of all its activations */
+} af_method_row;
+
+typedef struct af_method_table {
+	af_clock clock;
+	int is_time;          /* µs of a trace; 0: counts of folded input */
+	uint64_t total;       /* time of the selected threads: the 100% */
+	af_method_row *rows;  /* by inclusive time, then exclusive time, then
+	                         calls (all descending), then name (bytes) */
+	size_t nrows;
+} af_method_table;
+
+/** Builds the method table of the threads `opt` selects (its threads,
+ * one_thread and signatures fields; the rest is ignored), on `clock`.
+ * Methods are named as in the graph, so without signatures overloads share
+ * a row; a method is recursive when a frame of the same name is among its
+ * callers.  Folded input gives one row per frame name, with no call
+ * counts.  Fails with AF_ERR_CLOCK when the trace lacks `clock` and
+ * AF_ERR_EMPTY when no thread matches.  Free with af_method_table_free(). */
+AF_NODISCARD af_status af_method_table_build(const af_trace *trace,
+                                             const af_tree_options *opt,
+                                             af_clock clock,
+                                             af_method_table **out,
+                                             af_error *err);
+
+void af_method_table_free(af_method_table *table);
+
+typedef enum af_table_format {
+	AF_TABLE_TSV,  /* tab-separated, a header row, exact numbers */
+	AF_TABLE_TEXT  /* aligned columns for people */
+} af_table_format;
+
+/** Writes the table.  TSV columns: method, calls, recursive_calls,
+ * inclusive_us, inclusive_pct, exclusive_us, exclusive_pct (for folded
+ * input "inclusive" and "exclusive" instead of the _us names); shares are
+ * of the table's total, with two decimals. */
+AF_NODISCARD af_status af_method_table_write(const af_method_table *table,
+                                             af_table_format format, FILE *out,
+                                             af_error *err);
 
 /* ------------------------------------------------------------------ */
 /* Layout                                                              */

@@ -31,6 +31,11 @@ typedef struct cli {
 	double min_share;       /* per-thread: skip threads under this % */
 	int thumb_width, thumb_height;
 	const char *nameattr;
+	const char *report;     /* --report: the method table's file, "-" stdout */
+	af_table_format report_format;
+	int graph;              /* a graph is drawn (not when only --report) */
+	const char *before;     /* --diff BEFORE: input is AFTER */
+	int normalize;          /* --normalize: BEFORE scaled to AFTER's total */
 } cli;
 
 /* report.c: messages on standard error */
@@ -73,6 +78,9 @@ int out_close(out_file *o, int ok);
 
 /** Creates a folder and its parents; 0 when it exists afterwards. */
 int make_dir(const char *path);
+
+/** Writes the method table of `trace` to c->report; 0 or an exit status. */
+int run_report(const cli *c, const af_trace *trace, af_clock clock);
 
 /* set.c */
 /** Renders the per-thread set of `trace` into the folder c->output. */

@@ -68,9 +68,19 @@ static void usage(FILE *f)
 	      "      --random        random colours\n"
 	      "      --countname N   unit of folded counts (default samples)\n"
 	      "      --nametype T    prefix of the details line (e.g. \"Function:\")\n"
-	      "      --negate        differential input: swap red and blue\n"
+	      "      --negate        differential graphs: swap red and blue\n"
 	      "      --notes TEXT    a comment in the SVG\n"
 	      "      --encoding E    the SVG's declared encoding (default UTF-8)\n"
+	      "Method table\n"
+	      "      --report FILE   write the per-method table (calls, recursive calls,\n"
+	      "                      inclusive and exclusive time) to FILE (- stdout);\n"
+	      "                      without -o no graph is drawn\n"
+	      "      --report-format F  tsv (default) or text\n"
+	      "Differential graphs\n"
+	      "      --diff BEFORE   draw INPUT (AFTER) red where a path's own time grew\n"
+	      "                      and blue where it shrank against BEFORE; paths that\n"
+	      "                      vanished go in a [removed] band on the right\n"
+	      "      --normalize     scale BEFORE to AFTER's total first\n"
 	      "Sets of graphs\n"
 	      "      --per-thread    with -o FOLDER: one graph per thread, all.svg,\n"
 	      "                      PNG thumbnails and index.html\n"
@@ -136,12 +146,13 @@ static int parse_format(const char *s, af_format *f)
 enum {
 	O_HELP, O_VERSION, O_VERBOSE, O_QUIET, O_SIGNATURES, O_NOJS, O_REVERSE,
 	O_INVERTED, O_HASH, O_RANDOM, O_NEGATE, O_FLAMECHART, O_CP, O_PER_THREAD,
+	O_NORMALIZE,
 	O_VALUED, /* the options below take a value */
 	O_OUTPUT = O_VALUED, O_FORMAT, O_CLOCK, O_THREAD, O_TITLE, O_SUBTITLE,
 	O_WIDTH, O_HEIGHT, O_MINWIDTH, O_SCALE, O_FONTSIZE, O_FONTTYPE, O_COLORS,
 	O_BGCOLORS, O_COUNTNAME, O_NAMETYPE, O_NOTES, O_FACTOR, O_TOTAL, O_ENCODING,
 	O_FONTWIDTH, O_SORT, O_THEME, O_NAMEATTR, O_JOBS, O_MIN_SHARE, O_THUMBNAIL,
-	O_MAX_DEPTH, O_MAX_NODES
+	O_MAX_DEPTH, O_MAX_NODES, O_REPORT, O_REPORT_FORMAT, O_DIFF
 };
 
 static const struct option {
@@ -157,7 +168,9 @@ static const struct option {
 	{"--cp", O_CP}, {"--nameattr", O_NAMEATTR}, {"--per-thread", O_PER_THREAD},
 	{"--jobs", O_JOBS}, {"-j", O_JOBS}, {"--min-share", O_MIN_SHARE},
 	{"--thumbnail", O_THUMBNAIL}, {"--max-depth", O_MAX_DEPTH},
-	{"--max-nodes", O_MAX_NODES},
+	{"--max-nodes", O_MAX_NODES}, {"--report", O_REPORT},
+	{"--report-format", O_REPORT_FORMAT}, {"--diff", O_DIFF},
+	{"--normalize", O_NORMALIZE},
 	{"-o", O_OUTPUT}, {"--output", O_OUTPUT}, {"--format", O_FORMAT},
 	{"--clock", O_CLOCK}, {"--thread", O_THREAD}, {"--title", O_TITLE},
 	{"--subtitle", O_SUBTITLE}, {"--width", O_WIDTH}, {"--height", O_HEIGHT},
@@ -209,6 +222,17 @@ static int apply(cli *c, int id, const char *val)
 			return bad_usage("--fontwidth takes an em fraction such as 0.59, not '%s'", val);
 		break;
 	case O_CP: c->cp = 1; break;
+	case O_REPORT: c->report = val; break;
+	case O_REPORT_FORMAT:
+		if (strcmp(val, "tsv") == 0)
+			c->report_format = AF_TABLE_TSV;
+		else if (strcmp(val, "text") == 0)
+			c->report_format = AF_TABLE_TEXT;
+		else
+			return bad_usage("--report-format takes tsv or text, not '%s'", val);
+		break;
+	case O_DIFF: c->before = val; break;
+	case O_NORMALIZE: c->normalize = 1; break;
 	case O_PER_THREAD: c->per_thread = 1; break;
 	case O_JOBS:
 		if (parse_number(val, 1, 256, &d) || d != (int)d)
@@ -404,7 +428,22 @@ static int parse_args(int argc, char **argv, cli *c)
 			return r;
 	}
 	if (!c->input)
-		return bad_usage("%s", "no input given");
+		return bad_usage("%s", c->before ? "--diff needs two inputs: BEFORE AFTER"
+		                                 : "no input given");
+	/* --report alone writes the table and no graph */
+	c->graph = !c->report || c->output || c->per_thread;
+	if (c->before) {
+		if (c->per_thread || c->report || c->parse.flamechart)
+			return bad_usage("%s", "--diff draws one graph: it does not go with "
+			                       "--per-thread, --report or --flamechart");
+		if (strcmp(c->before, "-") == 0 && strcmp(c->input, "-") == 0)
+			return bad_usage("%s", "--diff: BEFORE and AFTER cannot both be "
+			                       "standard input");
+	}
+	if (c->report && c->graph && strcmp(c->report, "-") == 0 &&
+	    (!c->output || strcmp(c->output, "-") == 0))
+		return bad_usage("%s", "--report - and the graph would both go to standard "
+		                       "output: give the graph -o FILE");
 	if (c->per_thread) {
 		if (!c->output || strcmp(c->output, "-") == 0)
 			return bad_usage("%s", "--per-thread needs -o FOLDER");
@@ -435,71 +474,57 @@ static int parse_args(int argc, char **argv, cli *c)
 	return -1;
 }
 
-static int run(const cli *c)
+int run_report(const cli *c, const af_trace *trace, af_clock clock)
 {
-	af_parse_options popt = c->parse;
 	af_tree_options topt = c->tree;
-	af_layout_options lopt = c->layout;
+	af_method_table *table = NULL;
+	af_error e = {0};
+	out_file out;
+	const char *name = strcmp(c->report, "-") == 0 ? "(stdout)" : c->report;
+	int status = 1;
+
+	topt.prune = 0;
+	if (af_method_table_build(trace, &topt, clock, &table, &e) != AF_OK) {
+		report_error(strcmp(c->input, "-") == 0 ? "(stdin)" : c->input, &e);
+		return 1;
+	}
+	if (out_open(&out, c->report)) {
+		fprintf(stderr, PROG ": %s: cannot create: %s\n", c->report, strerror(errno));
+		goto done;
+	}
+	if (af_method_table_write(table, c->report_format, out.f, &e) != AF_OK) {
+		out_close(&out, 0);
+		report_error(name, &e);
+		goto done;
+	}
+	if (out_close(&out, 1)) {
+		fprintf(stderr, PROG ": %s: cannot write: %s\n", name, strerror(errno));
+		goto done;
+	}
+	status = 0;
+done:
+	af_method_table_free(table);
+	return status;
+}
+
+/* Draws `tree` into c->output in c->format; 0 or an exit status.
+ * `android`: the android palette unless --colors chose one. */
+static int draw(const cli *c, const af_tree *tree, af_clock clock, int android,
+                const af_layout_options *lo, const char *name)
+{
+	af_layout_options lopt = *lo;
 	af_render_options ropt = c->render;
-	af_trace *trace = NULL;
-	af_tree *tree = NULL;
 	af_layout *layout = NULL;
 	af_font *font = NULL;
 	af_namemap *colormap = NULL, *nameattr = NULL;
 	af_error e = {0};
 	af_status st;
-	const af_trace_info *info;
 	out_file out;
-	progress prog;
-	int clock, status = 1;
-	const char *name = strcmp(c->input, "-") == 0 ? "(stdin)" : c->input;
+	int status = 1;
 
-	progress_init(&prog, c);
-	popt.progress = progress_bytes;
-	popt.progress_ctx = &prog;
-	st = af_trace_open(c->input, &popt, &trace, &e);
-	progress_end(&prog);
-	if (st != AF_OK) {
-		report_error(name, &e);
-		return 1;
-	}
-	info = af_trace_get_info(trace);
-	if (c->verbose)
-		print_summary(name, trace);
-	if (!c->quiet)
-		print_warnings(name, trace);
-
-	clock = c->clock >= 0 ? c->clock
-	        : info->has_clock[AF_CLOCK_WALL] ? AF_CLOCK_WALL : AF_CLOCK_CPU;
-	if (!info->has_clock[clock]) {
-		fprintf(stderr, PROG ": %s: the trace has no %s clock (it records %s "
-		        "only)\n", name, clock == AF_CLOCK_WALL ? "wall" : "thread-cpu",
-		        clock == AF_CLOCK_WALL ? "thread-cpu" : "wall");
-		goto done;
-	}
-	if (c->per_thread) {
-		status = run_set(c, trace, (af_clock)clock);
-		goto done;
-	}
-	if (c->format != AF_FORMAT_FOLDED && !c->layout.flamechart) {
-		/* subtrees far under --minwidth need not be built to be drawn */
-		double w = c->layout.width > 0 ? c->layout.width : 1200;
-		double mw = c->layout.min_width > 0 ? c->layout.min_width : 0.1;
-		if (c->layout.thumb_width > 0) {
-			w = c->layout.thumb_width;
-			mw = 1;
-		}
-		topt.prune = c->layout.min_width_pct > 0 ? c->layout.min_width_pct / 100 / 4
-		                                         : mw / (w - 20) / 4;
-		topt.prune_clock = (af_clock)clock;
-	}
-	if ((st = af_tree_from_trace(trace, &topt, &tree, &e)) != AF_OK) {
-		report_error(name, &e);
-		goto done;
-	}
 	if (c->format != AF_FORMAT_FOLDED) {
 		lopt.clock = (af_clock)clock;
-		if (!c->palette_set && info->variant != AF_VARIANT_FOLDED)
+		if (android)
 			ropt.palette = AF_PALETTE_ANDROID;
 		lopt.legend = ropt.palette == AF_PALETTE_ANDROID;
 		if ((st = af_layout_build(tree, &lopt, &layout, &e)) != AF_OK ||
@@ -558,6 +583,168 @@ done:
 	af_namemap_free(nameattr);
 	af_font_free(font);
 	af_layout_free(layout);
+	return status;
+}
+
+/* Opens one input of a diff; NULL after a message. */
+static af_trace *open_side(const cli *c, const char *path)
+{
+	const char *name = strcmp(path, "-") == 0 ? "(stdin)" : path;
+	af_trace *t = NULL;
+	af_error e = {0};
+
+	if (af_trace_open(path, &c->parse, &t, &e) != AF_OK) {
+		report_error(name, &e);
+		return NULL;
+	}
+	if (c->verbose)
+		print_summary(name, t);
+	if (!c->quiet)
+		print_warnings(name, t);
+	if (af_trace_get_info(t)->differential) {
+		fprintf(stderr, PROG ": %s: already a differential profile (two counts a "
+		        "line): --diff compares two plain profiles\n", name);
+		af_trace_free(t);
+		return NULL;
+	}
+	return t;
+}
+
+/* --diff BEFORE AFTER: AFTER's graph coloured by the change. */
+static int run_diff(const cli *c)
+{
+	af_trace *tb = NULL, *ta = NULL;
+	af_tree *before = NULL, *after = NULL, *diff = NULL;
+	af_tree_options topt = c->tree;
+	af_layout_options lopt = c->layout;
+	af_diff_options dopt = {0};
+	af_error e = {0};
+	const af_trace_info *ib, *ia;
+	const char *nb = strcmp(c->before, "-") == 0 ? "(stdin)" : c->before;
+	const char *na = strcmp(c->input, "-") == 0 ? "(stdin)" : c->input;
+	char sub[1024];
+	int clock, status = 1;
+
+	if (!(tb = open_side(c, c->before)) || !(ta = open_side(c, c->input)))
+		goto done;
+	ib = af_trace_get_info(tb);
+	ia = af_trace_get_info(ta);
+	if (c->clock >= 0) {
+		clock = c->clock;
+	} else if (ib->has_clock[AF_CLOCK_WALL] && ia->has_clock[AF_CLOCK_WALL]) {
+		clock = AF_CLOCK_WALL;
+	} else if (ib->has_clock[AF_CLOCK_CPU] && ia->has_clock[AF_CLOCK_CPU]) {
+		clock = AF_CLOCK_CPU;
+	} else {
+		fprintf(stderr, PROG ": %s records %s time and %s %s time: no clock to "
+		        "compare them on\n", nb, ib->has_clock[AF_CLOCK_WALL] ? "wall" : "thread-cpu",
+		        na, ia->has_clock[AF_CLOCK_WALL] ? "wall" : "thread-cpu");
+		goto done;
+	}
+	if (!ib->has_clock[clock] || !ia->has_clock[clock]) {
+		fprintf(stderr, PROG ": %s: the trace has no %s clock\n",
+		        ib->has_clock[clock] ? na : nb, clock == AF_CLOCK_WALL ? "wall" : "thread-cpu");
+		goto done;
+	}
+	topt.prune = 0;
+	if (af_tree_from_trace(tb, &topt, &before, &e) != AF_OK) {
+		report_error(nb, &e);
+		goto done;
+	}
+	if (af_tree_from_trace(ta, &topt, &after, &e) != AF_OK) {
+		report_error(na, &e);
+		goto done;
+	}
+	dopt.clock = (af_clock)clock;
+	dopt.normalize = c->normalize;
+	if (af_tree_diff(before, after, &dopt, &diff, &e) != AF_OK) {
+		report_error(na, &e);
+		goto done;
+	}
+	if (!lopt.title)
+		lopt.title = "Differential Flame Graph";
+	if (!lopt.subtitle) {
+		snprintf(sub, sizeof sub, "%s \xE2\x86\x92 %s%s: red grew, blue shrank", nb, na,
+		         c->normalize ? " (normalized)" : "");
+		lopt.subtitle = sub;
+	}
+	status = draw(c, diff, (af_clock)clock, 0, &lopt, na);
+done:
+	af_tree_free(diff);
+	af_tree_free(before);
+	af_tree_free(after);
+	af_trace_free(tb);
+	af_trace_free(ta);
+	return status;
+}
+
+static int run(const cli *c)
+{
+	af_parse_options popt = c->parse;
+	af_tree_options topt = c->tree;
+	af_layout_options lopt = c->layout;
+	af_trace *trace = NULL;
+	af_tree *tree = NULL;
+	af_error e = {0};
+	af_status st;
+	const af_trace_info *info;
+	progress prog;
+	int clock, status = 1;
+	const char *name = strcmp(c->input, "-") == 0 ? "(stdin)" : c->input;
+
+	progress_init(&prog, c);
+	popt.progress = progress_bytes;
+	popt.progress_ctx = &prog;
+	st = af_trace_open(c->input, &popt, &trace, &e);
+	progress_end(&prog);
+	if (st != AF_OK) {
+		report_error(name, &e);
+		return 1;
+	}
+	info = af_trace_get_info(trace);
+	if (c->verbose)
+		print_summary(name, trace);
+	if (!c->quiet)
+		print_warnings(name, trace);
+
+	clock = c->clock >= 0 ? c->clock
+	        : info->has_clock[AF_CLOCK_WALL] ? AF_CLOCK_WALL : AF_CLOCK_CPU;
+	if (!info->has_clock[clock]) {
+		fprintf(stderr, PROG ": %s: the trace has no %s clock (it records %s "
+		        "only)\n", name, clock == AF_CLOCK_WALL ? "wall" : "thread-cpu",
+		        clock == AF_CLOCK_WALL ? "thread-cpu" : "wall");
+		goto done;
+	}
+	if (c->report && (status = run_report(c, trace, (af_clock)clock)) != 0)
+		goto done;
+	status = 1;
+	if (!c->graph) {
+		status = 0;
+		goto done;
+	}
+	if (c->per_thread) {
+		status = run_set(c, trace, (af_clock)clock);
+		goto done;
+	}
+	if (c->format != AF_FORMAT_FOLDED && !c->layout.flamechart) {
+		/* subtrees far under --minwidth need not be built to be drawn */
+		double w = c->layout.width > 0 ? c->layout.width : 1200;
+		double mw = c->layout.min_width > 0 ? c->layout.min_width : 0.1;
+		if (c->layout.thumb_width > 0) {
+			w = c->layout.thumb_width;
+			mw = 1;
+		}
+		topt.prune = c->layout.min_width_pct > 0 ? c->layout.min_width_pct / 100 / 4
+		                                         : mw / (w - 20) / 4;
+		topt.prune_clock = (af_clock)clock;
+	}
+	if ((st = af_tree_from_trace(trace, &topt, &tree, &e)) != AF_OK) {
+		report_error(name, &e);
+		goto done;
+	}
+	status = draw(c, tree, (af_clock)clock,
+	              !c->palette_set && info->variant != AF_VARIANT_FOLDED, &lopt, name);
+done:
 	af_tree_free(tree);
 	af_trace_free(trace);
 	return status;
@@ -575,7 +762,7 @@ int main(int argc, char **argv)
 	r = parse_args(argc, argv, &c);
 
 	if (r < 0)
-		r = run(&c);
+		r = c.before ? run_diff(&c) : run(&c);
 	free(c.threads);
 	return r;
 }

@@ -1,0 +1,306 @@
+/*
+ * methods.c - the per-method table of a trace (dmtracedump's and
+ * Traceview's profile): calls, recursive calls, inclusive and exclusive
+ * time per method, from the raw prefix tree the parser built.
+ *
+ * A raw node is one call path; its calls and self time are exact.  A
+ * method's exclusive time is the sum of its nodes' self times.  Its
+ * inclusive time sums the subtree totals of its outermost nodes only (no
+ * caller of the same name), so a recursive method is counted once per
+ * outermost activation; calls under a caller of the same name are
+ * recursive calls.  The walk keeps, per name, how many frames of that name
+ * are on the path, with an explicit stack.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "trace.h"
+
+/* The table with what owns its names. */
+typedef struct af_methods {
+	af_method_table pub; /* first: the public pointer is this struct's */
+	af_names names;
+} af_methods;
+
+typedef struct af_visit {
+	uint32_t node;
+	int leave; /* 1: the node's subtree is done */
+} af_visit;
+
+static int af_row_cmp(const void *a, const void *b)
+{
+	const af_method_row *x = a, *y = b;
+
+	if (x->inclusive != y->inclusive)
+		return x->inclusive > y->inclusive ? -1 : 1;
+	if (x->exclusive != y->exclusive)
+		return x->exclusive > y->exclusive ? -1 : 1;
+	if (x->calls + x->recursive_calls != y->calls + y->recursive_calls)
+		return x->calls + x->recursive_calls > y->calls + y->recursive_calls ? -1 : 1;
+	return strcmp(x->name, y->name);
+}
+
+void af_method_table_free(af_method_table *table)
+{
+	af_methods *m = (af_methods *)table;
+
+	if (!m)
+		return;
+	free(m->pub.rows);
+	af_names_free(&m->names);
+	free(m);
+}
+
+/* The name id of raw key `key`, cached in `ids`. */
+static uint32_t af_method_name(af_methods *m, const af_trace *trace, af_u32map *ids,
+                               uint32_t key, int signatures)
+{
+	uint32_t id;
+
+	if (af_u32map_get(ids, key, &id))
+		return id;
+	if (trace->info.variant == AF_VARIANT_FOLDED) {
+		const char *s = trace->frames.str[key];
+		id = af_names_intern(&m->names, s, strlen(s));
+	} else {
+		id = af_trace_frame_name(trace, key, signatures, &m->names);
+	}
+	if (id == AF_NONE || af_u32map_put(ids, key, id))
+		return AF_NONE;
+	return id;
+}
+
+af_status af_method_table_build(const af_trace *trace, const af_tree_options *opt,
+                                af_clock clock, af_method_table **out,
+                                af_error *err)
+{
+	const af_pnode *nodes = trace->tree.nodes;
+	const uint64_t(*tot)[AF_CLOCK_COUNT] = (const uint64_t(*)[AF_CLOCK_COUNT])trace->totals;
+	af_methods *m;
+	af_u32map ids = {0};
+	af_visit *stack = NULL;
+	uint32_t *active = NULL; /* per name id: frames of that name on the path */
+	size_t depth = 0, cap = 0, acap = 0, rcap = 0, i, nroots = 0;
+	uint32_t *roots = NULL;
+	int signatures = opt && opt->signatures;
+	af_status st = AF_OK;
+
+	*out = NULL;
+	if ((unsigned)clock >= AF_CLOCK_COUNT)
+		return af_fail(err, AF_ERR_ARG, -1, "unknown clock");
+	if (!trace->info.has_clock[clock])
+		return af_fail(err, AF_ERR_CLOCK, -1, "the trace has no %s clock",
+		               clock == AF_CLOCK_WALL ? "wall" : "thread-cpu");
+	m = calloc(1, sizeof *m);
+	if (!m)
+		return af_fail(err, AF_ERR_NOMEM, -1, "out of memory");
+	m->pub.clock = clock;
+	m->pub.is_time = trace->info.variant != AF_VARIANT_FOLDED;
+
+	/* the roots whose children are methods: one per selected thread, or
+	 * the one root of folded input */
+	roots = malloc((trace->nthreads + 1) * sizeof *roots);
+	if (!roots)
+		goto nomem;
+	if (trace->info.variant == AF_VARIANT_FOLDED && trace->tree.len) {
+		roots[nroots++] = 0;
+	} else {
+		for (i = 0; i < trace->nthreads; i++) {
+			const af_thread *th = &trace->threads[i];
+			if (!th->records ||
+			    (opt && opt->one_thread ? i != opt->thread : !af_thread_selected(th, opt)))
+				continue;
+			roots[nroots++] = th->root;
+		}
+	}
+	if (!nroots) {
+		st = af_fail(err, AF_ERR_EMPTY, -1, opt && opt->nthreads
+		             ? "no thread with records matches the --thread filter"
+		             : "the trace has no method records");
+		goto out;
+	}
+
+	for (i = 0; i < nroots; i++) {
+		uint32_t c;
+		m->pub.total += tot[roots[i]][clock];
+		for (c = nodes[roots[i]].child; c != AF_NONE; c = nodes[c].sibling) {
+			if (AF_GROW(stack, cap, depth + 1))
+				goto nomem;
+			stack[depth].node = c;
+			stack[depth++].leave = 0;
+		}
+		while (depth) {
+			af_visit v = stack[--depth];
+			const af_pnode *n = &nodes[v.node];
+			uint32_t name = af_method_name(m, trace, &ids, n->key, signatures), k;
+			af_method_row *row;
+
+			if (name == AF_NONE)
+				goto nomem;
+			if (v.leave) {
+				active[name]--;
+				continue;
+			}
+			if (name >= acap) {
+				size_t old = acap;
+				if (AF_GROW(active, acap, (size_t)name + 1))
+					goto nomem;
+				memset(active + old, 0, (acap - old) * sizeof *active);
+			}
+			if (name >= m->pub.nrows) {
+				size_t old = rcap;
+				if (AF_GROW(m->pub.rows, rcap, (size_t)name + 1))
+					goto nomem;
+				memset(m->pub.rows + old, 0, (rcap - old) * sizeof *m->pub.rows);
+				m->pub.nrows = (size_t)name + 1;
+			}
+			row = &m->pub.rows[name];
+			if (active[name]) {
+				row->recursive_calls += n->calls;
+			} else {
+				row->calls += n->calls;
+				row->inclusive += tot[v.node][clock];
+			}
+			row->exclusive += n->self[clock];
+			active[name]++;
+			if (AF_GROW(stack, cap, depth + 1))
+				goto nomem;
+			stack[depth].node = v.node;
+			stack[depth++].leave = 1;
+			for (k = n->child; k != AF_NONE; k = nodes[k].sibling) {
+				if (AF_GROW(stack, cap, depth + 1))
+					goto nomem;
+				stack[depth].node = k;
+				stack[depth++].leave = 0;
+			}
+		}
+	}
+	/* rows are indexed by name id until now; a frame with no call and no
+	 * time (a folded line counting 0) is left out */
+	{
+		size_t kept = 0;
+		for (i = 0; i < m->pub.nrows; i++) {
+			af_method_row *r = &m->pub.rows[i];
+			if (!r->calls && !r->recursive_calls && !r->inclusive && !r->exclusive)
+				continue;
+			r->name = m->names.str[i];
+			m->pub.rows[kept++] = *r;
+		}
+		m->pub.nrows = kept;
+	}
+	qsort(m->pub.rows, m->pub.nrows, sizeof *m->pub.rows, af_row_cmp);
+	*out = &m->pub;
+	m = NULL;
+	goto out;
+nomem:
+	st = af_fail(err, AF_ERR_NOMEM, -1, "out of memory building the method table");
+out:
+	af_method_table_free(m ? &m->pub : NULL);
+	af_u32map_free(&ids);
+	free(stack);
+	free(active);
+	free(roots);
+	return st;
+}
+
+/* ------------------------------------------------------------------ */
+/* Writing                                                             */
+
+static double af_pct(uint64_t v, uint64_t total)
+{
+	return total ? 100.0 * (double)v / (double)total : 0;
+}
+
+/* A value for people: a time, or a count with thousands separators. */
+static void af_human(char *out, size_t n, uint64_t v, int is_time)
+{
+	char digits[32];
+	int len, i;
+	size_t o = 0;
+
+	if (is_time) {
+		af_format_us(out, n, v);
+		return;
+	}
+	len = snprintf(digits, sizeof digits, "%llu", (unsigned long long)v);
+	for (i = 0; i < len && o + 2 < n; i++) {
+		if (i > 0 && (len - i) % 3 == 0)
+			out[o++] = ',';
+		out[o++] = digits[i];
+	}
+	out[o] = '\0';
+}
+
+/* Columns of the text table are as wide as their widest cell; a "µs"
+ * takes two bytes for one column. */
+static size_t af_cols(const char *s)
+{
+	size_t n = 0;
+	for (; *s; s++)
+		n += ((unsigned char)*s & 0xC0) != 0x80;
+	return n;
+}
+
+af_status af_method_table_write(const af_method_table *t, af_table_format format,
+                                FILE *out, af_error *err)
+{
+	size_t i;
+
+	if (format == AF_TABLE_TSV) {
+		const char *unit = t->is_time ? "_us" : "";
+		fprintf(out, "method\tcalls\trecursive_calls\tinclusive%s\tinclusive_pct\t"
+		             "exclusive%s\texclusive_pct\n", unit, unit);
+		for (i = 0; i < t->nrows; i++) {
+			const af_method_row *r = &t->rows[i];
+			fprintf(out, "%s\t%llu\t%llu\t%llu\t%.2f\t%llu\t%.2f\n", r->name,
+			        (unsigned long long)r->calls,
+			        (unsigned long long)r->recursive_calls,
+			        (unsigned long long)r->inclusive, af_pct(r->inclusive, t->total),
+			        (unsigned long long)r->exclusive, af_pct(r->exclusive, t->total));
+		}
+	} else if (format == AF_TABLE_TEXT) {
+		size_t wi = strlen("inclusive"), we = strlen("exclusive");
+		size_t wc = strlen("calls"), wr = strlen("recursive");
+		char a[48], b[48];
+
+		for (i = 0; i < t->nrows; i++) {
+			const af_method_row *r = &t->rows[i];
+			size_t k;
+			af_human(a, sizeof a, r->inclusive, t->is_time);
+			af_human(b, sizeof b, r->exclusive, t->is_time);
+			if ((k = af_cols(a)) > wi)
+				wi = k;
+			if ((k = af_cols(b)) > we)
+				we = k;
+			if ((k = (size_t)snprintf(a, sizeof a, "%llu",
+			                          (unsigned long long)r->calls)) > wc)
+				wc = k;
+			if ((k = (size_t)snprintf(a, sizeof a, "%llu",
+			                          (unsigned long long)r->recursive_calls)) > wr)
+				wr = k;
+		}
+		af_human(a, sizeof a, t->total, t->is_time);
+		fprintf(out, "%zu methods, %s%s in all\n\n", t->nrows, a,
+		        !t->is_time ? ""
+		        : t->clock == AF_CLOCK_WALL ? " of wall time" : " of thread-cpu time");
+		fprintf(out, "%*s %7s  %*s %7s  %*s %*s  %s\n", (int)wi, "inclusive", "%",
+		        (int)we, "exclusive", "%", (int)wc, "calls", (int)wr, "recursive",
+		        "method");
+		for (i = 0; i < t->nrows; i++) {
+			const af_method_row *r = &t->rows[i];
+			af_human(a, sizeof a, r->inclusive, t->is_time);
+			af_human(b, sizeof b, r->exclusive, t->is_time);
+			/* pad by columns, not bytes */
+			fprintf(out, "%*s%s %6.2f%%  %*s%s %6.2f%%  %*llu %*llu  %s\n",
+			        (int)(wi - af_cols(a)), "", a, af_pct(r->inclusive, t->total),
+			        (int)(we - af_cols(b)), "", b, af_pct(r->exclusive, t->total),
+			        (int)wc, (unsigned long long)r->calls, (int)wr,
+			        (unsigned long long)r->recursive_calls, r->name);
+		}
+	} else {
+		return af_fail(err, AF_ERR_ARG, -1, "unknown table format");
+	}
+	if (fflush(out) || ferror(out))
+		return af_fail(err, AF_ERR_IO, -1, "write failed");
+	return AF_OK;
+}
