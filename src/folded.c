@@ -196,7 +196,7 @@ af_status af_folded_write(const af_tree *tree, af_clock clock, FILE *out,
 	for (i = 1; i < n; i++) {
 		size_t len = strlen(af_tree_name(tree, (uint32_t)i));
 		plen[i] = (nodes[i].parent ? plen[nodes[i].parent] + 1 : 0) + len;
-		if (nodes[i].self[clock])
+		if (af_tree_self(tree, (uint32_t)i, clock))
 			bytes += plen[i] + 22;
 	}
 	if (bytes > AF_FOLDED_MAX) {
@@ -208,11 +208,11 @@ af_status af_folded_write(const af_tree *tree, af_clock clock, FILE *out,
 	}
 	/* which nodes have lines below them */
 	for (i = n; i-- > 1;)
-		if (nodes[i].self[clock] || sub[i])
+		if (af_tree_self(tree, (uint32_t)i, clock) || sub[i])
 			sub[nodes[i].parent] = 1;
 	for (i = 1; i < n; i++) {
 		uint32_t p = nodes[i].parent;
-		first[p + 1] += (nodes[i].self[clock] != 0) + (sub[i] != 0);
+		first[p + 1] += (af_tree_self(tree, (uint32_t)i, clock) != 0) + (sub[i] != 0);
 	}
 	for (i = 0; i < n; i++)
 		first[i + 1] += first[i];
@@ -223,7 +223,7 @@ af_status af_folded_write(const af_tree *tree, af_clock clock, FILE *out,
 	memcpy(fill, first, (n + 1) * sizeof *fill);
 	for (i = 1; i < n; i++) {
 		uint32_t p = nodes[i].parent, key = nodes[i].key;
-		if (nodes[i].self[clock]) {
+		if (af_tree_self(tree, (uint32_t)i, clock)) {
 			entries[fill[p]].node = (uint32_t)i;
 			entries[fill[p]].subtree = 0;
 			entries[fill[p]++].rank = rank[key * 2];
@@ -264,7 +264,7 @@ af_status af_folded_write(const af_tree *tree, af_clock clock, FILE *out,
 			goto nomem;
 		if (!e->subtree) {
 			fwrite(path.data, 1, path.len, out);
-			fprintf(out, " %llu\n", (unsigned long long)nodes[e->node].self[clock]);
+			fprintf(out, " %llu\n", (unsigned long long)af_tree_self(tree, e->node, clock));
 			continue;
 		}
 		if (AF_GROW(levels, lcap, top + 1))

@@ -31,6 +31,7 @@ typedef struct cli {
 	double min_share;       /* per-thread: skip threads under this % */
 	int thumb_width, thumb_height;
 	const char *nameattr;
+	const char *mapping;    /* --mapping: a ProGuard/R8 mapping file */
 } cli;
 
 /* report.c: messages on standard error */
