@@ -522,7 +522,7 @@ af_status af_tree_from_trace(const af_trace *trace, const af_tree_options *opt,
 		    (opt && opt->one_thread ? i != opt->thread : !af_thread_selected(th, opt)))
 			continue;
 		tname = af_names_intern_clean(&tree->names, th->name, strlen(th->name));
-		if (tname == AF_NONE)
+		if (tname == AF_NONE || af_view_thread_name(&view, tname))
 			goto nomem;
 		af_u32map_get(&tnames, tname, &count);
 		if (af_u32map_put(&tnames, tname, count + 1))

@@ -14,6 +14,7 @@
 #define HIT_CHECKED 1
 #define HIT_FOCUS 2
 #define HIT_EXCLUDE 4
+#define HIT_THREAD 8
 
 #define KEEP_DROP AF_NONE        /* gone, with its subtree */
 #define KEEP_PENDING (AF_NONE - 1) /* not drawn; a focus frame may follow */
@@ -198,15 +199,30 @@ uint32_t af_view_frame_name(const char *frame, const af_tree_options *opt,
 /* ------------------------------------------------------------------ */
 /* Shape                                                               */
 
+static int af_view_hits(af_view *v, size_t need)
+{
+	size_t old = v->hit_cap;
+	if (need <= old)
+		return 0;
+	if (AF_GROW(v->hit, v->hit_cap, need))
+		return -1;
+	memset(v->hit + old, 0, v->hit_cap - old);
+	return 0;
+}
+
+int af_view_thread_name(af_view *v, uint32_t name)
+{
+	if (af_view_hits(v, (size_t)name + 1))
+		return -1;
+	v->hit[name] = HIT_CHECKED | HIT_THREAD;
+	return 0;
+}
+
 /* Which expressions name id `key` matches (cached: names repeat). */
 static int af_view_hit(af_view *v, const af_names *names, uint32_t key)
 {
-	if ((size_t)key >= v->hit_cap) {
-		size_t old = v->hit_cap;
-		if (AF_GROW(v->hit, v->hit_cap, names->len > key ? names->len : (size_t)key + 1))
-			return -1;
-		memset(v->hit + old, 0, v->hit_cap - old);
-	}
+	if (af_view_hits(v, names->len > key ? names->len : (size_t)key + 1))
+		return -1;
 	if (!(v->hit[key] & HIT_CHECKED)) {
 		const char *s = names->str[key];
 		uint8_t h = HIT_CHECKED;

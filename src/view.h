@@ -27,6 +27,10 @@ af_status af_view_init(af_view *v, const af_tree_options *opt, int wait,
                        int flamechart, af_error *err);
 void af_view_free(af_view *v);
 
+/** Marks name id `name` as a thread's: expressions never match it (threads
+ * are chosen with af_tree_options.threads).  0, or -1 when out of memory. */
+int af_view_thread_name(af_view *v, uint32_t name);
+
 /** 1 when names are rewritten (mapping, strip_package). */
 int af_view_renames(const af_tree_options *opt);
 

@@ -240,8 +240,10 @@ typedef struct af_tree_options {
 	                            tree can no longer be written as folded text */
 	af_clock prune_clock;
 	/* Views: how the graph is cut and named.  Shape rules apply to the
-	 * whole named tree (thread frames included; after --reverse), in this
-	 * order: exclude, focus, collapse_recursion, then min_share. */
+	 * named tree (after `reverse`), in this order: exclude, focus,
+	 * collapse_recursion, then min_share.  The expressions match frame
+	 * names, never a trace's thread names (`threads` chooses threads);
+	 * every frame of folded input is a frame. */
 	const char *focus;       /* POSIX extended regex, or NULL: only paths
 	                            through a frame whose name matches are kept,
 	                            re-rooted at that frame (the outermost one
