@@ -240,6 +240,8 @@ struct af_tree {
 	size_t offset_cap;
 	af_names names;     /* interned frame names */
 	af_u32map name_of;  /* method id -> name id, while building */
+	af_u32map full;     /* name id -> id of the name with its package,
+	                       where labels are without it */
 	uint8_t *hashed;    /* while building: see af_set_hashed() */
 	uint32_t *rank;     /* per name id * 2 (+1 when ended by ';'): order */
 	size_t hashed_cap;
@@ -323,9 +325,10 @@ static uint32_t af_view_name(af_tree *tree, const af_trace *trace, uint32_t key,
 	if (af_u32map_get(&tree->name_of, key, &name))
 		return name;
 	if (trace->info.variant == AF_VARIANT_FOLDED)
-		name = af_view_frame_name(trace->frames.str[key], opt, &tree->names);
+		name = af_view_frame_name(trace->frames.str[key], opt, &tree->names,
+		                          &tree->full);
 	else
-		name = af_view_method_name(trace, key, opt, &tree->names);
+		name = af_view_method_name(trace, key, opt, &tree->names, &tree->full);
 	if (name == AF_NONE || af_u32map_put(&tree->name_of, key, name))
 		return AF_NONE;
 	return name;
@@ -672,6 +675,7 @@ void af_tree_free(af_tree *tree)
 	af_ptree_free(&tree->pt);
 	af_names_free(&tree->names);
 	af_u32map_free(&tree->name_of);
+	af_u32map_free(&tree->full);
 	free(tree->hashed);
 	free(tree->hidden);
 	free(tree->rank);
@@ -707,7 +711,11 @@ void af_tree_node(const af_tree *tree, size_t i, af_node_info *info)
 	const af_pnode *n = &tree->pt.nodes[i];
 	int c;
 
+	uint32_t whole;
+
 	info->name = tree->names.str[n->key];
+	info->full_name = af_u32map_get(&tree->full, n->key, &whole) ? tree->names.str[whole]
+	                                                              : info->name;
 	info->parent = n->parent;
 	info->depth = tree->depth[i];
 	for (c = 0; c < AF_CLOCK_COUNT; c++) {

@@ -100,13 +100,22 @@ static size_t af_package_len(const char *s, size_t len)
 	return 0;
 }
 
-/* Interns b's text, without its package when asked. */
+/* Interns b's text, without its package when asked; `full` then maps the
+ * short name's id to the whole name's (colours go by the package). */
 static uint32_t af_view_intern(af_buf *b, const af_tree_options *opt,
-                               af_names *names)
+                               af_names *names, af_u32map *full)
 {
 	size_t skip = opt->strip_package ? af_package_len(b->data ? b->data : "", b->len)
 	                                 : 0;
-	return af_names_intern_clean(names, b->data ? b->data + skip : "", b->len - skip);
+	uint32_t id = af_names_intern_clean(names, b->data ? b->data + skip : "",
+	                                    b->len - skip), whole;
+
+	if (skip == 0 || id == AF_NONE || !full)
+		return id;
+	whole = af_names_intern_clean(names, b->data, b->len);
+	if (whole == AF_NONE || af_u32map_put(full, id, whole))
+		return AF_NONE;
+	return id;
 }
 
 /* Appends class + '.' + method, or the method alone when the mapping gave
@@ -121,7 +130,8 @@ static int af_append_qualified(af_buf *b, const char *cls, size_t clen,
 }
 
 uint32_t af_view_method_name(const af_trace *t, uint32_t mid,
-                             const af_tree_options *opt, af_names *names)
+                             const af_tree_options *opt, af_names *names,
+                             af_u32map *full)
 {
 	af_buf b = {0}, cls = {0};
 	const af_method *m;
@@ -148,14 +158,14 @@ uint32_t af_view_method_name(const af_trace *t, uint32_t mid,
 	                           strlen(oname));
 	if (opt->signatures)
 		bad |= af_mapping_params(opt->mapping, m->sig, &b);
-	id = bad ? AF_NONE : af_view_intern(&b, opt, names);
+	id = bad ? AF_NONE : af_view_intern(&b, opt, names, full);
 	free(b.data);
 	free(cls.data);
 	return id;
 }
 
 uint32_t af_view_frame_name(const char *frame, const af_tree_options *opt,
-                            af_names *names)
+                            af_names *names, af_u32map *full)
 {
 	size_t len = strlen(frame), end, dot;
 	const char *paren = memchr(frame, '(', len);
@@ -189,7 +199,7 @@ uint32_t af_view_frame_name(const char *frame, const af_tree_options *opt,
 	} else {
 		bad |= af_buf_append(&b, frame, len);
 	}
-	id = bad ? AF_NONE : af_view_intern(&b, opt, names);
+	id = bad ? AF_NONE : af_view_intern(&b, opt, names, full);
 	free(b.data);
 	free(cls.data);
 	free(name.data);

@@ -39,14 +39,18 @@ int af_view_renames(const af_tree_options *opt);
 int af_view_reshapes(const af_tree_options *opt);
 
 /** The interned display name of method `mid`, as af_trace_frame_name()
- * gives it, then deobfuscated and stripped as the options say. */
+ * gives it, then deobfuscated and stripped as the options say.  When the
+ * package is stripped, `full` (if not NULL) maps the name's id to the id
+ * of the whole name.  AF_NONE when out of memory. */
 uint32_t af_view_method_name(const af_trace *t, uint32_t mid,
-                             const af_tree_options *opt, af_names *names);
+                             const af_tree_options *opt, af_names *names,
+                             af_u32map *full);
 
 /** The interned display name of a folded frame, deobfuscated ("a.b.c" is
- * method c of class a.b; slashes are package separators) and stripped. */
+ * method c of class a.b; slashes are package separators) and stripped;
+ * `full` as for af_view_method_name(). */
 uint32_t af_view_frame_name(const char *frame, const af_tree_options *opt,
-                            af_names *names);
+                            af_names *names, af_u32map *full);
 
 /** Off-CPU self time of a node: wall minus thread-cpu, never below zero. */
 static inline uint64_t af_pnode_wait(const af_pnode *n)

@@ -389,6 +389,30 @@ Test(views, strip_package_keeps_inner_classes)
 	           "main;Main.run;Main$Inner.work;Main.fib;Main.fib;Main.fib;Util.log 20\n"
 	           "worker;Main.run 60\n"
 	           "worker;Main.run;Http.get 10\n");
+	/* colours still go by the whole name */
+	{
+		size_t len, i;
+		uint8_t *buf = app(&len);
+		af_trace *t = t_parse(buf, len);
+		af_tree *tree = NULL;
+		af_error e = {0};
+		int seen = 0;
+		cr_assert_eq(af_tree_from_trace(t, &o, &tree, &e), AF_OK);
+		for (i = 0; i < af_tree_size(tree); i++) {
+			af_node_info ni;
+			af_tree_node(tree, i, &ni);
+			if (strcmp(ni.name, "Object.wait") == 0) {
+				cr_assert_str_eq(ni.full_name, "java.lang.Object.wait");
+				seen++;
+			}
+			if (strcmp(ni.name, "main") == 0 || strcmp(ni.name, "all") == 0)
+				cr_assert_eq(ni.full_name, ni.name);
+		}
+		cr_assert_eq(seen, 1);
+		af_tree_free(tree);
+		af_trace_free(t);
+		free(buf);
+	}
 	o.signatures = 1;
 	o.focus = "log";
 	expect_app(AF_CLOCK_WALL, &o, "Util.log() 20\n");

@@ -293,6 +293,8 @@ size_t af_tree_size(const af_tree *tree);
 /** One node's data; strings owned by the tree. */
 typedef struct af_node_info {
 	const char *name;
+	const char *full_name; /* with its package where strip_package took it
+	                          from `name` (colours go by it), else `name` */
 	uint32_t parent;   /* UINT32_MAX for the root */
 	uint32_t depth;    /* root = 0 */
 	uint64_t self[AF_CLOCK_COUNT];
