@@ -27,6 +27,11 @@ static void af_href(FILE *out, const char *s)
 	}
 }
 
+static const char *af_clock_label(int c)
+{
+	return c == AF_CLOCK_WALL ? "wall" : c == AF_CLOCK_CPU ? "thread-cpu" : "wait";
+}
+
 static void af_time_cell(FILE *out, uint64_t us)
 {
 	char t[48];
@@ -66,7 +71,7 @@ static void af_card(FILE *out, const af_index_options *o, const af_index_entry *
 	for (c = 0; c < AF_CLOCK_COUNT; c++) {
 		if (!o->has_clock[c])
 			continue;
-		fputs(c == AF_CLOCK_WALL ? "<dt>wall</dt><dd>" : "<dt>thread-cpu</dt><dd>", out);
+		fprintf(out, "<dt>%s</dt><dd>", af_clock_label(c));
 		af_time_cell(out, e->time[c]);
 		fputs("</dd>", out);
 	}
@@ -139,12 +144,13 @@ af_status af_html_index_write(FILE *out, const af_index_options *o,
 	}
 	fputs("</main>\n", out);
 	if (skipped) {
-		fprintf(out, "<h3 id=\"skipped\">%zu thread%s under %g%% of the time, not drawn</h3>\n"
+		fprintf(out, "<h3 id=\"skipped\">%zu thread%s under %g%% of the time%s, not drawn</h3>\n"
 		             "<table><tr><th>thread</th><th>tid</th><th>share</th>",
-		        skipped, skipped == 1 ? "" : "s", o->min_share);
+		        skipped, skipped == 1 ? "" : "s", o->min_share,
+		        o->view_rules ? " or with nothing left in the view" : "");
 		for (c = 0; c < AF_CLOCK_COUNT; c++)
 			if (o->has_clock[c])
-				fputs(c == AF_CLOCK_WALL ? "<th>wall</th>" : "<th>thread-cpu</th>", out);
+				fprintf(out, "<th>%s</th>", af_clock_label(c));
 		fputs("<th>records</th><th>calls</th></tr>\n", out);
 		for (i = 0; i < n; i++) {
 			const af_index_entry *e = &rows[i];

@@ -56,13 +56,13 @@ static int af_android_kind(const af_node_info *ni)
 
 	if (ni->depth <= 1)
 		return 5;
-	if (af_has_prefix(ni->name, idle))
+	if (af_has_prefix(ni->full_name, idle))
 		return 3;
-	if (af_has_prefix(ni->name, blocked))
+	if (af_has_prefix(ni->full_name, blocked))
 		return 4;
-	if (af_has_prefix(ni->name, platform))
+	if (af_has_prefix(ni->full_name, platform))
 		return 1;
-	if (af_has_prefix(ni->name, libs))
+	if (af_has_prefix(ni->full_name, libs))
 		return 2;
 	return 0;
 }
@@ -303,16 +303,16 @@ static af_rgb af_palette_fill(af_style *s, const af_node_info *ni)
 	if (p == AF_PALETTE_ANDROID) {
 		const struct af_kind_style *k = &af_android[af_android_kind(ni)];
 		unsigned add;
-		af_fractions(s, ni->name, v);
+		af_fractions(s, ni->full_name, v);
 		add = (unsigned)(k->spread * v[0]);
 		return af_rgb_of(k->base.r + add, k->base.g + add, k->base.b + add);
 	}
 	if (p == AF_PALETTE_JAVA || p == AF_PALETTE_JS || p == AF_PALETTE_PERL ||
 	    p == AF_PALETTE_CHAIN)
-		p = af_kind(p, ni->name);
+		p = af_kind(p, ni->full_name);
 	if (p == AF_PALETTE_WAKEUP)
 		p = AF_PALETTE_AQUA;
-	af_fractions(s, ni->name, v);
+	af_fractions(s, ni->full_name, v);
 	switch (p) {
 	case AF_PALETTE_MEM:
 		return af_rgb_of(0, 190 + (unsigned)(50 * v[1]), (unsigned)(210 * v[0]));

@@ -38,6 +38,7 @@ af_status af_fail(af_error *err, af_status status, long long offset,
 		va_list ap;
 		err->status = status;
 		err->offset = offset;
+		err->line = 0;
 		va_start(ap, fmt);
 		vsnprintf(err->message, sizeof err->message, fmt, ap);
 		va_end(ap);

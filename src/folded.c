@@ -174,14 +174,14 @@ static int af_has_line(const af_tree *tree, const af_pnode *nodes, size_t i,
                        af_clock clock, int two)
 {
 	if (!two)
-		return nodes[i].self[clock] != 0;
+		return af_tree_self(tree, (uint32_t)i, clock) != 0;
 	if (af_tree_band(tree) != AF_NONE) {
 		af_node_info ni;
 		af_tree_node(tree, i, &ni);
 		if (ni.removed)
 			return 0;
 	}
-	return nodes[i].self[clock] != 0 || nodes[i].base != 0;
+	return af_tree_self(tree, (uint32_t)i, clock) != 0 || nodes[i].base != 0;
 }
 
 af_status af_folded_write(const af_tree *tree, af_clock clock, FILE *out,
@@ -284,7 +284,7 @@ af_status af_folded_write(const af_tree *tree, af_clock clock, FILE *out,
 			fwrite(path.data, 1, path.len, out);
 			if (two)
 				fprintf(out, " %llu", (unsigned long long)nodes[e->node].base);
-			fprintf(out, " %llu\n", (unsigned long long)nodes[e->node].self[clock]);
+			fprintf(out, " %llu\n", (unsigned long long)af_tree_self(tree, e->node, clock));
 			continue;
 		}
 		if (AF_GROW(levels, lcap, top + 1))

@@ -11,6 +11,10 @@
 
 #include "aflame/aflame.h"
 
+/** The clocks records hold (wall and thread-cpu): arrays of raw times have
+ * this many entries.  AF_CLOCK_WAIT comes after them and is derived. */
+#define AF_CLOCK_RECORDED 2
+
 #if defined(__GNUC__)
 #define AF_PRINTF(f, a) __attribute__((format(printf, f, a)))
 #define AF_LIKELY(x) __builtin_expect(!!(x), 1)

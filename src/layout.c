@@ -92,7 +92,8 @@ af_status af_layout_build(const af_tree *tree, const af_layout_options *opt,
 	total = af_tree_total(tree, 0, o.clock);
 	if (total == 0)
 		return af_fail(err, AF_ERR_EMPTY, -1, "no time recorded on the %s clock",
-		               o.clock == AF_CLOCK_WALL ? "wall" : "thread-cpu");
+		               o.clock == AF_CLOCK_WALL ? "wall"
+		               : o.clock == AF_CLOCK_CPU ? "thread-cpu" : "wait");
 
 	L = calloc(1, sizeof *L);
 	kids = malloc((nkids ? nkids : 1) * sizeof *kids);
@@ -116,7 +117,7 @@ af_status af_layout_build(const af_tree *tree, const af_layout_options *opt,
 		/* a diff's removed band comes after AFTER's threads */
 		k->rank = o.flamechart ? (uint32_t)i
 		          : i == af_tree_band(tree) ? UINT32_MAX
-		          : rank[nodes[i].key * 2 + (nodes[i].self[o.clock] == 0)];
+		          : rank[nodes[i].key * 2 + (af_tree_self(tree, (uint32_t)i, o.clock) == 0)];
 		k->node = (uint32_t)i;
 		k->weight = o.sort_weight ? af_tree_total(tree, (uint32_t)i, o.clock) : 0;
 	}
@@ -140,7 +141,7 @@ af_status af_layout_build(const af_tree *tree, const af_layout_options *opt,
 	min_px = o.min_width_pct > 0 ? o.min_width_pct / 100 * (o.width - 2 * L->xpad)
 	                             : o.min_width;
 	for (i = 1; i < n; i++) {
-		uint64_t a = nodes[i].self[o.clock], b = nodes[i].base;
+		uint64_t a = af_tree_self(tree, (uint32_t)i, o.clock), b = nodes[i].base;
 		uint64_t d = a > b ? a - b : b - a;
 		if (d > L->max_delta)
 			L->max_delta = d;
@@ -170,7 +171,7 @@ af_status af_layout_build(const af_tree *tree, const af_layout_options *opt,
 		if (first[p.node + 1] - first[p.node] > 1)
 			qsort(kids + first[p.node], first[p.node + 1] - first[p.node],
 			      sizeof *kids, af_kid_cmp);
-		at = p.start + t - nodes[p.node].self[o.clock];
+		at = p.start + t - af_tree_self(tree, p.node, o.clock);
 		for (k = first[p.node + 1]; k-- > first[p.node];) {
 			uint32_t c = kids[k].node;
 			uint64_t ct = af_tree_total(tree, c, o.clock), off;

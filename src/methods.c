@@ -15,6 +15,7 @@
 #include <string.h>
 
 #include "trace.h"
+#include "view.h"
 
 /* The table with what owns its names. */
 typedef struct af_methods {
@@ -70,12 +71,51 @@ static uint32_t af_method_name(af_methods *m, const af_trace *trace, af_u32map *
 	return id;
 }
 
+/* Per raw node, the off-CPU time of its subtree (the wait clock is not
+ * recorded, so the parse keeps no totals of it).  NULL when out of memory. */
+static uint64_t *af_wait_totals(const af_ptree *t)
+{
+	size_t n = t->len, i, no = 0, top = 0;
+	uint64_t *tot = calloc(n ? n : 1, sizeof *tot);
+	uint32_t *order = malloc((n ? n : 1) * sizeof *order);
+	uint32_t *stack = malloc((n ? n : 1) * sizeof *stack);
+
+	if (!tot || !order || !stack) {
+		free(tot);
+		tot = NULL;
+		goto out;
+	}
+	/* parents first (an adopted root may come after its children) */
+	for (i = 0; i < n; i++) {
+		if (t->nodes[i].parent != AF_NONE)
+			continue;
+		stack[top++] = (uint32_t)i;
+		while (top) {
+			uint32_t x = stack[--top], r;
+			order[no++] = x;
+			for (r = t->nodes[x].child; r != AF_NONE; r = t->nodes[r].sibling)
+				stack[top++] = r;
+		}
+	}
+	for (i = no; i-- > 0;) {
+		uint32_t x = order[i], p = t->nodes[x].parent;
+		tot[x] += af_pnode_wait(&t->nodes[x]);
+		if (p != AF_NONE)
+			tot[p] += tot[x];
+	}
+out:
+	free(order);
+	free(stack);
+	return tot;
+}
+
 af_status af_method_table_build(const af_trace *trace, const af_tree_options *opt,
                                 af_clock clock, af_method_table **out,
                                 af_error *err)
 {
 	const af_pnode *nodes = trace->tree.nodes;
-	const uint64_t(*tot)[AF_CLOCK_COUNT] = (const uint64_t(*)[AF_CLOCK_COUNT])trace->totals;
+	const uint64_t(*tot)[AF_CLOCK_RECORDED] = (const uint64_t(*)[AF_CLOCK_RECORDED])trace->totals;
+	uint64_t *wait = NULL; /* the wait clock's subtree totals */
 	af_methods *m;
 	af_u32map ids = {0};
 	af_visit *stack = NULL;
@@ -90,10 +130,14 @@ af_status af_method_table_build(const af_trace *trace, const af_tree_options *op
 		return af_fail(err, AF_ERR_ARG, -1, "unknown clock");
 	if (!trace->info.has_clock[clock])
 		return af_fail(err, AF_ERR_CLOCK, -1, "the trace has no %s clock",
-		               clock == AF_CLOCK_WALL ? "wall" : "thread-cpu");
+		               clock == AF_CLOCK_WALL ? "wall"
+		               : clock == AF_CLOCK_WAIT ? "wait (it needs both clocks)"
+		                                        : "thread-cpu");
 	m = calloc(1, sizeof *m);
-	if (!m)
+	if (!m || (clock == AF_CLOCK_WAIT && !(wait = af_wait_totals(&trace->tree)))) {
+		free(m);
 		return af_fail(err, AF_ERR_NOMEM, -1, "out of memory");
+	}
 	m->pub.clock = clock;
 	m->pub.is_time = trace->info.variant != AF_VARIANT_FOLDED;
 
@@ -122,7 +166,7 @@ af_status af_method_table_build(const af_trace *trace, const af_tree_options *op
 
 	for (i = 0; i < nroots; i++) {
 		uint32_t c;
-		m->pub.total += tot[roots[i]][clock];
+		m->pub.total += wait ? wait[roots[i]] : tot[roots[i]][clock];
 		for (c = nodes[roots[i]].child; c != AF_NONE; c = nodes[c].sibling) {
 			if (AF_GROW(stack, cap, depth + 1))
 				goto nomem;
@@ -159,9 +203,9 @@ af_status af_method_table_build(const af_trace *trace, const af_tree_options *op
 				row->recursive_calls += n->calls;
 			} else {
 				row->calls += n->calls;
-				row->inclusive += tot[v.node][clock];
+				row->inclusive += wait ? wait[v.node] : tot[v.node][clock];
 			}
-			row->exclusive += n->self[clock];
+			row->exclusive += wait ? af_pnode_wait(n) : n->self[clock];
 			active[name]++;
 			if (AF_GROW(stack, cap, depth + 1))
 				goto nomem;
@@ -197,6 +241,7 @@ nomem:
 out:
 	af_method_table_free(m ? &m->pub : NULL);
 	af_u32map_free(&ids);
+	free(wait);
 	free(stack);
 	free(active);
 	free(roots);
@@ -282,7 +327,8 @@ af_status af_method_table_write(const af_method_table *t, af_table_format format
 		af_human(a, sizeof a, t->total, t->is_time);
 		fprintf(out, "%zu methods, %s%s in all\n\n", t->nrows, a,
 		        !t->is_time ? ""
-		        : t->clock == AF_CLOCK_WALL ? " of wall time" : " of thread-cpu time");
+		        : t->clock == AF_CLOCK_WALL ? " of wall time"
+		        : t->clock == AF_CLOCK_WAIT ? " off CPU (wait)" : " of thread-cpu time");
 		fprintf(out, "%*s %7s  %*s %7s  %*s %*s  %s\n", (int)wi, "inclusive", "%",
 		        (int)we, "exclusive", "%", (int)wc, "calls", (int)wr, "recursive",
 		        "method");

@@ -329,7 +329,7 @@ af_status af_trace_record(af_trace *t, uint32_t tid, uint32_t method_action,
                           af_error *err)
 {
 	af_thread *th = af_thread_for(t, tid & t->tid_mask, err);
-	uint32_t now[AF_CLOCK_COUNT];
+	uint32_t now[AF_CLOCK_RECORDED];
 	uint32_t mid = method_action & ~3u, node;
 	af_pnode *nodes;
 	int c;
@@ -342,10 +342,10 @@ af_status af_trace_record(af_trace *t, uint32_t tid, uint32_t method_action,
 	nodes = t->tree.nodes;
 	if (th->records++ == 0) {
 		th->first_off = off;
-		for (c = 0; c < AF_CLOCK_COUNT; c++)
+		for (c = 0; c < AF_CLOCK_RECORDED; c++)
 			th->last[c] = now[c];
 	} else {
-		for (c = 0; c < AF_CLOCK_COUNT; c++) {
+		for (c = 0; c < AF_CLOCK_RECORDED; c++) {
 			uint32_t d = now[c] - th->last[c]; /* unwraps modulo 2^32 */
 			if (d > 0x7FFFFFFFu) {
 				t->info.time_backwards[c]++;
@@ -378,7 +378,7 @@ af_status af_trace_record(af_trace *t, uint32_t tid, uint32_t method_action,
 			    AF_GROW(t->started, t->started_cap, t->tree.len))
 				return af_fail(err, AF_ERR_NOMEM, -1, "out of memory");
 			if (node != AF_NONE)
-				for (c = 0; c < AF_CLOCK_COUNT; c++)
+				for (c = 0; c < AF_CLOCK_RECORDED; c++)
 					t->started[node][c] = th->charged[c];
 		} else {
 			node = af_ptree_child(&t->tree,
@@ -413,7 +413,7 @@ af_status af_trace_record(af_trace *t, uint32_t tid, uint32_t method_action,
 			    af_ptree_adopt(&t->tree, root, th->root, mid))
 				return af_fail(err, AF_ERR_NOMEM, off, "out of memory");
 			nodes = t->tree.nodes;
-			for (c = 0; c < AF_CLOCK_COUNT; c++) {
+			for (c = 0; c < AF_CLOCK_RECORDED; c++) {
 				nodes[th->root].self[c] += th->empty[c];
 				th->charged[c] += th->empty[c];
 				th->empty[c] = 0;
@@ -422,7 +422,7 @@ af_status af_trace_record(af_trace *t, uint32_t tid, uint32_t method_action,
 				/* the adopted frame began with the thread; so did the root */
 				if (AF_GROW(t->started, t->started_cap, t->tree.len))
 					return af_fail(err, AF_ERR_NOMEM, -1, "out of memory");
-				for (c = 0; c < AF_CLOCK_COUNT; c++)
+				for (c = 0; c < AF_CLOCK_RECORDED; c++)
 					t->started[th->root][c] = t->started[root][c] = 0;
 			}
 			nodes[th->root].calls++;
@@ -436,6 +436,34 @@ af_status af_trace_record(af_trace *t, uint32_t tid, uint32_t method_action,
 		break;
 	}
 	return AF_OK;
+}
+
+/* Each thread's off-CPU time: over its call paths (by method id), wall
+ * self time minus thread-cpu self time, never below zero.  A walk from
+ * each thread's root, off the C stack. */
+static int af_trace_sum_waits(af_trace *t)
+{
+	uint32_t *stack = malloc((t->tree.len ? t->tree.len : 1) * sizeof *stack);
+	size_t i, top;
+
+	if (!stack)
+		return -1;
+	for (i = 0; i < t->nthreads; i++) {
+		af_thread *th = &t->threads[i];
+		th->waited = 0;
+		top = 0;
+		stack[top++] = th->root;
+		while (top) {
+			const af_pnode *n = &t->tree.nodes[stack[--top]];
+			uint32_t k;
+			if (n->self[AF_CLOCK_WALL] > n->self[AF_CLOCK_CPU])
+				th->waited += n->self[AF_CLOCK_WALL] - n->self[AF_CLOCK_CPU];
+			for (k = n->child; k != AF_NONE; k = t->tree.nodes[k].sibling)
+				stack[top++] = k;
+		}
+	}
+	free(stack);
+	return 0;
 }
 
 af_status af_trace_finish(af_trace *t, af_error *err)
@@ -483,7 +511,7 @@ af_status af_trace_finish(af_trace *t, af_error *err)
 	free(decl_of);
 	t->info.threads_with_records = (uint32_t)t->nthreads;
 	/* one-clock records fed their value to both clocks: keep the real one */
-	for (c = 0; c < AF_CLOCK_COUNT; c++) {
+	for (c = 0; c < AF_CLOCK_RECORDED; c++) {
 		if (t->info.has_clock[c])
 			continue;
 		for (i = 0; i < t->tree.len; i++)
@@ -493,6 +521,10 @@ af_status af_trace_finish(af_trace *t, af_error *err)
 	}
 	t->totals = malloc((t->tree.len ? t->tree.len : 1) * sizeof *t->totals);
 	if (!t->totals || af_ptree_totals(&t->tree, t->totals))
+		return af_fail(err, AF_ERR_NOMEM, -1, "out of memory");
+	t->info.has_clock[AF_CLOCK_WAIT] =
+		t->info.has_clock[AF_CLOCK_WALL] && t->info.has_clock[AF_CLOCK_CPU];
+	if (t->info.has_clock[AF_CLOCK_WAIT] && af_trace_sum_waits(t))
 		return af_fail(err, AF_ERR_NOMEM, -1, "out of memory");
 	if (t->info.variant == AF_VARIANT_FOLDED)
 		return AF_OK;
@@ -666,8 +698,16 @@ void af_trace_thread(const af_trace *trace, size_t i, af_thread_info *info)
 	info->name = th->name;
 	info->records = th->records;
 	info->calls = th->calls;
-	for (c = 0; c < AF_CLOCK_COUNT; c++) {
+	for (c = 0; c < AF_CLOCK_RECORDED; c++) {
 		info->time[c] = th->elapsed[c];
 		info->total[c] = trace->info.has_clock[c] ? th->charged[c] : 0;
+	}
+	info->time[AF_CLOCK_WAIT] = 0;
+	info->total[AF_CLOCK_WAIT] = 0;
+	if (trace->info.has_clock[AF_CLOCK_WAIT]) {
+		if (th->elapsed[AF_CLOCK_WALL] > th->elapsed[AF_CLOCK_CPU])
+			info->time[AF_CLOCK_WAIT] =
+				th->elapsed[AF_CLOCK_WALL] - th->elapsed[AF_CLOCK_CPU];
+		info->total[AF_CLOCK_WAIT] = th->waited;
 	}
 }

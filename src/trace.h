@@ -24,11 +24,12 @@ typedef struct af_thread {
 	uint32_t root;       /* root of this thread's subtree in trace->tree */
 	uint32_t *stack;     /* node indices, innermost last */
 	size_t depth, cap;
-	uint32_t last[AF_CLOCK_COUNT];     /* previous raw clock values */
-	uint64_t elapsed[AF_CLOCK_COUNT];  /* unwrapped time since first record */
-	uint64_t empty[AF_CLOCK_COUNT];    /* time with an empty stack, pending */
+	uint32_t last[AF_CLOCK_RECORDED];     /* previous raw clock values */
+	uint64_t elapsed[AF_CLOCK_RECORDED];  /* unwrapped time since first record */
+	uint64_t empty[AF_CLOCK_RECORDED];    /* time with an empty stack, pending */
 	uint64_t records, calls;
-	uint64_t charged[AF_CLOCK_COUNT];  /* time charged to frames so far */
+	uint64_t charged[AF_CLOCK_RECORDED];  /* time charged to frames so far */
+	uint64_t waited;   /* dual clock: off-CPU time of its call paths */
 	long long first_off;               /* byte offset of its first record */
 } af_thread;
 
@@ -63,9 +64,9 @@ struct af_trace {
 	int jobs;                 /* af_parse_options.jobs */
 	void (*progress)(void *ctx, uint64_t done, uint64_t total);
 	void *progress_ctx;
-	uint64_t (*totals)[AF_CLOCK_COUNT]; /* per raw node, its subtree's time:
+	uint64_t (*totals)[AF_CLOCK_RECORDED]; /* per raw node, its subtree's time:
 	                             lets drawing skip what is under a pixel */
-	uint64_t (*started)[AF_CLOCK_COUNT]; /* flame chart: per node, the thread's
+	uint64_t (*started)[AF_CLOCK_RECORDED]; /* flame chart: per node, the thread's
 	                             charged time when the call began */
 	size_t started_cap;
 	char *arena;              /* newest string chunk; each links the previous */

@@ -7,6 +7,7 @@
 
 #include "trace.h"
 #include "tree.h"
+#include "view.h"
 
 /* ------------------------------------------------------------------ */
 /* af_ptree                                                            */
@@ -208,23 +209,23 @@ int af_ptree_absorb(af_ptree *dst, const af_ptree *src, uint32_t *offset)
 
 /* Totals when every parent comes before its children, as nodes are added:
  * one pass from the end, no walk. */
-static void af_totals_by_index(const af_ptree *t, uint64_t (*tot)[AF_CLOCK_COUNT])
+static void af_totals_by_index(const af_ptree *t, uint64_t (*tot)[AF_CLOCK_RECORDED])
 {
 	size_t i;
 	int c;
 
 	for (i = 0; i < t->len; i++)
-		for (c = 0; c < AF_CLOCK_COUNT; c++)
+		for (c = 0; c < AF_CLOCK_RECORDED; c++)
 			tot[i][c] = t->nodes[i].self[c];
 	for (i = t->len; i-- > 0;) {
 		uint32_t p = t->nodes[i].parent;
 		if (p != AF_NONE)
-			for (c = 0; c < AF_CLOCK_COUNT; c++)
+			for (c = 0; c < AF_CLOCK_RECORDED; c++)
 				tot[p][c] += tot[i][c];
 	}
 }
 
-int af_ptree_totals(const af_ptree *t, uint64_t (*tot)[AF_CLOCK_COUNT])
+int af_ptree_totals(const af_ptree *t, uint64_t (*tot)[AF_CLOCK_RECORDED])
 {
 	size_t n = t->len, i, no = 0, top = 0;
 	uint32_t *order, *stack;
@@ -257,7 +258,7 @@ int af_ptree_totals(const af_ptree *t, uint64_t (*tot)[AF_CLOCK_COUNT])
 	memset(tot, 0, n * sizeof *tot);
 	for (i = no; i-- > 0;) {
 		uint32_t x = order[i], p = t->nodes[x].parent;
-		for (c = 0; c < AF_CLOCK_COUNT; c++) {
+		for (c = 0; c < AF_CLOCK_RECORDED; c++) {
 			tot[x][c] += t->nodes[x].self[c];
 			if (p != AF_NONE)
 				tot[p][c] += tot[x][c];
@@ -312,20 +313,23 @@ struct af_tree {
 	uint32_t *depth;
 	uint64_t (*total)[AF_CLOCK_COUNT];
 	uint64_t *base_total;
-	uint64_t (*hidden)[AF_CLOCK_COUNT]; /* pruned: time of cut subtrees */
+	uint64_t (*hidden)[AF_CLOCK_RECORDED]; /* pruned: time of cut subtrees */
 	size_t hidden_cap;
-	const uint64_t (*raw_total)[AF_CLOCK_COUNT]; /* while pruning: the trace's */
+	const uint64_t (*raw_total)[AF_CLOCK_RECORDED]; /* while pruning: the trace's */
 	uint64_t prune_below;
 	af_clock prune_clock;
-	uint64_t (*offset)[AF_CLOCK_COUNT]; /* flame chart of a trace: where a
+	uint64_t (*offset)[AF_CLOCK_RECORDED]; /* flame chart of a trace: where a
 	                    call began within its caller; NULL otherwise */
 	size_t offset_cap;
 	af_names names;     /* interned frame names */
 	af_u32map name_of;  /* method id -> name id, while building */
+	af_u32map full;     /* name id -> id of the name with its package,
+	                       where labels are without it */
 	uint8_t *hashed;    /* while building: see af_set_hashed() */
 	uint32_t *rank;     /* per name id * 2 (+1 when ended by ';'): order */
 	size_t hashed_cap;
 	int is_time;        /* values are µs (trace input) */
+	int wait;           /* both recorded clocks: the wait clock is there */
 	int differential;   /* folded input with two counts */
 	int diff;           /* made by af_tree_diff() */
 	uint8_t *removed;   /* diff: 1 for the nodes of the removed band */
@@ -365,7 +369,7 @@ static af_status af_tree_reverse(af_tree *tree, af_error *err)
 			if (k == 0)
 				out.nodes[node].calls += old[i].calls;
 		}
-		for (c = 0; c < AF_CLOCK_COUNT; c++)
+		for (c = 0; c < AF_CLOCK_RECORDED; c++)
 			out.nodes[node].self[c] += old[i].self[c];
 		out.nodes[node].base += old[i].base;
 	}
@@ -408,12 +412,11 @@ static uint32_t af_view_name(af_tree *tree, const af_trace *trace, uint32_t key,
 
 	if (af_u32map_get(&tree->name_of, key, &name))
 		return name;
-	if (trace->info.variant == AF_VARIANT_FOLDED) {
-		const char *s = trace->frames.str[key];
-		name = af_names_intern(&tree->names, s, strlen(s));
-	} else {
-		name = af_trace_frame_name(trace, key, opt && opt->signatures, &tree->names);
-	}
+	if (trace->info.variant == AF_VARIANT_FOLDED)
+		name = af_view_frame_name(trace->frames.str[key], opt, &tree->names,
+		                          &tree->full);
+	else
+		name = af_view_method_name(trace, key, opt, &tree->names, &tree->full);
 	if (name == AF_NONE || af_u32map_put(&tree->name_of, key, name))
 		return AF_NONE;
 	return name;
@@ -532,7 +535,7 @@ static af_status af_tree_copy(af_tree *tree, const af_trace *trace,
 					if (tree->hidden_cap > old)
 						memset(tree->hidden + old, 0,
 						       (tree->hidden_cap - old) * sizeof *tree->hidden);
-					for (c = 0; c < AF_CLOCK_COUNT; c++) {
+					for (c = 0; c < AF_CLOCK_RECORDED; c++) {
 						tree->pt.nodes[vv].self[c] += rn->self[c];
 						tree->hidden[vv][c] += tree->raw_total[rr][c] - rn->self[c];
 					}
@@ -553,14 +556,14 @@ static af_status af_tree_copy(af_tree *tree, const af_trace *trace,
 				uint32_t rp = rn->parent;
 				if (AF_GROW(tree->offset, tree->offset_cap, tree->pt.len))
 					goto nomem;
-				for (c = 0; c < AF_CLOCK_COUNT; c++) {
+				for (c = 0; c < AF_CLOCK_RECORDED; c++) {
 					uint64_t a = trace->started[r][c];
 					uint64_t b = raw->nodes[rp].parent == AF_NONE ? 0
 					                                              : trace->started[rp][c];
 					tree->offset[v][c] = a > b ? a - b : 0;
 				}
 			}
-			for (c = 0; c < AF_CLOCK_COUNT; c++)
+			for (c = 0; c < AF_CLOCK_RECORDED; c++)
 				tree->pt.nodes[v].self[c] += rn->self[c];
 			tree->pt.nodes[v].calls += rn->calls;
 			tree->pt.nodes[v].base += rn->base;
@@ -613,13 +616,15 @@ static af_status af_tree_seal(af_tree *tree, af_error *err)
 	for (i = n; i-- > 0;) {
 		const af_pnode *nd = &tree->pt.nodes[i];
 		int c;
-		for (c = 0; c < AF_CLOCK_COUNT; c++) {
+		for (c = 0; c < AF_CLOCK_RECORDED; c++) {
 			tree->total[i][c] += nd->self[c];
 			if (i < tree->hidden_cap)
 				tree->total[i][c] += tree->hidden[i][c];
-			if (i > 0)
-				tree->total[nd->parent][c] += tree->total[i][c];
 		}
+		tree->total[i][AF_CLOCK_WAIT] += tree->wait ? af_pnode_wait(nd) : 0;
+		if (i > 0)
+			for (c = 0; c < AF_CLOCK_COUNT; c++)
+				tree->total[nd->parent][c] += tree->total[i][c];
 		if (tree->base_total) {
 			tree->base_total[i] += nd->base;
 			if (i > 0)
@@ -634,14 +639,21 @@ af_status af_tree_from_trace(const af_trace *trace, const af_tree_options *opt,
 {
 	af_tree *tree;
 	af_u32map tnames = {0}; /* thread name id -> threads with that name */
+	af_view view;
 	uint32_t root, all;
 	size_t i, selected = 0;
 	af_status st;
 
 	*out = NULL;
+	st = af_view_init(&view, opt, trace->info.has_clock[AF_CLOCK_WAIT],
+	                  trace->flamechart, err);
+	if (st != AF_OK)
+		return st;
 	tree = calloc(1, sizeof *tree);
-	if (!tree)
+	if (!tree) {
+		af_view_free(&view);
 		return af_fail(err, AF_ERR_NOMEM, -1, "out of memory");
+	}
 	af_ptree_init(&tree->pt, trace->limits.max_nodes);
 	all = af_names_intern(&tree->names, "all", 3);
 	root = all == AF_NONE ? AF_NONE : af_ptree_root(&tree->pt, all);
@@ -657,7 +669,7 @@ af_status af_tree_from_trace(const af_trace *trace, const af_tree_options *opt,
 		    (opt && opt->one_thread ? i != opt->thread : !af_thread_selected(th, opt)))
 			continue;
 		tname = af_names_intern_clean(&tree->names, th->name, strlen(th->name));
-		if (tname == AF_NONE)
+		if (tname == AF_NONE || af_view_thread_name(&view, tname))
 			goto nomem;
 		af_u32map_get(&tnames, tname, &count);
 		if (af_u32map_put(&tnames, tname, count + 1))
@@ -665,11 +677,13 @@ af_status af_tree_from_trace(const af_trace *trace, const af_tree_options *opt,
 	}
 	if (af_set_hashed(tree, root, 0))
 		goto nomem;
-	if (opt && opt->prune > 0 && !trace->started && !opt->reverse && trace->totals) {
+	/* cutting subtrees while building needs the final shape and a
+	 * recorded clock: not with rules that reshape the tree, nor for wait */
+	if (opt && opt->prune > 0 && !trace->started && !opt->reverse && trace->totals &&
+	    (unsigned)opt->prune_clock < AF_CLOCK_RECORDED && !af_view_reshapes(opt)) {
 		uint64_t whole = 0;
-		tree->prune_clock = (unsigned)opt->prune_clock < AF_CLOCK_COUNT
-		                            ? opt->prune_clock : AF_CLOCK_WALL;
-		tree->raw_total = (const uint64_t(*)[AF_CLOCK_COUNT])trace->totals;
+		tree->prune_clock = opt->prune_clock;
+		tree->raw_total = (const uint64_t(*)[AF_CLOCK_RECORDED])trace->totals;
 		/* the share is of what this tree will hold: the selected threads */
 		if (trace->info.variant == AF_VARIANT_FOLDED)
 			whole = tree->raw_total[0][tree->prune_clock];
@@ -713,6 +727,7 @@ af_status af_tree_from_trace(const af_trace *trace, const af_tree_options *opt,
 	af_u32map_free(&tnames);
 	if (!selected) {
 		af_tree_free(tree);
+		af_view_free(&view);
 		return af_fail(err, AF_ERR_EMPTY, -1, opt && opt->nthreads
 		               ? "no thread with records matches the --thread filter"
 		               : "the trace has no method records");
@@ -724,7 +739,16 @@ af_status af_tree_from_trace(const af_trace *trace, const af_tree_options *opt,
 	tree->raw_total = NULL;
 	tree->is_time = trace->info.variant != AF_VARIANT_FOLDED;
 	tree->differential = trace->info.differential;
+	tree->wait = trace->info.has_clock[AF_CLOCK_WAIT];
 	if (opt && opt->reverse && (st = af_tree_reverse(tree, err)) != AF_OK) {
+		af_tree_free(tree);
+		af_view_free(&view);
+		return st;
+	}
+	st = af_view_reshape(&view, &tree->pt, &tree->names,
+	                     tree->offset ? &tree->offset : NULL, &tree->offset_cap, err);
+	af_view_free(&view);
+	if (st != AF_OK) {
 		af_tree_free(tree);
 		return st;
 	}
@@ -739,6 +763,7 @@ nomem:
 fail:
 	af_u32map_free(&tnames);
 	af_tree_free(tree);
+	af_view_free(&view);
 	return st;
 }
 
@@ -749,6 +774,7 @@ void af_tree_free(af_tree *tree)
 	af_ptree_free(&tree->pt);
 	af_names_free(&tree->names);
 	af_u32map_free(&tree->name_of);
+	af_u32map_free(&tree->full);
 	free(tree->hashed);
 	free(tree->hidden);
 	free(tree->rank);
@@ -934,11 +960,15 @@ void af_tree_node(const af_tree *tree, size_t i, af_node_info *info)
 	const af_pnode *n = &tree->pt.nodes[i];
 	int c;
 
+	uint32_t whole;
+
 	info->name = tree->names.str[n->key];
+	info->full_name = af_u32map_get(&tree->full, n->key, &whole) ? tree->names.str[whole]
+	                                                              : info->name;
 	info->parent = n->parent;
 	info->depth = tree->depth[i];
 	for (c = 0; c < AF_CLOCK_COUNT; c++) {
-		info->self[c] = n->self[c];
+		info->self[c] = af_tree_self(tree, (uint32_t)i, (af_clock)c);
 		info->total[c] = tree->total[i][c];
 	}
 	info->calls = n->calls;
@@ -972,6 +1002,14 @@ const char *af_tree_name_by_id(const af_tree *tree, uint32_t id)
 	return tree->names.str[id];
 }
 
+uint64_t af_tree_self(const af_tree *tree, uint32_t node, af_clock clock)
+{
+	const af_pnode *n = &tree->pt.nodes[node];
+	if (clock == AF_CLOCK_WAIT)
+		return tree->wait ? af_pnode_wait(n) : 0;
+	return n->self[clock];
+}
+
 uint64_t af_tree_total(const af_tree *tree, uint32_t node, af_clock clock)
 {
 	return tree->total[node][clock];
@@ -980,7 +1018,8 @@ uint64_t af_tree_total(const af_tree *tree, uint32_t node, af_clock clock)
 int af_tree_offset(const af_tree *tree, uint32_t node, af_clock clock,
                    uint64_t *offset)
 {
-	if (!tree->offset || tree->depth[node] < 2 || node >= tree->offset_cap)
+	if (!tree->offset || tree->depth[node] < 2 || node >= tree->offset_cap ||
+	    (unsigned)clock >= AF_CLOCK_RECORDED)
 		return 0;
 	*offset = tree->offset[node][clock];
 	return 1;

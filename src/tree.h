@@ -14,7 +14,7 @@
 #define AF_NONE UINT32_MAX
 
 typedef struct af_pnode {
-	uint64_t self[AF_CLOCK_COUNT];
+	uint64_t self[AF_CLOCK_RECORDED]; /* wall, cpu: wait is derived */
 	uint64_t calls;
 	uint64_t base;    /* differential folded input: the first count */
 	uint32_t key;
@@ -74,7 +74,7 @@ uint32_t af_ptree_append(af_ptree *t, uint32_t parent, uint32_t key);
 int af_ptree_absorb(af_ptree *dst, const af_ptree *src, uint32_t *offset);
 
 /** Fills `tot` (one entry per node) with each node's subtree total. */
-int af_ptree_totals(const af_ptree *t, uint64_t (*tot)[AF_CLOCK_COUNT]);
+int af_ptree_totals(const af_ptree *t, uint64_t (*tot)[AF_CLOCK_RECORDED]);
 
 /** Turns the root `old_root` into a child of the root `new_root` under
  * `key`.  `new_root` must have no child with `key` yet.  Everything below
@@ -128,6 +128,8 @@ uint32_t af_tree_name_id(const af_tree *tree, uint32_t node);
 uint32_t af_tree_name_count(const af_tree *tree);
 const char *af_tree_name_by_id(const af_tree *tree, uint32_t id);
 uint64_t af_tree_total(const af_tree *tree, uint32_t node, af_clock clock);
+/** A node's self time on any clock, the derived wait clock included. */
+uint64_t af_tree_self(const af_tree *tree, uint32_t node, af_clock clock);
 uint32_t af_tree_depth(const af_tree *tree, uint32_t node);
 
 /** The order of names among siblings, as flamegraph.pl sorts folded lines:
@@ -142,7 +144,8 @@ uint32_t af_tree_band(const af_tree *tree);
 int af_tree_is_pruned(const af_tree *tree);
 
 /** In a trace's flame chart, where call `node` began within its caller, in
- * µs of `clock`; 0 when the tree places frames by order instead. */
+ * µs of `clock`; 0 when the tree places frames by order instead (folded
+ * input, and the wait clock, which no record measures). */
 int af_tree_offset(const af_tree *tree, uint32_t node, af_clock clock,
                    uint64_t *offset);
 

@@ -51,11 +51,13 @@ typedef enum af_status {
 } af_status;
 
 /** What went wrong, where.  `offset` is the byte offset in the (decompressed)
- * input, or -1 when no position applies. */
+ * input, or -1 when no position applies; `line` is the 1-based line of a
+ * text file read line by line (a mapping file), or 0. */
 typedef struct af_error {
 	af_status status;
 	long long offset;
 	char message[256];
+	long long line;
 } af_error;
 
 /** A static, human-readable description of `status`. Never NULL. */
@@ -67,6 +69,11 @@ const char *af_strerror(af_status status);
 typedef enum af_clock {
 	AF_CLOCK_WALL = 0, /* wall-clock time (the default) */
 	AF_CLOCK_CPU = 1,  /* thread-cpu time */
+	AF_CLOCK_WAIT = 2, /* off-CPU time, derived from dual-clock traces: for
+	                      each call path of a graph, its wall self time
+	                      minus its thread-cpu self time, never below zero
+	                      (time blocked on locks, I/O, sleeping); totals
+	                      add these up.  Records never hold it. */
 	AF_CLOCK_COUNT
 } af_clock;
 
@@ -90,7 +97,7 @@ typedef struct af_trace_info {
 	af_variant variant;
 	unsigned version;        /* data header version: 1, 2, 3, 0xF2, 0xF3 */
 	unsigned record_size;    /* bytes per record: 9, 10 or 14 */
-	int has_clock[AF_CLOCK_COUNT];
+	int has_clock[AF_CLOCK_COUNT]; /* wait: set when both others are */
 	const char *vm;          /* "art", "dalvik" or "" (owned by the trace) */
 	int overflow;            /* the key said data-file-overflow=true */
 	int gzip;                /* the input was gzip-compressed */
@@ -109,7 +116,8 @@ typedef struct af_trace_info {
 	uint32_t unknown_methods;  /* distinct such ids */
 	uint32_t unknown_threads;  /* record tids missing from *threads */
 	uint64_t bad_actions;    /* records with action 3 (ignored) */
-	uint64_t time_backwards[AF_CLOCK_COUNT]; /* steps back, counted as zero */
+	uint64_t time_backwards[AF_CLOCK_COUNT]; /* steps back, counted as zero
+	                            (never any for the derived wait clock) */
 	uint32_t thread_id_collisions; /* *threads ids equal after truncation */
 	uint64_t lines;          /* folded input: lines used */
 	uint64_t ignored_lines;  /* folded input: lines not of the form */
@@ -162,9 +170,12 @@ typedef struct af_thread_info {
 	const char *name;   /* from the key or inline items, else "Thread-<id>" */
 	uint64_t records;
 	uint64_t calls;     /* enters, plus frames re-rooted by orphan exits */
-	uint64_t time[AF_CLOCK_COUNT]; /* last minus first record, unwrapped */
+	uint64_t time[AF_CLOCK_COUNT]; /* last minus first record, unwrapped
+	                                  (wait: wall minus cpu, at least 0) */
 	uint64_t total[AF_CLOCK_COUNT]; /* time its frames hold: its graph's
-	                                   total */
+	                                   total (wait: summed over its call
+	                                   paths by method, so a graph that
+	                                   merges overloads may show less) */
 } af_thread_info;
 
 /** Number of threads that have at least one record. */
@@ -173,6 +184,43 @@ size_t af_trace_thread_count(const af_trace *trace);
 /** Fills `*info` for thread `i` (0 <= i < af_trace_thread_count()), in order
  * of first record.  Strings stay owned by the trace. */
 void af_trace_thread(const af_trace *trace, size_t i, af_thread_info *info);
+
+/* ------------------------------------------------------------------ */
+/* Deobfuscation                                                       */
+
+/** A ProGuard/R8 mapping file (mapping.txt): obfuscated class and method
+ * names back to the originals.  Lookups only read it, so one mapping can
+ * serve several threads at once. */
+typedef struct af_mapping af_mapping;
+
+/** Parses a mapping file held in memory: "original.Class -> obf:" class
+ * lines, indented member lines ("int field -> a", "1:3:void m(int):12:14
+ * -> b", line ranges optional), '#' comments (R8's JSON lines included).
+ * Errors carry the line in err->line.  Free with af_mapping_free(). */
+AF_NODISCARD af_status af_mapping_parse(const void *buf, size_t len,
+                                        af_mapping **out, af_error *err);
+
+/** Reads and parses the mapping file at `path`. */
+AF_NODISCARD af_status af_mapping_load(const char *path, af_mapping **out,
+                                       af_error *err);
+
+/** Frees a mapping.  NULL is a no-op. */
+void af_mapping_free(af_mapping *m);
+
+/** The original name of obfuscated class `cls` (dotted, "a.b"), or NULL
+ * when the mapping does not name it.  Owned by the mapping. */
+const char *af_mapping_class(const af_mapping *m, const char *cls);
+
+/** The original name of method `name` of obfuscated class `cls`, or NULL
+ * when the mapping does not name it.  Where several methods had that
+ * obfuscated name (overloads), `desc`, the method's descriptor as traces
+ * record it ("(La/b;I)V", or NULL), picks the one whose original types it
+ * gives; when nothing picks one, the candidates' names are joined by '|'
+ * ("put|putAll").  Frames R8 inlined into a method are not candidates.  A
+ * name holding '.' is qualified with its own class (R8 moves methods
+ * between classes).  Owned by the mapping. */
+const char *af_mapping_method(const af_mapping *m, const char *cls,
+                              const char *name, const char *desc);
 
 /* ------------------------------------------------------------------ */
 /* Call trees                                                          */
@@ -196,12 +244,36 @@ typedef struct af_tree_options {
 	                            first frame.  No frame that large is lost; the
 	                            tree can no longer be written as folded text */
 	af_clock prune_clock;
+	/* Views: how the graph is cut and named.  Shape rules apply to the
+	 * named tree (after `reverse`), in this order: exclude, focus,
+	 * collapse_recursion, then min_share.  The expressions match frame
+	 * names, never a trace's thread names (`threads` chooses threads);
+	 * every frame of folded input is a frame. */
+	const char *focus;       /* POSIX extended regex, or NULL: only paths
+	                            through a frame whose name matches are kept,
+	                            re-rooted at that frame (the outermost one
+	                            when several on a path match) */
+	const char *exclude;     /* regex, or NULL: frames whose name matches
+	                            go, with everything they called and its time */
+	int collapse_recursion;  /* a frame calling itself directly (A;A;A) is
+	                            one frame: times and calls added */
+	double min_share;        /* > 0 (a share, 0..1): frames whose total on
+	                            `clock` is under this share of the graph's
+	                            total go, with their time */
+	af_clock clock;          /* the clock min_share measures */
+	int strip_package;       /* labels without the package:
+	                            "com.example.Main$Inner.run" is
+	                            "Main$Inner.run" */
+	const af_mapping *mapping; /* deobfuscates class and method names (and
+	                            parameter types); NULL = none.  Borrowed for
+	                            the call */
 } af_tree_options;
 
 /** Builds the merged call tree of the selected threads: its root is "all",
  * its root's children are thread names (same-named threads merge), and
- * below them the frames.  Every node keeps self time for both clocks and
- * its exact call count.  Fails with AF_ERR_EMPTY when no thread matches. */
+ * below them the frames.  Every node keeps self time for every clock and
+ * its exact call count.  Fails with AF_ERR_EMPTY when no thread matches or
+ * the view's rules leave nothing, AF_ERR_ARG on a bad regular expression. */
 AF_NODISCARD af_status af_tree_from_trace(const af_trace *trace,
                                           const af_tree_options *opt,
                                           af_tree **out, af_error *err);
@@ -226,6 +298,8 @@ size_t af_tree_size(const af_tree *tree);
 /** One node's data; strings owned by the tree. */
 typedef struct af_node_info {
 	const char *name;
+	const char *full_name; /* with its package where strip_package took it
+	                          from `name` (colours go by it), else `name` */
 	uint32_t parent;   /* UINT32_MAX for the root */
 	uint32_t depth;    /* root = 0 */
 	uint64_t self[AF_CLOCK_COUNT];
@@ -515,6 +589,9 @@ typedef struct af_index_options {
 	int has_clock[AF_CLOCK_COUNT]; /* which time columns to show */
 	const af_index_entry *all; /* the merged graph's card; NULL: none */
 	double min_share;      /* threads under it are listed as skipped */
+	int view_rules;        /* the graphs have view rules (focus, exclude):
+	                          a thread can be skipped for having nothing
+	                          left, too */
 } af_index_options;
 
 /** Writes a self-contained HTML page (no script, no external resource)

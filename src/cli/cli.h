@@ -36,6 +36,7 @@ typedef struct cli {
 	int graph;              /* a graph is drawn (not when only --report) */
 	const char *before;     /* --diff BEFORE: input is AFTER */
 	int normalize;          /* --normalize: BEFORE scaled to AFTER's total */
+	const char *mapping;    /* --mapping: a ProGuard/R8 mapping file */
 } cli;
 
 /* report.c: messages on standard error */

@@ -7,6 +7,7 @@
 #include <fcntl.h>
 #include <limits.h>
 #include <malloc.h>
+#include <regex.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -31,7 +32,9 @@ static void usage(FILE *f)
 	      "      --scale N       PNG pixel density, e.g. 2 for HiDPI (default 1)\n"
 	      "      --no-javascript a static SVG, without zoom and search\n"
 	      "What to draw\n"
-	      "      --clock CLOCK   wall (default when recorded) or cpu (thread-cpu)\n"
+	      "      --clock CLOCK   wall (default when recorded), cpu (thread-cpu), or\n"
+	      "                      wait: off-CPU time, wall minus cpu per call path\n"
+	      "                      (dual-clock traces)\n"
 	      "      --thread T      only threads named T or with id T (repeatable)\n"
 	      "      --signatures    name frames with their parameter types\n"
 	      "      --reverse       merge stacks from the leaf (each path reversed)\n"
@@ -44,6 +47,15 @@ static void usage(FILE *f)
 	      "      --flamechart    a flame chart: every call of a trace where it\n"
 	      "                      began (a call chart); folded lines in their order\n"
 	      "      --total N       the value that is 100% (when larger than the sum)\n"
+	      "Views\n"
+	      "      --mapping FILE  show original names from a ProGuard/R8 mapping.txt\n"
+	      "      --focus REGEX   only paths through a frame matching REGEX (POSIX\n"
+	      "                      extended), re-rooted at the outermost such frame\n"
+	      "      --exclude REGEX leave out frames matching REGEX, with their callees\n"
+	      "      --collapse-recursion  a frame calling itself directly is one frame\n"
+	      "      --strip-package labels without the package (MainActivity.onCreate)\n"
+	      "      --min-share P   leave out frames under P% of the graph's total (with\n"
+	      "                      --per-thread, also threads under P% of the trace)\n"
 	      "Look (flamegraph.pl's options)\n"
 	      "      --title TEXT    (default \"Flame Graph\"; \"Icicle Graph\" inverted)\n"
 	      "      --subtitle TEXT a second line under the title\n"
@@ -85,7 +97,7 @@ static void usage(FILE *f)
 	      "      --per-thread    with -o FOLDER: one graph per thread, all.svg,\n"
 	      "                      PNG thumbnails and index.html\n"
 	      "      --format LIST   per-thread formats, e.g. svg,png,pdf\n"
-	      "      --min-share P   skip threads under P% of the time\n"
+	      "      --min-share P   skip threads under P% of the time (see Views)\n"
 	      "  -j, --jobs N        worker threads for reading and drawing\n"
 	      "                      (default: one per core)\n"
 	      "      --thumbnail WxH thumbnails of this size; without --per-thread,\n"
@@ -146,13 +158,14 @@ static int parse_format(const char *s, af_format *f)
 enum {
 	O_HELP, O_VERSION, O_VERBOSE, O_QUIET, O_SIGNATURES, O_NOJS, O_REVERSE,
 	O_INVERTED, O_HASH, O_RANDOM, O_NEGATE, O_FLAMECHART, O_CP, O_PER_THREAD,
-	O_NORMALIZE,
+	O_NORMALIZE, O_COLLAPSE, O_STRIP,
 	O_VALUED, /* the options below take a value */
 	O_OUTPUT = O_VALUED, O_FORMAT, O_CLOCK, O_THREAD, O_TITLE, O_SUBTITLE,
 	O_WIDTH, O_HEIGHT, O_MINWIDTH, O_SCALE, O_FONTSIZE, O_FONTTYPE, O_COLORS,
 	O_BGCOLORS, O_COUNTNAME, O_NAMETYPE, O_NOTES, O_FACTOR, O_TOTAL, O_ENCODING,
 	O_FONTWIDTH, O_SORT, O_THEME, O_NAMEATTR, O_JOBS, O_MIN_SHARE, O_THUMBNAIL,
-	O_MAX_DEPTH, O_MAX_NODES, O_REPORT, O_REPORT_FORMAT, O_DIFF
+	O_MAX_DEPTH, O_MAX_NODES, O_REPORT, O_REPORT_FORMAT, O_DIFF, O_MAPPING, O_FOCUS,
+	O_EXCLUDE
 };
 
 static const struct option {
@@ -171,6 +184,9 @@ static const struct option {
 	{"--max-nodes", O_MAX_NODES}, {"--report", O_REPORT},
 	{"--report-format", O_REPORT_FORMAT}, {"--diff", O_DIFF},
 	{"--normalize", O_NORMALIZE},
+	{"--max-nodes", O_MAX_NODES}, {"--mapping", O_MAPPING}, {"--focus", O_FOCUS},
+	{"--exclude", O_EXCLUDE}, {"--collapse-recursion", O_COLLAPSE},
+	{"--strip-package", O_STRIP},
 	{"-o", O_OUTPUT}, {"--output", O_OUTPUT}, {"--format", O_FORMAT},
 	{"--clock", O_CLOCK}, {"--thread", O_THREAD}, {"--title", O_TITLE},
 	{"--subtitle", O_SUBTITLE}, {"--width", O_WIDTH}, {"--height", O_HEIGHT},
@@ -243,7 +259,28 @@ static int apply(cli *c, int id, const char *val)
 	case O_MIN_SHARE:
 		if (parse_number(val, 0, 100, &c->min_share))
 			return bad_usage("--min-share takes a percentage, not '%s'", val);
+		c->tree.min_share = c->min_share / 100;
 		break;
+	case O_MAPPING: c->mapping = val; break;
+	case O_FOCUS:
+	case O_EXCLUDE: {
+		regex_t re;
+		int rc = regcomp(&re, val, REG_EXTENDED | REG_NOSUB);
+		if (rc) {
+			char msg[160];
+			regerror(rc, &re, msg, sizeof msg);
+			return bad_usage("%s: bad regular expression '%s': %s",
+			                 id == O_FOCUS ? "--focus" : "--exclude", val, msg);
+		}
+		regfree(&re);
+		if (id == O_FOCUS)
+			c->tree.focus = val;
+		else
+			c->tree.exclude = val;
+		break;
+	}
+	case O_COLLAPSE: c->tree.collapse_recursion = 1; break;
+	case O_STRIP: c->tree.strip_package = 1; break;
 	case O_MAX_DEPTH:
 		if (parse_number(val, 1, 4e9, &d) || d != (double)(uint32_t)d)
 			return bad_usage("--max-depth takes a whole number of frames, not '%s'", val);
@@ -307,8 +344,10 @@ static int apply(cli *c, int id, const char *val)
 			c->clock = AF_CLOCK_WALL;
 		else if (strcmp(val, "cpu") == 0 || strcmp(val, "thread-cpu") == 0)
 			c->clock = AF_CLOCK_CPU;
+		else if (strcmp(val, "wait") == 0)
+			c->clock = AF_CLOCK_WAIT;
 		else
-			return bad_usage("unknown clock '%s' (wall or cpu)", val);
+			return bad_usage("unknown clock '%s' (wall, cpu or wait)", val);
 		break;
 	case O_THREAD: {
 		const char **t = realloc(c->threads, (c->nthreads + 1) * sizeof *t);
@@ -643,10 +682,12 @@ static int run_diff(const cli *c)
 	}
 	if (!ib->has_clock[clock] || !ia->has_clock[clock]) {
 		fprintf(stderr, PROG ": %s: the trace has no %s clock\n",
-		        ib->has_clock[clock] ? na : nb, clock == AF_CLOCK_WALL ? "wall" : "thread-cpu");
+		        ib->has_clock[clock] ? na : nb, clock == AF_CLOCK_WALL ? "wall"
+		        : clock == AF_CLOCK_WAIT ? "wait (it needs both clocks)" : "thread-cpu");
 		goto done;
 	}
 	topt.prune = 0;
+	topt.clock = (af_clock)clock;
 	if (af_tree_from_trace(tb, &topt, &before, &e) != AF_OK) {
 		report_error(nb, &e);
 		goto done;
@@ -676,6 +717,22 @@ done:
 	af_trace_free(tb);
 	af_trace_free(ta);
 	return status;
+}
+
+/* Says why the trace cannot be drawn on `clock`. */
+static void no_clock(const char *name, const af_trace_info *info, int clock)
+{
+	if (clock == AF_CLOCK_WAIT && info->variant == AF_VARIANT_FOLDED)
+		fprintf(stderr, PROG ": %s: --clock wait needs a trace with both wall "
+		        "and thread-cpu times; folded stacks have one count\n", name);
+	else if (clock == AF_CLOCK_WAIT)
+		fprintf(stderr, PROG ": %s: --clock wait needs a trace with both wall "
+		        "and thread-cpu times; this one records %s only\n", name,
+		        info->has_clock[AF_CLOCK_WALL] ? "wall" : "thread-cpu");
+	else
+		fprintf(stderr, PROG ": %s: the trace has no %s clock (it records %s "
+		        "only)\n", name, clock == AF_CLOCK_WALL ? "wall" : "thread-cpu",
+		        clock == AF_CLOCK_WALL ? "thread-cpu" : "wall");
 }
 
 static int run(const cli *c)
@@ -710,11 +767,10 @@ static int run(const cli *c)
 	clock = c->clock >= 0 ? c->clock
 	        : info->has_clock[AF_CLOCK_WALL] ? AF_CLOCK_WALL : AF_CLOCK_CPU;
 	if (!info->has_clock[clock]) {
-		fprintf(stderr, PROG ": %s: the trace has no %s clock (it records %s "
-		        "only)\n", name, clock == AF_CLOCK_WALL ? "wall" : "thread-cpu",
-		        clock == AF_CLOCK_WALL ? "thread-cpu" : "wall");
+		no_clock(name, info, clock);
 		goto done;
 	}
+	topt.clock = (af_clock)clock;
 	if (c->report && (status = run_report(c, trace, (af_clock)clock)) != 0)
 		goto done;
 	status = 1;
@@ -753,6 +809,7 @@ done:
 int main(int argc, char **argv)
 {
 	cli c;
+	af_mapping *mapping = NULL;
 	int r;
 
 	/* Large tables grow by doubling: with a fixed mmap threshold glibc
@@ -761,8 +818,17 @@ int main(int argc, char **argv)
 	out_watch_signals();
 	r = parse_args(argc, argv, &c);
 
+	if (r < 0 && c.mapping) {
+		af_error e = {0};
+		if (af_mapping_load(c.mapping, &mapping, &e) != AF_OK) {
+			report_error(c.mapping, &e);
+			r = 1;
+		}
+		c.tree.mapping = mapping;
+	}
 	if (r < 0)
 		r = c.before ? run_diff(&c) : run(&c);
+	af_mapping_free(mapping);
 	free(c.threads);
 	return r;
 }

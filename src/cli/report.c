@@ -11,7 +11,9 @@
 
 void report_error(const char *file, const af_error *e)
 {
-	if (e->offset >= 0)
+	if (e->line > 0)
+		fprintf(stderr, PROG ": %s: %s (line %lld)\n", file, e->message, e->line);
+	else if (e->offset >= 0)
 		fprintf(stderr, PROG ": %s: %s (byte %lld)\n", file, e->message,
 		        e->offset);
 	else

@@ -137,12 +137,15 @@ static int render_job(pool *pl, job *j, af_font *font)
 	char title[512], t[48];
 	size_t i, n;
 	int f, r = -1;
-	const char *clock_name = pl->clock == AF_CLOCK_WALL ? "wall clock" : "thread-cpu";
+	const char *clock_name = pl->clock == AF_CLOCK_WALL ? "wall clock"
+	                         : pl->clock == AF_CLOCK_CPU ? "thread-cpu" : "wait (off-CPU)";
+	af_status st;
 
 	if (j->thread != ALL) {
 		to.one_thread = 1;
 		to.thread = j->thread;
 	}
+	to.clock = pl->clock;
 	if (!(c->formats & (1 << AF_FORMAT_FOLDED)) && !c->layout.flamechart) {
 		/* subtrees far under a drawn pixel need not be built */
 		double w = c->layout.width > 0 ? c->layout.width : 1200;
@@ -151,8 +154,25 @@ static int render_job(pool *pl, job *j, af_font *font)
 		                                       : mw / (w - 20) / 4;
 		to.prune_clock = pl->clock;
 	}
-	if (af_tree_from_trace(pl->trace, &to, &tree, &e) != AF_OK) {
-		report_error(c->input, &e);
+	st = af_tree_from_trace(pl->trace, &to, &tree, &e);
+	if (st == AF_OK) {
+		af_node_info root;
+		af_tree_node(tree, 0, &root);
+		if (root.total[pl->clock] == 0)
+			st = AF_ERR_EMPTY;
+	}
+	if (st == AF_ERR_EMPTY && j->thread != ALL) {
+		/* the view's rules (or the clock) leave this thread nothing */
+		af_tree_free(tree);
+		j->skipped = 1;
+		return 0;
+	}
+	if (st != AF_OK) {
+		if (!tree)
+			report_error(c->input, &e);
+		else
+			fprintf(stderr, PROG ": %s: nothing to draw on this clock\n", c->input);
+		af_tree_free(tree);
 		return -1;
 	}
 	/* the index shows the frame with the most self time */
@@ -169,8 +189,8 @@ static int render_job(pool *pl, job *j, af_font *font)
 	{
 		af_node_info root;
 		af_tree_node(tree, 0, &root);
-		j->total[0] = root.total[0];
-		j->total[1] = root.total[1];
+		for (f = 0; f < AF_CLOCK_COUNT; f++)
+			j->total[f] = root.total[f];
 	}
 	af_format_us(t, sizeof t, j->total[pl->clock]);
 	if (j->thread == ALL)
@@ -305,8 +325,8 @@ static int write_index(pool *pl, job *all)
 		snprintf(th, 128, "%s.thumb.png", j->base);
 		e2->name = j->thread == ALL ? "All threads" : j->info.name;
 		e2->tid = j->info.tid;
-		e2->time[0] = j->skipped ? j->info.total[0] : j->total[0];
-		e2->time[1] = j->skipped ? j->info.total[1] : j->total[1];
+		for (f = 0; f < AF_CLOCK_COUNT; f++)
+			e2->time[f] = j->skipped ? j->info.total[f] : j->total[f];
 		e2->share = j->share;
 		e2->records = j->info.records;
 		e2->calls = j->info.calls;
@@ -318,12 +338,15 @@ static int write_index(pool *pl, job *all)
 	af_format_us(t, sizeof t, all->info.total[pl->clock]);
 	snprintf(sub, sizeof sub, "%s \xE2\x80\x94 %zu threads, %s clock, %s in all; "
 	         "threads by the time their graphs hold", in, k,
-	         pl->clock == AF_CLOCK_WALL ? "wall" : "thread-cpu", t);
+	         pl->clock == AF_CLOCK_WALL ? "wall"
+	         : pl->clock == AF_CLOCK_CPU ? "thread-cpu" : "wait", t);
 	io.title = "Flame graphs by thread";
 	io.subtitle = sub;
 	io.clock = pl->clock;
-	io.has_clock[0] = ti->has_clock[0];
-	io.has_clock[1] = ti->has_clock[1];
+	io.has_clock[AF_CLOCK_WALL] = ti->has_clock[AF_CLOCK_WALL];
+	io.has_clock[AF_CLOCK_CPU] = ti->has_clock[AF_CLOCK_CPU];
+	io.has_clock[AF_CLOCK_WAIT] = pl->clock == AF_CLOCK_WAIT;
+	io.view_rules = c->tree.focus || c->tree.exclude;
 	io.all = &whole;
 	io.min_share = c->min_share;
 	if (out_open(&out, path)) {

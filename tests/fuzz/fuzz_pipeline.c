@@ -1,7 +1,8 @@
 /*
  * fuzz_pipeline.c - one input through the whole pipeline: parse (any
  * variant, detected from the bytes), call tree, layout, SVG and PNG in
- * memory.  Built as a libFuzzer target with -DAFLAME_FUZZ (one binary per
+ * memory; then the same bytes as a ProGuard/R8 mapping, and a view of the
+ * trace with every rule (and that mapping, when it parses).  Built as a libFuzzer target with -DAFLAME_FUZZ (one binary per
  * input surface, told apart by AF_FUZZ_PAIR), and linked into the replay
  * driver that runs under ctest in every build.
  *
@@ -53,6 +54,25 @@ static void draw(const af_trace *t, af_clock clock)
 	fclose(sink);
 }
 
+/* A view with every rule: focus, exclude, collapse, min share, names. */
+static void view(const af_trace *t, af_clock clock, const af_mapping *m)
+{
+	af_tree_options to = {.focus = "[aeiou]", .exclude = "^(x|Thread)",
+	                      .collapse_recursion = 1, .min_share = 0.01, .clock = clock,
+	                      .strip_package = 1, .signatures = 1, .mapping = m};
+	af_tree *tree = NULL;
+	af_error e;
+	FILE *sink = fopen("/dev/null", "w");
+
+	if (!sink)
+		return;
+	if (af_tree_from_trace(t, &to, &tree, &e) == AF_OK &&
+	    af_folded_write(tree, clock, sink, &e) != AF_OK)
+		abort();
+	af_tree_free(tree);
+	fclose(sink);
+}
+
 #ifdef AF_FUZZ_PAIR
 /* Writes the two halves to files and opens them by base name. */
 static af_status open_pair(const uint8_t *data, size_t size,
@@ -98,12 +118,17 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	                                  .max_name_len = 1 << 16,
 	                                  .max_input = 16u << 20}};
 	af_trace *t = NULL;
+	af_mapping *m = NULL;
 	af_error e;
 	af_status st;
 	int c;
 
 	if (!font && af_font_open(NULL, &font, &e) != AF_OK)
 		abort();
+	e.message[0] = '\0';
+	if (af_mapping_parse(data, size, &m, &e) != AF_OK && (m || e.message[0] == '\0'))
+		abort();
+	e.message[0] = '\0';
 #ifdef AF_FUZZ_PAIR
 	st = open_pair(data, size, &po, &t, &e);
 #else
@@ -112,11 +137,16 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	if (st != AF_OK) {
 		if (t || e.message[0] == '\0')
 			abort(); /* a failure always explains itself and returns nothing */
+		af_mapping_free(m);
 		return 0;
 	}
 	for (c = 0; c < AF_CLOCK_COUNT; c++)
 		if (af_trace_get_info(t)->has_clock[c])
 			draw(t, (af_clock)c);
+	for (c = 0; c < AF_CLOCK_COUNT; c++)
+		if (af_trace_get_info(t)->has_clock[c])
+			view(t, (af_clock)c, m);
+	af_mapping_free(m);
 	af_trace_free(t);
 	return 0;
 }

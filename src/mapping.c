@@ -1,0 +1,571 @@
+/*
+ * mapping.c - ProGuard/R8 mapping files, read to show original names.
+ *
+ *   com.example.app.Cache -> a.b:        a class: original -> obfuscated
+ *       int size -> a                    a field (read, not used)
+ *       1:3:void put(int):12:14 -> b     a method, with the obfuscated
+ *       void clear() -> c                line range and the original lines
+ *   # comment, or R8's # {"id":...}      ignored
+ *
+ * R8 writes a method inlined into another as lines sharing the obfuscated
+ * name and line range, innermost first: only the last line of such a run
+ * is the method a trace records.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "mapping.h"
+#include "tree.h"
+
+typedef struct af_member {
+	const char *name;   /* original name; qualified when R8 moved it */
+	const char *ret;    /* original return type */
+	const char *params; /* original parameter types, "int,java.lang.String" */
+	uint32_t next;      /* next member of its group, AF_NONE at the end */
+	long long lo, hi;   /* obfuscated line range, -1 when none */
+	int inlined;        /* inlined into the member after it */
+} af_member;
+
+typedef struct af_mgroup {
+	uint32_t first, last; /* members with one class and obfuscated name */
+	const char *joined;   /* candidates' names joined by '|' */
+} af_mgroup;
+
+struct af_mapping {
+	af_names obf;        /* obfuscated class names; id indexes orig */
+	const char **orig;   /* original class names */
+	uint32_t *line;      /* where each class was mapped */
+	size_t ocap, lcap;
+	af_names keys;       /* "<class id>:<obfuscated method>" -> groups */
+	af_mgroup *groups;
+	size_t gcap;
+	af_member *members;
+	size_t nmembers, mcap;
+	af_names text;       /* every string kept, each allocated once */
+};
+
+void af_mapping_free(af_mapping *m)
+{
+	if (!m)
+		return;
+	af_names_free(&m->obf);
+	af_names_free(&m->keys);
+	af_names_free(&m->text);
+	free(m->orig);
+	free(m->line);
+	free(m->groups);
+	free(m->members);
+	free(m);
+}
+
+static af_status af_mapping_fail(af_error *err, af_status st, long long line,
+                                 const char *what)
+{
+	af_fail(err, st, -1, "%s", what);
+	if (err)
+		err->line = line;
+	return st;
+}
+
+static const char *af_keep(af_mapping *m, const char *s, size_t len)
+{
+	uint32_t id = af_names_intern(&m->text, s, len);
+	return id == AF_NONE ? NULL : m->text.str[id];
+}
+
+static const char *af_trim(const char *s, const char *end, const char **tend)
+{
+	while (s < end && (*s == ' ' || *s == '\t'))
+		s++;
+	while (end > s && (end[-1] == ' ' || end[-1] == '\t'))
+		end--;
+	*tend = end;
+	return s;
+}
+
+/* Finds " -> " in [s, end); NULL when absent. */
+static const char *af_arrow(const char *s, const char *end)
+{
+	for (; s + 4 <= end; s++)
+		if (s[0] == ' ' && s[1] == '-' && s[2] == '>' && s[3] == ' ')
+			return s;
+	return NULL;
+}
+
+static int af_has_space(const char *s, const char *end)
+{
+	for (; s < end; s++)
+		if (*s == ' ' || *s == '\t')
+			return 1;
+	return 0;
+}
+
+/* Reads "DIGITS:" at *p; returns 0 and moves *p past the colon. */
+static int af_number_colon(const char **p, const char *end, long long *v)
+{
+	const char *s = *p;
+	long long n = 0;
+
+	if (s >= end || *s < '0' || *s > '9')
+		return -1;
+	while (s < end && *s >= '0' && *s <= '9') {
+		if (n > 1000000000)
+			return -1;
+		n = n * 10 + (*s++ - '0');
+	}
+	if (s >= end || *s != ':')
+		return -1;
+	*p = s + 1;
+	*v = n;
+	return 0;
+}
+
+/* The key of a group: "<class id>:<obfuscated name>"; 0 on success. */
+static int af_group_key(af_buf *key, uint32_t cid, const char *obf, size_t len)
+{
+	key->len = 0;
+	return af_buf_printf(key, "%u:", cid) || af_buf_append(key, obf, len);
+}
+
+/* The group of obfuscated method `obf` of class `cid`, made when new. */
+static uint32_t af_group_of(af_mapping *m, uint32_t cid, const char *obf,
+                            size_t len)
+{
+	af_buf key = {0};
+	uint32_t id = AF_NONE;
+	size_t before = m->keys.len;
+
+	if (!af_group_key(&key, cid, obf, len))
+		id = af_names_intern(&m->keys, key.data, key.len);
+	free(key.data);
+	if (id == AF_NONE)
+		return id;
+	if (AF_GROW(m->groups, m->gcap, (size_t)id + 1))
+		return AF_NONE;
+	if (id == before) {
+		m->groups[id].first = m->groups[id].last = AF_NONE;
+		m->groups[id].joined = NULL;
+	}
+	return id;
+}
+
+/* A member line: "[a:b:]type name(args)[:x[:y]] -> obf" or "type name -> obf". */
+static af_status af_member_line(af_mapping *m, uint32_t cid, const char *s,
+                                const char *end, long long lineno,
+                                uint32_t *prev, af_error *err)
+{
+	const char *arrow = af_arrow(s, end), *obf, *oend, *lp, *rp, *sp, *t;
+	long long lo = -1, hi = -1;
+	af_member *mb;
+	uint32_t g, idx;
+	af_buf params = {0};
+	size_t i;
+
+	if (!arrow)
+		return af_mapping_fail(err, AF_ERR_FORMAT, lineno,
+		                       "expected 'type name -> obfuscated' in a member line");
+	obf = af_trim(arrow + 4, end, &oend);
+	s = af_trim(s, arrow, &end);
+	if (obf == oend || af_has_space(obf, oend) || s == end)
+		return af_mapping_fail(err, AF_ERR_FORMAT, lineno,
+		                       "expected 'type name -> obfuscated' in a member line");
+	lp = memchr(s, '(', (size_t)(end - s));
+	if (!lp) {
+		/* a field: checked, not kept (traces hold only methods) */
+		const char *fname;
+		sp = s;
+		while (sp < end && *sp != ' ')
+			sp++;
+		fname = af_trim(sp, end, &t);
+		if (sp == end || af_has_space(fname, t))
+			return af_mapping_fail(err, AF_ERR_FORMAT, lineno,
+			                       "expected 'type name -> obfuscated' in a member line");
+		*prev = AF_NONE;
+		return AF_OK;
+	}
+	if (*s >= '0' && *s <= '9') {
+		const char *p = s;
+		if (af_number_colon(&p, end, &lo) || af_number_colon(&p, end, &hi) || hi < lo)
+			return af_mapping_fail(err, AF_ERR_FORMAT, lineno,
+			                       "bad line range before a method (expected "
+			                       "'FIRST:LAST:')");
+		s = p;
+	}
+	rp = memchr(lp, ')', (size_t)(end - lp));
+	if (!rp || memchr(lp + 1, '(', (size_t)(rp - lp - 1)))
+		return af_mapping_fail(err, AF_ERR_FORMAT, lineno,
+		                       "unbalanced parentheses in a method");
+	/* after ')': nothing, or ":LINE" or ":FIRST:LAST" (original lines) */
+	for (t = rp + 1; t < end; t++)
+		if (!((*t >= '0' && *t <= '9') || *t == ':'))
+			return af_mapping_fail(err, AF_ERR_FORMAT, lineno,
+			                       "unexpected text after a method's parameters");
+	sp = lp;
+	while (sp > s && sp[-1] != ' ')
+		sp--;
+	if (sp == s || sp == lp || af_has_space(s, sp - 1))
+		return af_mapping_fail(err, AF_ERR_FORMAT, lineno,
+		                       "expected 'type name(parameters)' in a method line");
+	for (i = 0; lp + 1 + i < rp; i++) {
+		char ch = lp[1 + i];
+		if (ch != ' ' && af_buf_append(&params, &ch, 1))
+			goto nomem;
+	}
+	if (AF_GROW(m->members, m->mcap, m->nmembers + 1))
+		goto nomem;
+	mb = &m->members[m->nmembers];
+	mb->ret = af_keep(m, s, (size_t)(sp - 1 - s));
+	mb->name = af_keep(m, sp, (size_t)(lp - sp));
+	mb->params = af_keep(m, params.data ? params.data : "", params.len);
+	free(params.data);
+	params.data = NULL;
+	mb->next = AF_NONE;
+	mb->lo = lo;
+	mb->hi = hi;
+	mb->inlined = 0;
+	g = af_group_of(m, cid, obf, (size_t)(oend - obf));
+	if (!mb->ret || !mb->name || !mb->params || g == AF_NONE)
+		goto nomem;
+	idx = (uint32_t)m->nmembers++;
+	if (m->groups[g].last == AF_NONE)
+		m->groups[g].first = idx;
+	else
+		m->members[m->groups[g].last].next = idx;
+	/* the same obfuscated name and range as the line before: that line
+	 * was inlined into this one */
+	if (*prev != AF_NONE && lo >= 0 && m->groups[g].last == *prev &&
+	    m->members[*prev].lo == lo && m->members[*prev].hi == hi)
+		m->members[*prev].inlined = 1;
+	m->groups[g].last = idx;
+	*prev = idx;
+	return AF_OK;
+nomem:
+	free(params.data);
+	return af_fail(err, AF_ERR_NOMEM, -1, "out of memory");
+}
+
+/* Each group's names for when nothing picks one: the methods themselves
+ * (not frames inlined into them), each once, in the file's order. */
+static af_status af_mapping_join(af_mapping *m, af_error *err)
+{
+	size_t g;
+
+	for (g = 0; g < m->keys.len; g++) {
+		af_mgroup *gr = &m->groups[g];
+		af_buf b = {0};
+		uint32_t i, j, cid = (uint32_t)strtoul(m->keys.str[g], NULL, 10);
+		int any = 0, qualified = 0, plain = 0, bad = 0, pass;
+
+		for (i = gr->first; i != AF_NONE; i = m->members[i].next)
+			any |= !m->members[i].inlined;
+		for (i = gr->first; i != AF_NONE; i = m->members[i].next) {
+			if (m->members[i].inlined && any)
+				continue;
+			if (strchr(m->members[i].name, '.'))
+				qualified = 1;
+			else
+				plain = 1;
+		}
+		for (pass = 0, i = gr->first; i != AF_NONE && !bad; i = m->members[i].next) {
+			const af_member *mb = &m->members[i];
+			int dup = 0;
+			if (mb->inlined && any)
+				continue;
+			for (j = gr->first; j != i; j = m->members[j].next)
+				if ((!m->members[j].inlined || !any) &&
+				    strcmp(m->members[j].name, mb->name) == 0)
+					dup = 1;
+			if (dup)
+				continue;
+			if (pass++)
+				bad |= af_buf_append(&b, "|", 1);
+			/* mixed: every name qualified, so none loses its class */
+			if (qualified && plain && !strchr(mb->name, '.'))
+				bad |= af_buf_printf(&b, "%s.", m->orig[cid]);
+			bad |= af_buf_append(&b, mb->name, strlen(mb->name));
+		}
+		gr->joined = bad ? NULL : af_keep(m, b.data ? b.data : "", b.len);
+		free(b.data);
+		if (!gr->joined)
+			return af_fail(err, AF_ERR_NOMEM, -1, "out of memory");
+	}
+	return AF_OK;
+}
+
+af_status af_mapping_parse(const void *buf, size_t len, af_mapping **out,
+                           af_error *err)
+{
+	const char *p = buf, *end = p + len;
+	af_mapping *m;
+	long long lineno = 0;
+	uint32_t cid = AF_NONE, prev = AF_NONE;
+	af_status st;
+
+	*out = NULL;
+	if (len && memchr(buf, '\0', len)) {
+		const char *z = memchr(buf, '\0', len);
+		for (; p < z; p++)
+			lineno += *p == '\n';
+		return af_mapping_fail(err, AF_ERR_FORMAT, lineno + 1,
+		                       "NUL byte: not a mapping file");
+	}
+	m = calloc(1, sizeof *m);
+	if (!m)
+		return af_fail(err, AF_ERR_NOMEM, -1, "out of memory");
+	while (p < end) {
+		const char *eol = memchr(p, '\n', (size_t)(end - p)), *s, *e, *arrow;
+		const char *next = eol ? eol + 1 : end;
+		if (!eol)
+			eol = end;
+		lineno++;
+		s = af_trim(p, eol, &e);
+		if (e > s && e[-1] == '\r')
+			s = af_trim(s, e - 1, &e);
+		if (s == e || *s == '#') {
+			p = next;
+			continue;
+		}
+		if (p < eol && (*p == ' ' || *p == '\t')) {
+			if (cid == AF_NONE) {
+				st = af_mapping_fail(err, AF_ERR_FORMAT, lineno,
+				                     "member line before any class line");
+				goto fail;
+			}
+			if ((st = af_member_line(m, cid, s, e, lineno, &prev, err)) != AF_OK)
+				goto fail;
+			p = next;
+			continue;
+		}
+		/* "original.Class -> obfuscated:" */
+		arrow = af_arrow(s, e);
+		if (!arrow || e[-1] != ':') {
+			st = af_mapping_fail(err, AF_ERR_FORMAT, lineno,
+			                     "expected 'original.Class -> obfuscated:'");
+			goto fail;
+		}
+		{
+			const char *o, *oe, *x, *xe;
+			size_t before = m->obf.len;
+			o = af_trim(s, arrow, &oe);
+			x = af_trim(arrow + 4, e - 1, &xe);
+			if (o == oe || x == xe || af_has_space(o, oe) || af_has_space(x, xe)) {
+				st = af_mapping_fail(err, AF_ERR_FORMAT, lineno,
+				                     "expected 'original.Class -> obfuscated:'");
+				goto fail;
+			}
+			cid = af_names_intern(&m->obf, x, (size_t)(xe - x));
+			if (cid == AF_NONE || AF_GROW(m->orig, m->ocap, (size_t)cid + 1) ||
+			    AF_GROW(m->line, m->lcap, (size_t)cid + 1))
+				goto nomem;
+			if (cid != before) {
+				char what[160];
+				snprintf(what, sizeof what,
+				         "class '%.*s' is mapped twice (first on line %u)",
+				         (int)(xe - x > 80 ? 80 : xe - x), x, m->line[cid]);
+				st = af_mapping_fail(err, AF_ERR_FORMAT, lineno, what);
+				goto fail;
+			}
+			m->orig[cid] = af_keep(m, o, (size_t)(oe - o));
+			m->line[cid] = (uint32_t)lineno;
+			if (!m->orig[cid])
+				goto nomem;
+			prev = AF_NONE;
+		}
+		p = next;
+	}
+	if (m->obf.len == 0) {
+		st = af_mapping_fail(err, AF_ERR_FORMAT, lineno ? lineno : 1,
+		                     "no class line: not a mapping file");
+		goto fail;
+	}
+	if ((st = af_mapping_join(m, err)) != AF_OK)
+		goto fail;
+	*out = m;
+	return AF_OK;
+nomem:
+	st = af_fail(err, AF_ERR_NOMEM, -1, "out of memory");
+fail:
+	af_mapping_free(m);
+	return st;
+}
+
+af_status af_mapping_load(const char *path, af_mapping **out, af_error *err)
+{
+	FILE *f = fopen(path, "rb");
+	af_buf b = {0};
+	char chunk[65536];
+	size_t n;
+	af_status st;
+
+	*out = NULL;
+	if (!f)
+		return af_fail(err, AF_ERR_IO, -1, "cannot open: %s", strerror(errno));
+	while ((n = fread(chunk, 1, sizeof chunk, f)) > 0) {
+		if (af_buf_append(&b, chunk, n)) {
+			fclose(f);
+			free(b.data);
+			return af_fail(err, AF_ERR_NOMEM, -1, "out of memory");
+		}
+	}
+	if (ferror(f)) {
+		fclose(f);
+		free(b.data);
+		return af_fail(err, AF_ERR_IO, -1, "read failed");
+	}
+	fclose(f);
+	st = af_mapping_parse(b.data ? b.data : "", b.len, out, err);
+	free(b.data);
+	return st;
+}
+
+const char *af_mapping_class(const af_mapping *m, const char *cls)
+{
+	uint32_t id = af_names_find(&m->obf, cls, strlen(cls));
+	return id == AF_NONE ? NULL : m->orig[id];
+}
+
+/* Appends the Java name of the type at desc[*i], classes deobfuscated;
+ * returns 0, 1 when it does not parse, -1 when out of memory. */
+static int af_desc_type(const af_mapping *m, const char *d, size_t len, size_t *i,
+                        af_buf *out)
+{
+	size_t dims = 0, k;
+	const char *prim = NULL;
+	int r = 0;
+
+	while (*i < len && d[*i] == '[') {
+		dims++;
+		(*i)++;
+	}
+	if (*i >= len)
+		return 1;
+	switch (d[*i]) {
+	case 'B': prim = "byte"; break;
+	case 'C': prim = "char"; break;
+	case 'D': prim = "double"; break;
+	case 'F': prim = "float"; break;
+	case 'I': prim = "int"; break;
+	case 'J': prim = "long"; break;
+	case 'S': prim = "short"; break;
+	case 'Z': prim = "boolean"; break;
+	case 'V': prim = "void"; break;
+	case 'L': {
+		const char *semi = memchr(d + *i, ';', len - *i);
+		af_buf cls = {0};
+		const char *orig;
+		if (!semi || semi == d + *i + 1)
+			return 1;
+		for (k = *i + 1; d + k < semi && !r; k++)
+			r = af_buf_append(&cls, d[k] == '/' ? "." : d + k, 1);
+		r |= af_buf_append(&cls, "", 1);
+		if (r) {
+			free(cls.data);
+			return -1;
+		}
+		orig = m ? af_mapping_class(m, cls.data) : NULL;
+		r = af_buf_append(out, orig ? orig : cls.data, strlen(orig ? orig : cls.data));
+		free(cls.data);
+		*i = (size_t)(semi - d) + 1;
+		break;
+	}
+	default: return 1;
+	}
+	if (prim) {
+		r = af_buf_append(out, prim, strlen(prim));
+		(*i)++;
+	}
+	for (k = 0; k < dims && !r; k++)
+		r = af_buf_append(out, "[]", 2);
+	return r ? -1 : 0;
+}
+
+/* Fills `params` ("int,com.x.Foo") and `ret` from a descriptor; 0, 1 when
+ * it does not parse, -1 when out of memory. */
+static int af_desc_split(const af_mapping *m, const char *desc, const char *sep,
+                         af_buf *params, af_buf *ret)
+{
+	size_t len = strlen(desc), i = 1;
+	int first = 1, r;
+
+	if (len == 0 || desc[0] != '(')
+		return 1;
+	while (i < len && desc[i] != ')') {
+		if (!first && af_buf_append(params, sep, strlen(sep)))
+			return -1;
+		first = 0;
+		if ((r = af_desc_type(m, desc, len, &i, params)) != 0)
+			return r;
+	}
+	if (i >= len)
+		return 1;
+	i++;
+	if (ret && ((r = af_desc_type(m, desc, len, &i, ret)) != 0 || i != len))
+		return r ? r : 1;
+	return 0;
+}
+
+int af_mapping_params(const af_mapping *m, const char *desc, af_buf *out)
+{
+	size_t mark = out->len;
+	int r;
+
+	if (!*desc)
+		return 0;
+	if (af_buf_append(out, "(", 1))
+		return -1;
+	r = af_desc_split(m, desc, ", ", out, NULL);
+	if (r < 0)
+		return -1;
+	if (r == 0)
+		return af_buf_append(out, ")", 1);
+	out->len = mark;
+	return af_buf_append(out, desc, strlen(desc));
+}
+
+const char *af_mapping_method(const af_mapping *m, const char *cls,
+                              const char *name, const char *desc)
+{
+	uint32_t cid = af_names_find(&m->obf, cls, strlen(cls)), g, i;
+	const af_mgroup *gr;
+	const char *pick = NULL;
+	af_buf params = {0}, ret = {0};
+	int r;
+
+	if (cid == AF_NONE)
+		return NULL;
+	if (af_group_key(&params, cid, name, strlen(name))) {
+		free(params.data);
+		return NULL;
+	}
+	g = af_names_find(&m->keys, params.data, params.len);
+	params.len = 0;
+	if (g == AF_NONE) {
+		free(params.data);
+		return NULL;
+	}
+	gr = &m->groups[g];
+	if (!desc || !*desc || !strchr(gr->joined, '|')) {
+		free(params.data);
+		return gr->joined;
+	}
+	/* overloads: the one whose original types the descriptor gives */
+	r = af_desc_split(m, desc, ",", &params, &ret);
+	if (r == 0 && af_buf_append(&params, "", 1) == 0 && af_buf_append(&ret, "", 1) == 0) {
+		for (i = gr->first; i != AF_NONE; i = m->members[i].next) {
+			const af_member *mb = &m->members[i];
+			if (mb->inlined || strcmp(mb->params, params.data) != 0 ||
+			    strcmp(mb->ret, ret.data) != 0)
+				continue;
+			if (pick && strcmp(pick, mb->name) != 0) {
+				pick = NULL; /* two methods with these types: cannot tell */
+				break;
+			}
+			pick = mb->name;
+		}
+	}
+	free(params.data);
+	free(ret.data);
+	return pick ? pick : gr->joined;
+}

@@ -1,0 +1,16 @@
+/*
+ * mapping.h - what the call-tree view needs of a ProGuard/R8 mapping beyond
+ * the public lookups.
+ */
+#ifndef AF_MAPPING_H
+#define AF_MAPPING_H
+
+#include "internal.h"
+
+/** Appends the readable parameter list of descriptor `desc` with class
+ * names deobfuscated: "(La/b;I)V" -> "(com.example.Foo, int)".  A
+ * descriptor that does not parse is appended as written.  `m` may be NULL.
+ * Returns 0, or -1 when out of memory. */
+int af_mapping_params(const af_mapping *m, const char *desc, af_buf *out);
+
+#endif

@@ -1,0 +1,462 @@
+/*
+ * view.c - the rules of a call-tree view.  Naming: deobfuscation through a
+ * ProGuard/R8 mapping and labels without the package.  Shape: frames
+ * excluded with their subtrees, paths re-rooted at a focus frame, direct
+ * recursion collapsed, frames under a share of the total dropped.  Every
+ * walk goes by index (parents come before children), never by recursion.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "mapping.h"
+#include "view.h"
+
+#define HIT_CHECKED 1
+#define HIT_FOCUS 2
+#define HIT_EXCLUDE 4
+#define HIT_THREAD 8
+
+#define KEEP_DROP AF_NONE        /* gone, with its subtree */
+#define KEEP_PENDING (AF_NONE - 1) /* not drawn; a focus frame may follow */
+
+static af_status af_view_regcomp(regex_t *re, const char *pattern,
+                                 const char *what, af_error *err)
+{
+	int rc = regcomp(re, pattern, REG_EXTENDED | REG_NOSUB);
+	char msg[160];
+
+	if (rc == 0)
+		return AF_OK;
+	regerror(rc, re, msg, sizeof msg);
+	return af_fail(err, AF_ERR_ARG, -1, "bad %s regular expression '%.60s': %s",
+	               what, pattern, msg);
+}
+
+af_status af_view_init(af_view *v, const af_tree_options *opt, int wait,
+                       int flamechart, af_error *err)
+{
+	af_status st;
+
+	memset(v, 0, sizeof *v);
+	v->opt = opt;
+	v->wait = wait;
+	v->flamechart = flamechart;
+	if (!opt)
+		return AF_OK;
+	if (opt->focus) {
+		if ((st = af_view_regcomp(&v->focus, opt->focus, "focus", err)) != AF_OK)
+			return st;
+		v->has_focus = 1;
+	}
+	if (opt->exclude) {
+		if ((st = af_view_regcomp(&v->exclude, opt->exclude, "exclude", err)) != AF_OK) {
+			af_view_free(v);
+			return st;
+		}
+		v->has_exclude = 1;
+	}
+	return AF_OK;
+}
+
+void af_view_free(af_view *v)
+{
+	if (v->has_focus)
+		regfree(&v->focus);
+	if (v->has_exclude)
+		regfree(&v->exclude);
+	free(v->hit);
+	memset(v, 0, sizeof *v);
+}
+
+int af_view_renames(const af_tree_options *opt)
+{
+	return opt && (opt->mapping || opt->strip_package);
+}
+
+int af_view_reshapes(const af_tree_options *opt)
+{
+	return opt && (opt->focus || opt->exclude || opt->collapse_recursion ||
+	               opt->min_share > 0);
+}
+
+/* ------------------------------------------------------------------ */
+/* Names                                                               */
+
+/* How many leading bytes of `s` are its package: in "pkg.Class.method(..)"
+ * everything up to the last '.' or '/' before the class; 0 when there is
+ * no package (or no class). */
+static size_t af_package_len(const char *s, size_t len)
+{
+	const char *paren = memchr(s, '(', len);
+	size_t end = paren ? (size_t)(paren - s) : len, dot, k;
+
+	for (dot = end; dot > 0 && s[dot - 1] != '.'; dot--)
+		;
+	if (dot == 0)
+		return 0;
+	for (k = dot - 1; k > 0; k--)
+		if (s[k - 1] == '.' || s[k - 1] == '/')
+			return k;
+	return 0;
+}
+
+/* Interns b's text, without its package when asked; `full` then maps the
+ * short name's id to the whole name's (colours go by the package). */
+static uint32_t af_view_intern(af_buf *b, const af_tree_options *opt,
+                               af_names *names, af_u32map *full)
+{
+	size_t skip = opt->strip_package ? af_package_len(b->data ? b->data : "", b->len)
+	                                 : 0;
+	uint32_t id = af_names_intern_clean(names, b->data ? b->data + skip : "",
+	                                    b->len - skip), whole;
+
+	if (skip == 0 || id == AF_NONE || !full)
+		return id;
+	whole = af_names_intern_clean(names, b->data, b->len);
+	if (whole == AF_NONE || af_u32map_put(full, id, whole))
+		return AF_NONE;
+	return id;
+}
+
+/* Appends class + '.' + method, or the method alone when the mapping gave
+ * it qualified (or there is no class). */
+static int af_append_qualified(af_buf *b, const char *cls, size_t clen,
+                               const char *name, size_t nlen)
+{
+	if (clen && !memchr(name, '.', nlen) &&
+	    (af_buf_append(b, cls, clen) || af_buf_append(b, ".", 1)))
+		return -1;
+	return af_buf_append(b, name, nlen);
+}
+
+uint32_t af_view_method_name(const af_trace *t, uint32_t mid,
+                             const af_tree_options *opt, af_names *names,
+                             af_u32map *full)
+{
+	af_buf b = {0}, cls = {0};
+	const af_method *m;
+	const char *ocls = NULL, *oname = NULL, *c;
+	uint32_t idx, id;
+	int bad = 0;
+
+	/* unknown ids keep their placeholder, which has no package */
+	if (!af_view_renames(opt) || !af_u32map_get(&t->method_index, mid, &idx))
+		return af_trace_frame_name(t, mid, opt && opt->signatures, names);
+	m = &t->methods[idx];
+	for (c = m->cls; *c && !bad; c++)
+		bad = af_buf_append(&cls, *c == '/' ? "." : c, 1);
+	bad |= af_buf_append(&cls, "", 1);
+	if (!bad && opt->mapping) {
+		ocls = af_mapping_class(opt->mapping, cls.data);
+		oname = af_mapping_method(opt->mapping, cls.data, m->name, m->sig);
+	}
+	if (!ocls)
+		ocls = cls.data;
+	if (!oname)
+		oname = m->name;
+	bad |= af_append_qualified(&b, ocls ? ocls : "", ocls ? strlen(ocls) : 0, oname,
+	                           strlen(oname));
+	if (opt->signatures)
+		bad |= af_mapping_params(opt->mapping, m->sig, &b);
+	id = bad ? AF_NONE : af_view_intern(&b, opt, names, full);
+	free(b.data);
+	free(cls.data);
+	return id;
+}
+
+uint32_t af_view_frame_name(const char *frame, const af_tree_options *opt,
+                            af_names *names, af_u32map *full)
+{
+	size_t len = strlen(frame), end, dot;
+	const char *paren = memchr(frame, '(', len);
+	af_buf b = {0}, cls = {0}, name = {0};
+	const char *ocls = NULL, *oname = NULL;
+	uint32_t id;
+	int bad = 0;
+
+	if (!af_view_renames(opt))
+		return af_names_intern(names, frame, len);
+	end = paren ? (size_t)(paren - frame) : len;
+	for (dot = end; dot > 0 && frame[dot - 1] != '.'; dot--)
+		;
+	if (opt->mapping && dot > 1 && dot < end) {
+		size_t k;
+		for (k = 0; k + 1 < dot && !bad; k++)
+			bad = af_buf_append(&cls, frame[k] == '/' ? "." : frame + k, 1);
+		bad |= af_buf_append(&cls, "", 1);
+		bad |= af_buf_append(&name, frame + dot, end - dot);
+		bad |= af_buf_append(&name, "", 1);
+		if (!bad) {
+			ocls = af_mapping_class(opt->mapping, cls.data);
+			oname = af_mapping_method(opt->mapping, cls.data, name.data, NULL);
+		}
+	}
+	if (ocls || oname) {
+		bad |= af_append_qualified(&b, ocls ? ocls : frame, ocls ? strlen(ocls) : dot - 1,
+		                           oname ? oname : frame + dot,
+		                           oname ? strlen(oname) : end - dot);
+		bad |= af_buf_append(&b, frame + end, len - end);
+	} else {
+		bad |= af_buf_append(&b, frame, len);
+	}
+	id = bad ? AF_NONE : af_view_intern(&b, opt, names, full);
+	free(b.data);
+	free(cls.data);
+	free(name.data);
+	return id;
+}
+
+/* ------------------------------------------------------------------ */
+/* Shape                                                               */
+
+static int af_view_hits(af_view *v, size_t need)
+{
+	size_t old = v->hit_cap;
+	if (need <= old)
+		return 0;
+	if (AF_GROW(v->hit, v->hit_cap, need))
+		return -1;
+	memset(v->hit + old, 0, v->hit_cap - old);
+	return 0;
+}
+
+int af_view_thread_name(af_view *v, uint32_t name)
+{
+	if (af_view_hits(v, (size_t)name + 1))
+		return -1;
+	v->hit[name] = HIT_CHECKED | HIT_THREAD;
+	return 0;
+}
+
+/* Which expressions name id `key` matches (cached: names repeat). */
+static int af_view_hit(af_view *v, const af_names *names, uint32_t key)
+{
+	if (af_view_hits(v, names->len > key ? names->len : (size_t)key + 1))
+		return -1;
+	if (!(v->hit[key] & HIT_CHECKED)) {
+		const char *s = names->str[key];
+		uint8_t h = HIT_CHECKED;
+		if (v->has_focus && regexec(&v->focus, s, 0, NULL, 0) == 0)
+			h |= HIT_FOCUS;
+		if (v->has_exclude && regexec(&v->exclude, s, 0, NULL, 0) == 0)
+			h |= HIT_EXCLUDE;
+		v->hit[key] = h;
+	}
+	return v->hit[key];
+}
+
+static uint64_t af_view_value(const af_view *v, const af_pnode *n, af_clock clock)
+{
+	if (clock == AF_CLOCK_WAIT)
+		return v->wait ? af_pnode_wait(n) : 0;
+	return n->self[clock];
+}
+
+/* Adds what old node `o` holds to new node `x`. */
+static void af_view_add(af_pnode *x, const af_pnode *o)
+{
+	int c;
+	for (c = 0; c < AF_CLOCK_RECORDED; c++)
+		x->self[c] += o->self[c];
+	x->calls += o->calls;
+	x->base += o->base;
+}
+
+/* Exclude, focus and collapse, in one pass in index order. */
+static af_status af_view_cut(af_view *v, const af_ptree *pt, const af_names *names,
+                             const uint64_t (*offset)[AF_CLOCK_RECORDED],
+                             af_ptree *out, uint64_t (**noff)[AF_CLOCK_RECORDED],
+                             size_t *ncap, af_error *err)
+{
+	const af_tree_options *opt = v->opt;
+	size_t n = pt->len, i;
+	uint32_t *map = malloc((n ? n : 1) * sizeof *map), root;
+	uint8_t *inside = calloc(n ? n : 1, 1);
+	uint64_t (*rel)[AF_CLOCK_RECORDED] = offset ? calloc(n ? n : 1, sizeof *rel) : NULL;
+	af_status st = AF_OK;
+	int c;
+
+	if (!map || !inside || (offset && !rel))
+		goto nomem;
+	root = af_ptree_root(out, pt->nodes[0].key);
+	if (root == AF_NONE)
+		goto nomem;
+	map[0] = root;
+	if (rel) {
+		if (AF_GROW(*noff, *ncap, 1))
+			goto nomem;
+		memset((*noff)[0], 0, sizeof (*noff)[0]);
+	}
+	for (i = 1; i < n; i++) {
+		const af_pnode *o = &pt->nodes[i];
+		uint32_t p = o->parent, up, x;
+		int hit;
+
+		if (map[p] == KEEP_DROP) {
+			map[i] = KEEP_DROP;
+			continue;
+		}
+		hit = af_view_hit(v, names, o->key);
+		if (hit < 0)
+			goto nomem;
+		if (hit & HIT_EXCLUDE) {
+			map[i] = KEEP_DROP;
+			continue;
+		}
+		if (v->has_focus && !inside[p]) {
+			/* the outermost focus frame on a path: a new first frame */
+			if (!(hit & HIT_FOCUS)) {
+				map[i] = KEEP_PENDING;
+				continue;
+			}
+			up = root;
+		} else {
+			up = map[p];
+		}
+		inside[i] = 1;
+		if (opt->collapse_recursion && up != root && out->nodes[up].key == o->key) {
+			/* A;A: one frame; the inner call's children are placed
+			 * where they were, measured from the outer one */
+			map[i] = up;
+			af_view_add(&out->nodes[up], o);
+			if (rel)
+				for (c = 0; c < AF_CLOCK_RECORDED; c++)
+					rel[i][c] = rel[p][c] + offset[i][c];
+			continue;
+		}
+		x = v->flamechart ? af_ptree_append(out, up, o->key)
+		                  : af_ptree_child(out, up, o->key);
+		if (x == AF_NONE) {
+			st = out->len >= out->max_nodes
+			             ? af_fail(err, AF_ERR_LIMIT, -1, "call tree has more than %u nodes",
+			                       out->max_nodes)
+			             : af_fail(err, AF_ERR_NOMEM, -1, "out of memory");
+			goto out;
+		}
+		map[i] = x;
+		af_view_add(&out->nodes[x], o);
+		if (rel) {
+			if (AF_GROW(*noff, *ncap, out->len))
+				goto nomem;
+			for (c = 0; c < AF_CLOCK_RECORDED; c++)
+				(*noff)[x][c] = up == root ? 0 : rel[p][c] + offset[i][c];
+		}
+	}
+	goto out;
+nomem:
+	st = af_fail(err, AF_ERR_NOMEM, -1, "out of memory cutting the call tree");
+out:
+	free(map);
+	free(inside);
+	free(rel);
+	return st;
+}
+
+/* Drops frames whose total on the clock is under the share. */
+static af_status af_view_min_share(af_view *v, af_ptree *pt,
+                                   uint64_t (**offset)[AF_CLOCK_RECORDED],
+                                   af_error *err)
+{
+	size_t n = pt->len, i;
+	uint64_t *tot = calloc(n ? n : 1, sizeof *tot);
+	uint32_t *map = malloc((n ? n : 1) * sizeof *map);
+	uint64_t (*noff)[AF_CLOCK_RECORDED] = NULL;
+	size_t ncap = 0;
+	af_ptree out;
+	af_clock clock = (unsigned)v->opt->clock < AF_CLOCK_COUNT ? v->opt->clock
+	                                                           : AF_CLOCK_WALL;
+	double least;
+
+	af_ptree_init(&out, pt->max_nodes);
+	if (!tot || !map)
+		goto nomem;
+	for (i = n; i-- > 0;) {
+		tot[i] += af_view_value(v, &pt->nodes[i], clock);
+		if (i > 0)
+			tot[pt->nodes[i].parent] += tot[i];
+	}
+	least = v->opt->min_share * (double)tot[0];
+	map[0] = af_ptree_root(&out, pt->nodes[0].key);
+	if (map[0] == AF_NONE || (*offset && AF_GROW(noff, ncap, 1)))
+		goto nomem;
+	if (*offset)
+		memset(noff[0], 0, sizeof noff[0]);
+	for (i = 1; i < n; i++) {
+		const af_pnode *o = &pt->nodes[i];
+		uint32_t x;
+		if (map[o->parent] == KEEP_DROP || (double)tot[i] < least) {
+			map[i] = KEEP_DROP;
+			continue;
+		}
+		x = af_ptree_append(&out, map[o->parent], o->key);
+		if (x == AF_NONE)
+			goto nomem;
+		map[i] = x;
+		af_view_add(&out.nodes[x], o);
+		if (*offset) {
+			if (AF_GROW(noff, ncap, out.len))
+				goto nomem;
+			memcpy(noff[x], (*offset)[i], sizeof noff[x]);
+		}
+	}
+	free(tot);
+	free(map);
+	af_ptree_free(pt);
+	*pt = out;
+	if (*offset) {
+		free(*offset);
+		*offset = noff;
+	}
+	return AF_OK;
+nomem:
+	free(tot);
+	free(map);
+	free(noff);
+	af_ptree_free(&out);
+	return af_fail(err, AF_ERR_NOMEM, -1, "out of memory cutting the call tree");
+}
+
+af_status af_view_reshape(af_view *v, af_ptree *pt, const af_names *names,
+                          uint64_t (**offset)[AF_CLOCK_RECORDED],
+                          size_t *offset_cap, af_error *err)
+{
+	const af_tree_options *opt = v->opt;
+	af_status st;
+
+	if (!af_view_reshapes(opt))
+		return AF_OK;
+	if (v->has_focus || v->has_exclude || opt->collapse_recursion) {
+		af_ptree out;
+		uint64_t (*noff)[AF_CLOCK_RECORDED] = NULL;
+		size_t ncap = 0;
+
+		af_ptree_init(&out, pt->max_nodes);
+		st = af_view_cut(v, pt, names, offset ? (const uint64_t(*)[AF_CLOCK_RECORDED])*offset
+		                                      : NULL,
+		                 &out, &noff, &ncap, err);
+		if (st != AF_OK) {
+			af_ptree_free(&out);
+			free(noff);
+			return st;
+		}
+		af_ptree_free(pt);
+		*pt = out;
+		if (offset) {
+			free(*offset);
+			*offset = noff;
+			*offset_cap = ncap;
+		}
+	}
+	if (opt->min_share > 0) {
+		uint64_t (*none)[AF_CLOCK_RECORDED] = NULL;
+		if ((st = af_view_min_share(v, pt, offset ? offset : &none, err)) != AF_OK)
+			return st;
+		if (offset)
+			*offset_cap = *offset ? pt->len : 0;
+	}
+	if (pt->nodes[0].child == AF_NONE)
+		return af_fail(err, AF_ERR_EMPTY, -1, "%s",
+		               v->has_focus ? "no frame matches the focus expression"
+		                            : "the view's rules leave no frame");
+	return AF_OK;
+}
