@@ -8,8 +8,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include <stdlib.h>
-
 #include "flame_js.h"
 #include "style.h"
 
@@ -154,10 +152,10 @@ static void af_svg_legend(FILE *out, const af_layout *l, const af_render_options
 	fputs("</g>\n", out);
 }
 
-af_status af_svg_write(const af_layout *l, const af_render_options *opt,
-                       FILE *out, af_error *err)
+static af_status af_svg_emit(const af_layout *l, const af_render_options *opt,
+                             FILE *out, af_error *err)
 {
-	af_buf tip = {0};
+	af_buf tip = {.mem = af_layout_mem(l)};
 	af_style st;
 	size_t i;
 	double fs = l->font_size, ypad2 = fs * 2 + 10;
@@ -183,15 +181,17 @@ af_status af_svg_write(const af_layout *l, const af_render_options *opt,
 	fputs("\" xmlns=\"http://www.w3.org/2000/svg\">\n", out);
 	if (opt->notes) {
 		/* a comment may not hold "--": runs of '-' become one */
-		af_buf note = {0};
+		af_buf note = {.mem = af_layout_mem(l)};
 		for (c = opt->notes; *c; c++)
 			if (!(*c == '-' && c > opt->notes && c[-1] == '-') && *c != '<' &&
-			    *c != '>' && af_buf_append(&note, c, 1))
-				return af_fail(err, AF_ERR_NOMEM, -1, "out of memory");
+			    *c != '>' && af_buf_append(&note, c, 1)) {
+				af_buf_free(&note);
+				return af_fail(err, AF_ERR_NOMEM, -1, "out of memory writing SVG");
+			}
 		fputs("<!-- ", out);
 		af_xml_escape(out, note.data ? note.data : "", note.len);
 		fputs(" -->\n", out);
-		free(note.data);
+		af_buf_free(&note);
 	}
 	fprintf(out, "<defs><linearGradient id=\"background\" x1=\"0\" y1=\"0\" x2=\"0\" y2=\"1\">"
 	             "<stop stop-color=\"#%02x%02x%02x\" offset=\"5%%\"/>"
@@ -244,7 +244,7 @@ af_status af_svg_write(const af_layout *l, const af_render_options *opt,
 		col = af_style_fill(&st, &ni);
 		tip.len = 0;
 		if (af_style_tooltip(&st, &tip, r)) {
-			free(tip.data);
+			af_buf_free(&tip);
 			return af_fail(err, AF_ERR_NOMEM, -1, "out of memory writing SVG");
 		}
 		link = af_svg_attrs(out, opt->nameattr, ni.name, 1);
@@ -277,12 +277,16 @@ af_status af_svg_write(const af_layout *l, const af_render_options *opt,
 		fputs(link ? "</g></a>\n" : "</g>\n", out);
 	}
 	fputs("</g>\n</svg>\n", out);
-	if (st.failed) {
-		free(tip.data);
+	af_buf_free(&tip);
+	if (st.failed)
 		return af_fail(err, AF_ERR_NOMEM, -1, "out of memory growing the palette map");
-	}
-	free(tip.data);
 	if (fflush(out) || ferror(out))
 		return af_fail(err, AF_ERR_IO, -1, "write failed");
 	return AF_OK;
+}
+
+af_status af_svg_write(const af_layout *l, const af_render_options *opt,
+                       FILE *out, af_error *err)
+{
+	return af_mem_explain(af_layout_mem(l), af_svg_emit(l, opt, out, err), err);
 }

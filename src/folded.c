@@ -89,7 +89,7 @@ af_status af_trace_folded(af_trace *t, const uint8_t *buf, size_t len,
 	uint32_t root = af_ptree_root(&t->tree, AF_NONE);
 
 	if (root == AF_NONE)
-		return af_fail(err, AF_ERR_NOMEM, -1, "out of memory");
+		return af_fail(err, AF_ERR_NOMEM, 0, "out of memory");
 	while (pos < len) {
 		const char *line = (const char *)buf + pos;
 		const char *nl = memchr(line, '\n', len - pos);
@@ -114,7 +114,9 @@ af_status af_trace_folded(af_trace *t, const uint8_t *buf, size_t len,
 				continue;
 			name = af_names_intern_clean(&t->frames, line + start, i - start);
 			if (name == AF_NONE)
-				return af_fail(err, AF_ERR_NOMEM, -1, "out of memory");
+				return af_fail(err, AF_ERR_NOMEM,
+				               (long long)(line - (const char *)buf),
+				               "out of memory");
 			if (t->flamechart) {
 				/* only the same frame of the line before merges */
 				uint32_t last = t->tree.nodes[node].child;
@@ -124,11 +126,15 @@ af_status af_trace_folded(af_trace *t, const uint8_t *buf, size_t len,
 				node = af_ptree_child(&t->tree, node, name);
 			}
 			if (node == AF_NONE)
-				return af_fail(err, t->tree.len >= t->tree.max_nodes
-				                        ? AF_ERR_LIMIT : AF_ERR_NOMEM,
-				               (long long)(line - (const char *)buf),
-				               "cannot add call path %zu (limit %u)",
-				               t->tree.len + 1, t->tree.max_nodes);
+				return t->tree.len >= t->tree.max_nodes
+				       ? af_fail(err, AF_ERR_LIMIT,
+				                 (long long)(line - (const char *)buf),
+				                 "cannot add call path %zu (limit %u)",
+				                 t->tree.len + 1, t->tree.max_nodes)
+				       : af_fail(err, AF_ERR_NOMEM,
+				                 (long long)(line - (const char *)buf),
+				                 "out of memory adding call path %zu",
+				                 t->tree.len + 1);
 			start = i + 1;
 		}
 		t->tree.nodes[node].self[AF_CLOCK_WALL] += after;
@@ -167,9 +173,10 @@ typedef struct af_level {
 	size_t path_len;   /* length of the path before this level's names */
 } af_level;
 
-af_status af_folded_write(const af_tree *tree, af_clock clock, FILE *out,
-                          af_error *err)
+static af_status af_folded_emit(const af_tree *tree, af_clock clock, FILE *out,
+                                af_error *err)
 {
+	af_mem *mem = af_tree_mem(tree);
 	const af_pnode *nodes = af_tree_nodes(tree);
 	const uint32_t *rank = af_tree_ranks(tree);
 	size_t n = af_tree_size(tree), i, nentries = 0, top = 0, lcap = 0;
@@ -177,7 +184,7 @@ af_status af_folded_write(const af_tree *tree, af_clock clock, FILE *out,
 	uint64_t *sub = NULL, bytes = 0, *plen = NULL;
 	af_entry *entries = NULL;
 	af_level *levels = NULL;
-	af_buf path = {0};
+	af_buf path = {.mem = mem};
 	af_status st = AF_OK;
 
 	if ((unsigned)clock >= AF_CLOCK_COUNT)
@@ -185,10 +192,10 @@ af_status af_folded_write(const af_tree *tree, af_clock clock, FILE *out,
 	if (af_tree_is_pruned(tree))
 		return af_fail(err, AF_ERR_ARG, -1,
 		               "a tree pruned for drawing cannot be written as folded text");
-	first = calloc(n + 1, sizeof *first);
-	fill = calloc(n + 1, sizeof *fill);
-	sub = calloc(n, sizeof *sub);
-	plen = calloc(n, sizeof *plen);
+	first = af_calloc(mem, n + 1, sizeof *first);
+	fill = af_calloc(mem, n + 1, sizeof *fill);
+	sub = af_calloc(mem, n, sizeof *sub);
+	plen = af_calloc(mem, n, sizeof *plen);
 	if (!first || !fill || !sub || !plen)
 		goto nomem;
 	/* the text's size first: every line repeats its whole path, so deep
@@ -217,7 +224,7 @@ af_status af_folded_write(const af_tree *tree, af_clock clock, FILE *out,
 	for (i = 0; i < n; i++)
 		first[i + 1] += first[i];
 	nentries = first[n];
-	entries = malloc((nentries ? nentries : 1) * sizeof *entries);
+	entries = af_malloc(mem, (nentries ? nentries : 1) * sizeof *entries);
 	if (!entries)
 		goto nomem;
 	memcpy(fill, first, (n + 1) * sizeof *fill);
@@ -240,7 +247,7 @@ af_status af_folded_write(const af_tree *tree, af_clock clock, FILE *out,
 			      af_entry_cmp);
 
 	/* one walk; the path so far is kept in `path` */
-	if (AF_GROW(levels, lcap, 1))
+	if (AF_GROW(mem, levels, lcap, 1))
 		goto nomem;
 	levels[0].next = first[0];
 	levels[0].end = first[1];
@@ -267,7 +274,7 @@ af_status af_folded_write(const af_tree *tree, af_clock clock, FILE *out,
 			fprintf(out, " %llu\n", (unsigned long long)nodes[e->node].self[clock]);
 			continue;
 		}
-		if (AF_GROW(levels, lcap, top + 1))
+		if (AF_GROW(mem, levels, lcap, top + 1))
 			goto nomem;
 		levels[top].next = first[e->node];
 		levels[top].end = first[e->node + 1];
@@ -280,12 +287,19 @@ af_status af_folded_write(const af_tree *tree, af_clock clock, FILE *out,
 nomem:
 	st = af_fail(err, AF_ERR_NOMEM, -1, "out of memory writing folded text");
 out:
-	free(first);
-	free(fill);
-	free(sub);
-	free(plen);
-	free(entries);
-	free(levels);
-	free(path.data);
+	af_free(mem, first);
+	af_free(mem, fill);
+	af_free(mem, sub);
+	af_free(mem, plen);
+	af_free(mem, entries);
+	af_free(mem, levels);
+	af_buf_free(&path);
 	return st;
+}
+
+af_status af_folded_write(const af_tree *tree, af_clock clock, FILE *out,
+                          af_error *err)
+{
+	return af_mem_explain(af_tree_mem(tree), af_folded_emit(tree, clock, out, err),
+	                      err);
 }

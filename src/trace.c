@@ -24,16 +24,29 @@
 
 af_trace *af_trace_new(const af_parse_options *opt)
 {
-	af_trace *t = calloc(1, sizeof *t);
+	af_limits lim = opt ? opt->limits : (af_limits){0};
+	af_mem *mem;
+	af_trace *t;
 
-	if (!t)
+	if (!lim.max_memory)
+		lim.max_memory = af_mem_default_budget();
+	mem = af_mem_new(opt ? opt->allocator : NULL, lim.max_memory);
+	if (!mem)
 		return NULL;
+	t = af_calloc(mem, 1, sizeof *t);
+	if (!t) {
+		af_mem_unref(mem);
+		return NULL;
+	}
+	t->mem = mem;
+	t->limits = lim;
 	if (opt) {
-		t->limits = opt->limits;
 		t->flamechart = opt->flamechart;
 		t->progress = opt->progress;
 		t->progress_ctx = opt->progress_ctx;
 	}
+	t->frames.mem = mem;
+	t->method_index.mem = mem;
 	if (!t->limits.max_depth)
 		t->limits.max_depth = 1000000;
 	if (!t->limits.max_nodes)
@@ -42,7 +55,7 @@ af_trace *af_trace_new(const af_parse_options *opt)
 		t->limits.max_name_len = 1 << 20;
 	if (!t->limits.max_input)
 		t->limits.max_input = 2ull << 30;
-	af_ptree_init(&t->tree, t->limits.max_nodes);
+	af_ptree_init(&t->tree, t->limits.max_nodes, mem);
 	t->tid_mask = 0xFFFF;
 	t->single_clock = AF_CLOCK_CPU;
 	t->info.vm = "";
@@ -51,28 +64,31 @@ af_trace *af_trace_new(const af_parse_options *opt)
 
 void af_trace_free(af_trace *t)
 {
+	af_mem *mem;
 	size_t i;
 
 	if (!t)
 		return;
+	mem = t->mem;
 	while (t->arena) {
 		char *prev;
 		memcpy(&prev, t->arena, sizeof prev);
-		free(t->arena);
+		af_free(mem, t->arena);
 		t->arena = prev;
 	}
 	for (i = 0; i < t->nthreads; i++)
-		free(t->threads[i].stack);
-	free(t->threads);
-	free(t->thread_of);
-	free(t->decl);
-	free(t->started);
-	free(t->totals);
-	free(t->methods);
+		af_free(mem, t->threads[i].stack);
+	af_free(mem, t->threads);
+	af_free(mem, t->thread_of);
+	af_free(mem, t->decl);
+	af_free(mem, t->started);
+	af_free(mem, t->totals);
+	af_free(mem, t->methods);
 	af_u32map_free(&t->method_index);
 	af_names_free(&t->frames);
 	af_ptree_free(&t->tree);
-	free(t);
+	af_free(mem, t);
+	af_mem_unref(mem);
 }
 
 /* Chunks start with a pointer to the previous chunk.  A string larger than
@@ -89,7 +105,7 @@ char *af_trace_strdup(af_trace *t, const char *s, size_t len)
 		size = sizeof(char *) + len + 1;
 		if (size < AF_ARENA_CHUNK)
 			size = AF_ARENA_CHUNK;
-		chunk = malloc(size);
+		chunk = af_malloc(t->mem, size);
 		if (!chunk)
 			return NULL;
 		memcpy(chunk, &t->arena, sizeof(char *));
@@ -109,17 +125,17 @@ char *af_trace_strdup(af_trace *t, const char *s, size_t len)
 /* Threads and methods                                                 */
 
 af_status af_trace_declare_thread(af_trace *t, uint32_t tid, const char *name,
-                                  size_t len, af_error *err)
+                                  size_t len, long long off, af_error *err)
 {
 	af_decl_thread *d;
 
-	if (AF_GROW(t->decl, t->decl_cap, t->ndecl + 1))
-		return af_fail(err, AF_ERR_NOMEM, -1, "out of memory");
+	if (AF_GROW(t->mem, t->decl, t->decl_cap, t->ndecl + 1))
+		return af_fail(err, AF_ERR_NOMEM, off, "out of memory");
 	d = &t->decl[t->ndecl];
 	d->tid = tid;
 	d->name = af_trace_strdup(t, name, len);
 	if (!d->name)
-		return af_fail(err, AF_ERR_NOMEM, -1, "out of memory");
+		return af_fail(err, AF_ERR_NOMEM, off, "out of memory");
 	t->ndecl++;
 	return AF_OK;
 }
@@ -204,8 +220,8 @@ af_status af_trace_method_line(af_trace *t, const char *line, size_t len,
 	if (af_u32map_get(&t->method_index, id, &idx))
 		return AF_OK; /* the first definition wins */
 	if (t->nmethods >= UINT32_MAX - 1 ||
-	    AF_GROW(t->methods, t->methods_cap, t->nmethods + 1))
-		return af_fail(err, AF_ERR_NOMEM, -1, "out of memory");
+	    AF_GROW(t->mem, t->methods, t->methods_cap, t->nmethods + 1))
+		return af_fail(err, AF_ERR_NOMEM, off, "out of memory");
 	m = &t->methods[t->nmethods];
 	m->id = id;
 	m->cls = af_trace_strdup(t, cls, cls_len);
@@ -214,7 +230,7 @@ af_status af_trace_method_line(af_trace *t, const char *line, size_t len,
 	m->file = af_trace_strdup(t, file, file_len);
 	if (!m->cls || !m->name || !m->sig || !m->file ||
 	    af_u32map_put(&t->method_index, id, (uint32_t)t->nmethods))
-		return af_fail(err, AF_ERR_NOMEM, -1, "out of memory");
+		return af_fail(err, AF_ERR_NOMEM, off, "out of memory");
 	t->nmethods++;
 	t->info.methods++;
 	return AF_OK;
@@ -223,20 +239,21 @@ af_status af_trace_method_line(af_trace *t, const char *line, size_t len,
 /* ------------------------------------------------------------------ */
 /* Records                                                             */
 
-static af_thread *af_thread_for(af_trace *t, uint32_t tid, af_error *err)
+static af_thread *af_thread_for(af_trace *t, uint32_t tid, long long off,
+                                af_error *err)
 {
 	af_thread *th;
 	uint32_t root;
 
 	if (!t->thread_of) {
-		t->thread_of = calloc(65536, sizeof *t->thread_of);
+		t->thread_of = af_calloc(t->mem, 65536, sizeof *t->thread_of);
 		if (!t->thread_of)
 			goto nomem;
 	}
 	if (t->thread_of[tid])
 		return &t->threads[t->thread_of[tid] - 1];
 	root = af_ptree_root(&t->tree, AF_NONE);
-	if (root == AF_NONE || AF_GROW(t->threads, t->threads_cap, t->nthreads + 1))
+	if (root == AF_NONE || AF_GROW(t->mem, t->threads, t->threads_cap, t->nthreads + 1))
 		goto nomem;
 	th = &t->threads[t->nthreads];
 	memset(th, 0, sizeof *th);
@@ -246,7 +263,7 @@ static af_thread *af_thread_for(af_trace *t, uint32_t tid, af_error *err)
 	t->thread_of[tid] = (uint32_t)++t->nthreads;
 	return th;
 nomem:
-	af_fail(err, AF_ERR_NOMEM, -1, "out of memory");
+	af_fail(err, AF_ERR_NOMEM, off, "out of memory");
 	return NULL;
 }
 
@@ -254,7 +271,7 @@ af_status af_trace_record(af_trace *t, uint32_t tid, uint32_t method_action,
                           uint32_t t0, uint32_t t1, long long off,
                           af_error *err)
 {
-	af_thread *th = af_thread_for(t, tid & t->tid_mask, err);
+	af_thread *th = af_thread_for(t, tid & t->tid_mask, off, err);
 	uint32_t now[AF_CLOCK_COUNT];
 	uint32_t mid = method_action & ~3u, node;
 	af_pnode *nodes;
@@ -300,8 +317,8 @@ af_status af_trace_record(af_trace *t, uint32_t tid, uint32_t method_action,
 			                       th->depth ? th->stack[th->depth - 1] : th->root,
 			                       mid);
 			if (node != AF_NONE &&
-			    AF_GROW(t->started, t->started_cap, t->tree.len))
-				return af_fail(err, AF_ERR_NOMEM, -1, "out of memory");
+			    AF_GROW(t->mem, t->started, t->started_cap, t->tree.len))
+				return af_fail(err, AF_ERR_NOMEM, off, "out of memory");
 			if (node != AF_NONE)
 				for (c = 0; c < AF_CLOCK_COUNT; c++)
 					t->started[node][c] = th->charged[c];
@@ -311,12 +328,15 @@ af_status af_trace_record(af_trace *t, uint32_t tid, uint32_t method_action,
 			                      mid);
 		}
 		if (node == AF_NONE)
-			return af_fail(err, t->tree.len >= t->tree.max_nodes
-			                        ? AF_ERR_LIMIT : AF_ERR_NOMEM, off,
-			               "cannot add call path %zu (limit %u)",
-			               t->tree.len + 1, t->tree.max_nodes);
-		if (AF_GROW(th->stack, th->cap, th->depth + 1))
-			return af_fail(err, AF_ERR_NOMEM, -1, "out of memory");
+			return t->tree.len >= t->tree.max_nodes
+			       ? af_fail(err, AF_ERR_LIMIT, off,
+			                 "cannot add call path %zu (limit %u)",
+			                 t->tree.len + 1, t->tree.max_nodes)
+			       : af_fail(err, AF_ERR_NOMEM, off,
+			                 "out of memory adding call path %zu",
+			                 t->tree.len + 1);
+		if (AF_GROW(t->mem, th->stack, th->cap, th->depth + 1))
+			return af_fail(err, AF_ERR_NOMEM, off, "out of memory");
 		t->tree.nodes[node].calls++;
 		th->calls++;
 		th->stack[th->depth++] = node;
@@ -345,8 +365,8 @@ af_status af_trace_record(af_trace *t, uint32_t tid, uint32_t method_action,
 			}
 			if (t->flamechart) {
 				/* the adopted frame began with the thread; so did the root */
-				if (AF_GROW(t->started, t->started_cap, t->tree.len))
-					return af_fail(err, AF_ERR_NOMEM, -1, "out of memory");
+				if (AF_GROW(t->mem, t->started, t->started_cap, t->tree.len))
+					return af_fail(err, AF_ERR_NOMEM, off, "out of memory");
 				for (c = 0; c < AF_CLOCK_COUNT; c++)
 					t->started[th->root][c] = t->started[root][c] = 0;
 			}
@@ -365,13 +385,14 @@ af_status af_trace_record(af_trace *t, uint32_t tid, uint32_t method_action,
 
 af_status af_trace_finish(af_trace *t, af_error *err)
 {
+	long long end = (long long)t->input_len;
 	size_t i;
 	uint32_t idx;
 	int c;
-	uint32_t *decl_of = calloc(65536, sizeof *decl_of);
+	uint32_t *decl_of = af_calloc(t->mem, 65536, sizeof *decl_of);
 
 	if (!decl_of)
-		return af_fail(err, AF_ERR_NOMEM, -1, "out of memory");
+		return af_fail(err, AF_ERR_NOMEM, end, "out of memory");
 	/* the first declaration of a (truncated) id names the thread */
 	for (i = 0; i < t->ndecl; i++) {
 		uint32_t k = t->decl[i].tid & t->tid_mask;
@@ -395,13 +416,13 @@ af_status af_trace_finish(af_trace *t, af_error *err)
 			int n = snprintf(tmp, sizeof tmp, "Thread-%u", th->record_tid);
 			th->name = af_trace_strdup(t, tmp, (size_t)n);
 			if (!th->name) {
-				free(decl_of);
-				return af_fail(err, AF_ERR_NOMEM, -1, "out of memory");
+				af_free(t->mem, decl_of);
+				return af_fail(err, AF_ERR_NOMEM, end, "out of memory");
 			}
 			t->info.unknown_threads++;
 		}
 	}
-	free(decl_of);
+	af_free(t->mem, decl_of);
 	t->info.threads_with_records = (uint32_t)t->nthreads;
 	/* one-clock records fed their value to both clocks: keep the real one */
 	for (c = 0; c < AF_CLOCK_COUNT; c++) {
@@ -412,9 +433,9 @@ af_status af_trace_finish(af_trace *t, af_error *err)
 		for (i = 0; i < t->nthreads; i++)
 			t->threads[i].elapsed[c] = 0;
 	}
-	t->totals = malloc((t->tree.len ? t->tree.len : 1) * sizeof *t->totals);
+	t->totals = af_malloc(t->mem, (t->tree.len ? t->tree.len : 1) * sizeof *t->totals);
 	if (!t->totals || af_ptree_totals(&t->tree, t->totals))
-		return af_fail(err, AF_ERR_NOMEM, -1, "out of memory");
+		return af_fail(err, AF_ERR_NOMEM, end, "out of memory");
 	if (t->info.variant == AF_VARIANT_FOLDED)
 		return AF_OK;
 	/* calls to methods the method table does not name */
@@ -425,7 +446,7 @@ af_status af_trace_finish(af_trace *t, af_error *err)
 			t->info.unknown_method_calls += n->calls;
 	}
 	{
-		af_u32map seen = {0};
+		af_u32map seen = {.mem = t->mem};
 		for (i = 0; i < t->tree.len; i++) {
 			const af_pnode *n = &t->tree.nodes[i];
 			if (n->parent == AF_NONE ||
@@ -434,7 +455,7 @@ af_status af_trace_finish(af_trace *t, af_error *err)
 				continue;
 			if (af_u32map_put(&seen, n->key, 0)) {
 				af_u32map_free(&seen);
-				return af_fail(err, AF_ERR_NOMEM, -1, "out of memory");
+				return af_fail(err, AF_ERR_NOMEM, end, "out of memory");
 			}
 			t->info.unknown_methods++;
 		}
@@ -543,7 +564,7 @@ raw:
 uint32_t af_trace_frame_name(const af_trace *t, uint32_t mid, int signatures,
                              af_names *names)
 {
-	af_buf b = {0};
+	af_buf b = {.mem = names->mem};
 	uint32_t idx, id;
 	int bad = 0;
 
@@ -561,7 +582,7 @@ uint32_t af_trace_frame_name(const af_trace *t, uint32_t mid, int signatures,
 		bad = af_buf_printf(&b, "(unknown method 0x%x)", mid);
 	}
 	id = bad ? AF_NONE : af_names_intern_clean(names, b.data, b.len);
-	free(b.data);
+	af_buf_free(&b);
 	return id;
 }
 

@@ -38,6 +38,8 @@ typedef struct af_decl_thread {
 } af_decl_thread;
 
 struct af_trace {
+	af_mem *mem;              /* allocator and budget, shared with trees */
+	size_t input_len;         /* bytes parsed (after gzip), for messages */
 	af_trace_info info;
 	af_limits limits;
 	af_ptree tree;            /* keyed by method id; one root per thread */
@@ -73,7 +75,7 @@ struct af_trace {
 /** Copies `len` bytes into the trace's arena, NUL-terminated. */
 char *af_trace_strdup(af_trace *t, const char *s, size_t len);
 
-/** Allocates a trace with the limits resolved. */
+/** Allocates a trace with the limits resolved; NULL when out of memory. */
 af_trace *af_trace_new(const af_parse_options *opt);
 
 /** Reports progress every 4 MiB of input. */
@@ -90,9 +92,9 @@ af_status af_trace_record(af_trace *t, uint32_t tid, uint32_t method_action,
                           uint32_t t0, uint32_t t1, long long off,
                           af_error *err);
 
-/** Declares a thread name (key line or streaming item). */
+/** Declares a thread name (key line or streaming item at `off`). */
 af_status af_trace_declare_thread(af_trace *t, uint32_t tid, const char *name,
-                                  size_t len, af_error *err);
+                                  size_t len, long long off, af_error *err);
 
 /** Adds a method from its key line (tab-separated fields, no line end). */
 af_status af_trace_method_line(af_trace *t, const char *line, size_t len,

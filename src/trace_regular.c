@@ -55,7 +55,7 @@ af_status af_trace_regular_data(af_trace *t, const uint8_t *data, size_t len,
 	af_trace_set_clocks(t, rs >= 14);
 	/* a first guess at the distinct paths saves rehashing as they come */
 	if (af_ptree_reserve(&t->tree, (len - offset) / rs / 16 + 64))
-		return af_fail(err, AF_ERR_NOMEM, -1, "out of memory");
+		return af_fail(err, AF_ERR_NOMEM, base + offset, "out of memory");
 
 	for (pos = offset; len - pos >= rs; pos += rs) {
 		const uint8_t *p = data + pos;

@@ -38,7 +38,7 @@ af_status af_trace_streaming(af_trace *t, const uint8_t *buf, size_t len,
 	t->info.version = version;
 	t->info.record_size = rs;
 	if (af_ptree_reserve(&t->tree, (len - offset) / rs / 16 + 64))
-		return af_fail(err, AF_ERR_NOMEM, -1, "out of memory");
+		return af_fail(err, AF_ERR_NOMEM, offset, "out of memory");
 
 	for (pos = offset; pos < len;) {
 		const uint8_t *p = buf + pos;
@@ -76,7 +76,7 @@ af_status af_trace_streaming(af_trace *t, const uint8_t *buf, size_t len,
 				goto cut;
 			AF_FORWARD(af_trace_declare_thread(t, af_rd16(p + 3),
 			                                   (const char *)p + 7, need,
-			                                   err));
+			                                   off, err));
 			pos += 7 + need;
 			break;
 		case 3: { /* summary: u4 length, key text; the last item */

@@ -17,17 +17,20 @@ static inline size_t af_slot_of(uint32_t parent, uint32_t key, size_t mask)
 	return (size_t)(h >> 29) & mask;
 }
 
-void af_ptree_init(af_ptree *t, uint32_t max_nodes)
+void af_ptree_init(af_ptree *t, uint32_t max_nodes, af_mem *mem)
 {
 	memset(t, 0, sizeof *t);
 	t->max_nodes = max_nodes ? max_nodes : UINT32_MAX - 1;
+	t->mem = mem;
 }
 
 void af_ptree_free(af_ptree *t)
 {
-	free(t->nodes);
-	free(t->slots);
-	memset(t, 0, sizeof *t);
+	af_mem *mem = t->mem;
+
+	af_free(mem, t->nodes);
+	af_free(mem, t->slots);
+	af_ptree_init(t, t->max_nodes, mem);
 }
 
 static void af_slots_put(af_slot *slots, size_t mask, uint32_t parent, uint32_t key,
@@ -56,7 +59,7 @@ static int af_slots_reserve(af_ptree *t, size_t count)
 			return -1;
 		n *= 2;
 	}
-	slots = calloc(n, sizeof *slots);
+	slots = af_calloc(t->mem, n, sizeof *slots);
 	if (!slots)
 		return -1;
 	af_hint_huge(slots, n * sizeof *slots);
@@ -64,7 +67,7 @@ static int af_slots_reserve(af_ptree *t, size_t count)
 		if (t->slots[i].node)
 			af_slots_put(slots, n - 1, t->slots[i].parent, t->slots[i].key,
 			             t->slots[i].node - 1);
-	free(t->slots);
+	af_free(t->mem, t->slots);
 	t->slots = slots;
 	t->nslots = n;
 	return 0;
@@ -76,7 +79,7 @@ static uint32_t af_ptree_push(af_ptree *t, uint32_t parent, uint32_t key)
 
 	if (t->len >= t->max_nodes)
 		return AF_NONE;
-	if (AF_GROW(t->nodes, t->cap, t->len + 1))
+	if (AF_GROW(t->mem, t->nodes, t->cap, t->len + 1))
 		return AF_NONE;
 	n = &t->nodes[t->len];
 	memset(n, 0, sizeof *n);
@@ -91,7 +94,7 @@ int af_ptree_reserve(af_ptree *t, size_t nodes)
 {
 	if (nodes > t->max_nodes)
 		nodes = t->max_nodes;
-	if (AF_GROW(t->nodes, t->cap, nodes))
+	if (AF_GROW(t->mem, t->nodes, t->cap, nodes))
 		return -1;
 	return af_slots_reserve(t, nodes);
 }
@@ -143,13 +146,13 @@ uint32_t af_ptree_append(af_ptree *t, uint32_t parent, uint32_t key)
 int af_ptree_totals(const af_ptree *t, uint64_t (*tot)[AF_CLOCK_COUNT])
 {
 	size_t n = t->len, i, no = 0, top = 0;
-	uint32_t *order = malloc((n ? n : 1) * sizeof *order);
-	uint32_t *stack = malloc((n ? n : 1) * sizeof *stack);
+	uint32_t *order = af_malloc(t->mem, (n ? n : 1) * sizeof *order);
+	uint32_t *stack = af_malloc(t->mem, (n ? n : 1) * sizeof *stack);
 	int c;
 
 	if (!order || !stack) {
-		free(order);
-		free(stack);
+		af_free(t->mem, order);
+		af_free(t->mem, stack);
 		return -1;
 	}
 	/* parents may come after their children (orphan exits adopt a root),
@@ -174,8 +177,8 @@ int af_ptree_totals(const af_ptree *t, uint64_t (*tot)[AF_CLOCK_COUNT])
 				tot[p][c] += tot[x][c];
 		}
 	}
-	free(order);
-	free(stack);
+	af_free(t->mem, order);
+	af_free(t->mem, stack);
 	return 0;
 }
 
@@ -225,6 +228,7 @@ static int af_named_cmp(const void *a, const void *b)
 
 
 struct af_tree {
+	af_mem *mem;        /* the trace's: allocator and budget */
 	af_ptree pt;        /* keys are name ids */
 	uint32_t *depth;
 	uint64_t (*total)[AF_CLOCK_COUNT];
@@ -257,7 +261,7 @@ static af_status af_tree_reverse(af_tree *tree, af_error *err)
 	uint32_t *path = NULL, root;
 	size_t cap = 0;
 
-	af_ptree_init(&out, tree->pt.max_nodes);
+	af_ptree_init(&out, tree->pt.max_nodes, tree->mem);
 	root = af_ptree_root(&out, old[0].key);
 	if (root == AF_NONE)
 		goto nomem;
@@ -266,7 +270,7 @@ static af_status af_tree_reverse(af_tree *tree, af_error *err)
 		uint32_t v, node = root;
 		int c;
 		for (v = (uint32_t)i; v != 0; v = old[v].parent) {
-			if (AF_GROW(path, cap, depth + 1))
+			if (AF_GROW(tree->mem, path, cap, depth + 1))
 				goto nomem;
 			path[depth++] = old[v].key;
 		}
@@ -281,12 +285,12 @@ static af_status af_tree_reverse(af_tree *tree, af_error *err)
 			out.nodes[node].self[c] += old[i].self[c];
 		out.nodes[node].base += old[i].base;
 	}
-	free(path);
+	af_free(tree->mem, path);
 	af_ptree_free(&tree->pt);
 	tree->pt = out;
 	return AF_OK;
 nomem:
-	free(path);
+	af_free(tree->mem, path);
 	af_ptree_free(&out);
 	return af_fail(err, AF_ERR_NOMEM, -1, "out of memory reversing the tree");
 }
@@ -338,7 +342,7 @@ static uint32_t af_view_name(af_tree *tree, const af_trace *trace, uint32_t key,
 static int af_set_hashed(af_tree *tree, uint32_t v, int hashed)
 {
 	size_t old = tree->hashed_cap;
-	if (AF_GROW(tree->hashed, tree->hashed_cap, (size_t)v + 1))
+	if (AF_GROW(tree->mem, tree->hashed, tree->hashed_cap, (size_t)v + 1))
 		return -1;
 	if (tree->hashed_cap > old)
 		memset(tree->hashed + old, 0, tree->hashed_cap - old);
@@ -359,7 +363,7 @@ static af_status af_tree_copy(af_tree *tree, const af_trace *trace,
 	const af_ptree *raw = &trace->tree;
 	af_pair *stack = NULL;
 	size_t depth = 0, cap = 0;
-	af_u32map seen = {0};
+	af_u32map seen = {.mem = tree->mem};
 	uint32_t r = raw_root, v = view_root;
 	af_status st = AF_OK;
 	int c;
@@ -373,7 +377,7 @@ static af_status af_tree_copy(af_tree *tree, const af_trace *trace,
 		/* the children of r, oldest first (the list is newest first), so a
 		 * flame chart's siblings keep their order */
 		for (r = raw->nodes[r].child; r != AF_NONE; r = raw->nodes[r].sibling) {
-			if (AF_GROW(stack, cap, depth + 1))
+			if (AF_GROW(tree->mem, stack, cap, depth + 1))
 				goto nomem;
 			stack[depth++].raw = r;
 		}
@@ -439,7 +443,7 @@ static af_status af_tree_copy(af_tree *tree, const af_trace *trace,
 				    tree->raw_total[rr][tree->prune_clock] < tree->prune_below) {
 					size_t old = tree->hidden_cap;
 					const af_pnode *rn = &raw->nodes[rr];
-					if (AF_GROW(tree->hidden, tree->hidden_cap, tree->pt.len))
+					if (AF_GROW(tree->mem, tree->hidden, tree->hidden_cap, tree->pt.len))
 						goto nomem;
 					if (tree->hidden_cap > old)
 						memset(tree->hidden + old, 0,
@@ -463,7 +467,7 @@ static af_status af_tree_copy(af_tree *tree, const af_trace *trace,
 			const af_pnode *rn = &raw->nodes[r];
 			if (trace->started) {
 				uint32_t rp = rn->parent;
-				if (AF_GROW(tree->offset, tree->offset_cap, tree->pt.len))
+				if (AF_GROW(tree->mem, tree->offset, tree->offset_cap, tree->pt.len))
 					goto nomem;
 				for (c = 0; c < AF_CLOCK_COUNT; c++) {
 					uint64_t a = trace->started[r][c];
@@ -483,24 +487,31 @@ nomem:
 	st = af_fail(err, AF_ERR_NOMEM, -1, "out of memory building the call tree");
 out:
 	af_u32map_free(&seen);
-	free(stack);
+	af_free(tree->mem, stack);
 	return st;
 }
 
-af_status af_tree_from_trace(const af_trace *trace, const af_tree_options *opt,
-                             af_tree **out, af_error *err)
+static af_status af_tree_build(const af_trace *trace, const af_tree_options *opt,
+                               af_tree **out, af_error *err)
 {
 	af_tree *tree;
-	af_u32map tnames = {0}; /* thread name id -> threads with that name */
+	af_u32map tnames = {.mem = trace->mem}; /* thread name id -> threads
+	                                           with that name */
 	uint32_t root, all;
 	size_t i, n, selected = 0;
 	af_status st;
 
 	*out = NULL;
-	tree = calloc(1, sizeof *tree);
+	tree = af_calloc(trace->mem, 1, sizeof *tree);
 	if (!tree)
-		return af_fail(err, AF_ERR_NOMEM, -1, "out of memory");
-	af_ptree_init(&tree->pt, trace->limits.max_nodes);
+		return af_mem_explain(trace->mem,
+		                      af_fail(err, AF_ERR_NOMEM, -1,
+		                              "out of memory building the call tree"),
+		                      err);
+	tree->mem = af_mem_ref(trace->mem);
+	tree->names.mem = tree->mem;
+	tree->name_of.mem = tree->mem;
+	af_ptree_init(&tree->pt, trace->limits.max_nodes, tree->mem);
 	all = af_names_intern(&tree->names, "all", 3);
 	root = all == AF_NONE ? AF_NONE : af_ptree_root(&tree->pt, all);
 	if (root == AF_NONE) {
@@ -577,7 +588,7 @@ af_status af_tree_from_trace(const af_trace *trace, const af_tree_options *opt,
 	}
 
 	af_u32map_free(&tree->name_of);
-	free(tree->hashed);
+	af_free(tree->mem, tree->hashed);
 	tree->hashed = NULL;
 	tree->raw_total = NULL;
 	tree->is_time = trace->info.variant != AF_VARIANT_FOLDED;
@@ -587,10 +598,11 @@ af_status af_tree_from_trace(const af_trace *trace, const af_tree_options *opt,
 		return st;
 	}
 	n = tree->pt.len;
-	tree->depth = calloc(n, sizeof *tree->depth);
-	tree->total = calloc(n, sizeof *tree->total);
+	tree->depth = af_calloc(tree->mem, n, sizeof *tree->depth);
+	tree->total = af_calloc(tree->mem, n, sizeof *tree->total);
 	/* only differential input has a first count to sum */
-	tree->base_total = tree->differential ? calloc(n, sizeof *tree->base_total) : NULL;
+	tree->base_total = tree->differential
+	                   ? af_calloc(tree->mem, n, sizeof *tree->base_total) : NULL;
 	if (!tree->depth || !tree->total || (tree->differential && !tree->base_total)) {
 		af_tree_free(tree);
 		return af_fail(err, AF_ERR_NOMEM, -1, "out of memory");
@@ -598,10 +610,10 @@ af_status af_tree_from_trace(const af_trace *trace, const af_tree_options *opt,
 	/* siblings are drawn in name order: rank every name once, both ways */
 	{
 		size_t nn = tree->names.len;
-		af_named *named = malloc((nn ? nn : 1) * 2 * sizeof *named);
-		tree->rank = malloc((nn ? nn : 1) * 2 * sizeof *tree->rank);
+		af_named *named = af_malloc(tree->mem, (nn ? nn : 1) * 2 * sizeof *named);
+		tree->rank = af_malloc(tree->mem, (nn ? nn : 1) * 2 * sizeof *tree->rank);
 		if (!named || !tree->rank) {
-			free(named);
+			af_free(tree->mem, named);
 			af_tree_free(tree);
 			return af_fail(err, AF_ERR_NOMEM, -1, "out of memory");
 		}
@@ -612,7 +624,7 @@ af_status af_tree_from_trace(const af_trace *trace, const af_tree_options *opt,
 		qsort(named, 2 * nn, sizeof *named, af_named_cmp);
 		for (i = 0; i < 2 * nn; i++)
 			tree->rank[named[i].key] = (uint32_t)i;
-		free(named);
+		af_free(tree->mem, named);
 	}
 	/* parents precede children: depths forwards, totals backwards */
 	for (i = 1; i < n; i++)
@@ -643,21 +655,36 @@ fail:
 	return st;
 }
 
+af_status af_tree_from_trace(const af_trace *trace, const af_tree_options *opt,
+                             af_tree **out, af_error *err)
+{
+	return af_mem_explain(trace->mem, af_tree_build(trace, opt, out, err), err);
+}
+
 void af_tree_free(af_tree *tree)
 {
+	af_mem *mem;
+
 	if (!tree)
 		return;
+	mem = tree->mem;
 	af_ptree_free(&tree->pt);
 	af_names_free(&tree->names);
 	af_u32map_free(&tree->name_of);
-	free(tree->hashed);
-	free(tree->hidden);
-	free(tree->rank);
-	free(tree->depth);
-	free(tree->total);
-	free(tree->base_total);
-	free(tree->offset);
-	free(tree);
+	af_free(mem, tree->hashed);
+	af_free(mem, tree->hidden);
+	af_free(mem, tree->rank);
+	af_free(mem, tree->depth);
+	af_free(mem, tree->total);
+	af_free(mem, tree->base_total);
+	af_free(mem, tree->offset);
+	af_free(mem, tree);
+	af_mem_unref(mem);
+}
+
+af_mem *af_tree_mem(const af_tree *tree)
+{
+	return tree->mem;
 }
 
 int af_tree_is_pruned(const af_tree *tree)
@@ -767,7 +794,7 @@ static int af_names_rehash(af_names *n)
 
 	if (ns > SIZE_MAX / sizeof *slots)
 		return -1;
-	slots = calloc(ns, sizeof *slots);
+	slots = af_calloc(n->mem, ns, sizeof *slots);
 	if (!slots)
 		return -1;
 	for (i = 0; i < n->len; i++) {
@@ -776,7 +803,7 @@ static int af_names_rehash(af_names *n)
 			j = (j + 1) & mask;
 		slots[j] = (uint32_t)i + 1;
 	}
-	free(n->slots);
+	af_free(n->mem, n->slots);
 	n->slots = slots;
 	n->nslots = ns;
 	return 0;
@@ -795,9 +822,9 @@ uint32_t af_names_intern(af_names *n, const char *s, size_t len)
 		if (strncmp(t, s, len) == 0 && t[len] == '\0')
 			return n->slots[j] - 1;
 	}
-	if (n->len >= UINT32_MAX - 1 || AF_GROW(n->str, n->cap, n->len + 1))
+	if (n->len >= UINT32_MAX - 1 || AF_GROW(n->mem, n->str, n->cap, n->len + 1))
 		return AF_NONE;
-	copy = malloc(len + 1);
+	copy = af_malloc(n->mem, len + 1);
 	if (!copy)
 		return AF_NONE;
 	memcpy(copy, s, len);
@@ -809,7 +836,7 @@ uint32_t af_names_intern(af_names *n, const char *s, size_t len)
 
 uint32_t af_names_intern_clean(af_names *n, const char *s, size_t len)
 {
-	af_buf b = {0};
+	af_buf b = {.mem = n->mem};
 	size_t i = 0;
 	uint32_t id;
 	int dirty = 0;
@@ -840,12 +867,12 @@ uint32_t af_names_intern_clean(af_names *n, const char *s, size_t len)
 			i += k;
 		}
 		if (bad) {
-			free(b.data);
+			af_buf_free(&b);
 			return AF_NONE;
 		}
 	}
 	id = af_names_intern(n, b.data ? b.data : "", b.len);
-	free(b.data);
+	af_buf_free(&b);
 	return id;
 }
 
@@ -866,12 +893,15 @@ uint32_t af_names_find(const af_names *n, const char *s, size_t len)
 
 void af_names_free(af_names *n)
 {
+	af_mem *mem = n->mem;
 	size_t i;
+
 	for (i = 0; i < n->len; i++)
-		free(n->str[i]);
-	free(n->str);
-	free(n->slots);
+		af_free(mem, n->str[i]);
+	af_free(mem, n->str);
+	af_free(mem, n->slots);
 	memset(n, 0, sizeof *n);
+	n->mem = mem;
 }
 
 /* ------------------------------------------------------------------ */
@@ -904,7 +934,7 @@ int af_u32map_put(af_u32map *m, uint32_t key, uint32_t value)
 
 	if ((m->len + 1) * 2 > m->nslots) {
 		size_t ns = m->nslots ? m->nslots * 2 : 64, j;
-		uint64_t *slots = calloc(ns, sizeof *slots);
+		uint64_t *slots = af_calloc(m->mem, ns, sizeof *slots);
 		if (!slots)
 			return -1;
 		for (j = 0; j < m->nslots; j++) {
@@ -916,7 +946,7 @@ int af_u32map_put(af_u32map *m, uint32_t key, uint32_t value)
 				slots[k] = m->slots[j];
 			}
 		}
-		free(m->slots);
+		af_free(m->mem, m->slots);
 		m->slots = slots;
 		m->nslots = ns;
 	}
@@ -934,6 +964,9 @@ int af_u32map_put(af_u32map *m, uint32_t key, uint32_t value)
 
 void af_u32map_free(af_u32map *m)
 {
-	free(m->slots);
+	af_mem *mem = m->mem;
+
+	af_free(mem, m->slots);
 	memset(m, 0, sizeof *m);
+	m->mem = mem;
 }
