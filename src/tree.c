@@ -422,6 +422,8 @@ static af_status af_tree_copy(af_tree *tree, const af_trace *trace,
 				    af_u32map_put(&seen, name, vc))
 					goto nomem;
 			}
+			if (vc == AF_NONE && tree->pt.len < tree->pt.max_nodes)
+				goto nomem;
 			if (vc == AF_NONE) {
 				st = af_fail(err, AF_ERR_LIMIT, -1,
 				             "call tree has more than %u nodes", tree->pt.max_nodes);
