@@ -9,6 +9,7 @@
  * cost nothing measurable.
  */
 #include <assert.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -237,7 +238,7 @@ uint64_t af_mem_peak(const af_mem *m)
 
 af_status af_mem_explain(const af_mem *m, af_status st, af_error *err)
 {
-	char doing[sizeof err->message];
+	char doing[sizeof err->message], size[32];
 
 	if (st != AF_ERR_NOMEM || !m || !af_mem_refused(m))
 		return st;
@@ -247,7 +248,11 @@ af_status af_mem_explain(const af_mem *m, af_status st, af_error *err)
 	snprintf(doing, sizeof doing, "%s",
 	         strncmp(err->message, "out of memory", 13) == 0 ? err->message + 13
 	                                                         : "");
+	if (m->limit % (1u << 20) == 0)
+		snprintf(size, sizeof size, "%llu", (unsigned long long)(m->limit >> 20));
+	else
+		snprintf(size, sizeof size, "%.2f", (double)m->limit / (1u << 20));
 	return af_fail(err, AF_ERR_LIMIT, err->offset,
-	               "memory budget of %llu MB exceeded%s (--max-memory sets it)",
-	               (unsigned long long)(m->limit >> 20), doing);
+	               "memory budget of %s MB exceeded%s; --max-memory raises it",
+	               size, doing);
 }

@@ -448,3 +448,188 @@ Test(alloc, failing_allocations_namemap_and_font)
 	unlink(path);
 	free(path);
 }
+
+/* ------------------------------------------------------------------ */
+/* The memory budget                                                   */
+
+/* Folded text with `n` distinct call paths, three frames each. */
+static char *t_paths(size_t n, size_t *len)
+{
+	size_t cap = n * 48 + 1, i;
+	char *text = malloc(cap);
+
+	*len = 0;
+	cr_assert_not_null(text);
+	for (i = 0; i < n; i++)
+		*len += (size_t)snprintf(text + *len, cap - *len,
+		                         "main;com.example.F%zu;com.example.G%zu %zu\n",
+		                         i / 1000, i % 1000, i % 7 + 1);
+	return text;
+}
+
+Test(alloc, budget_stops_the_parse_with_its_offset)
+{
+	size_t len;
+	char *text = t_paths(20000, &len);
+	af_parse_options po = {.limits = {.max_memory = 1u << 20}};
+	af_trace *t = NULL;
+	af_error e = {0};
+
+	cr_assert_eq(af_trace_parse(text, len, &po, &t, &e), AF_ERR_LIMIT);
+	cr_assert_null(t);
+	cr_assert(strncmp(e.message, "memory budget of 1 MB exceeded", 30) == 0, "%s",
+	          e.message);
+	cr_assert(strstr(e.message, "; --max-memory raises it"), "%s", e.message);
+	cr_assert_gt(e.offset, 0);
+	cr_assert_lt(e.offset, (long long)len);
+	/* the byte is the start of the line being read */
+	cr_assert_eq(text[e.offset - 1], '\n');
+	/* with room enough, the same text parses */
+	po.limits.max_memory = 64u << 20;
+	cr_assert_eq(af_trace_parse(text, len, &po, &t, &e), AF_OK, "%s", e.message);
+	af_trace_free(t);
+	free(text);
+}
+
+/* Trees count against the budget of their trace, all of them together. */
+Test(alloc, budget_covers_the_trees_of_a_trace)
+{
+	size_t len;
+	char *text = t_paths(20000, &len);
+	t_alloc a = {0};
+	af_allocator al = t_allocator(&a);
+	af_parse_options po = {.allocator = &al};
+	af_trace *t = NULL;
+	af_tree *one = NULL, *two = NULL;
+	af_error e = {0};
+	size_t after_parse, with_one;
+
+	cr_assert_eq(af_trace_parse(text, len, &po, &t, &e), AF_OK);
+	after_parse = a.bytes;
+	cr_assert_eq(af_tree_from_trace(t, NULL, &one, &e), AF_OK);
+	with_one = a.bytes;
+	af_tree_free(one);
+	af_trace_free(t);
+	cr_assert_eq(a.live, 0);
+
+	/* a budget that holds the trace and one tree, but not two */
+	po.allocator = NULL;
+	po.limits.max_memory = with_one + (with_one - after_parse) / 2;
+	cr_assert_eq(af_trace_parse(text, len, &po, &t, &e), AF_OK, "%s", e.message);
+	cr_assert_eq(af_tree_from_trace(t, NULL, &one, &e), AF_OK, "%s", e.message);
+	cr_assert_eq(af_tree_from_trace(t, NULL, &two, &e), AF_ERR_LIMIT);
+	cr_assert_null(two);
+	cr_assert(strncmp(e.message, "memory budget of ", 17) == 0, "%s", e.message);
+	cr_assert(strstr(e.message, "MB exceeded building the call tree; "
+	                            "--max-memory raises it"), "%s", e.message);
+	cr_assert_eq(e.offset, -1);
+	/* freeing the first tree gives its share back */
+	af_tree_free(one);
+	cr_assert_eq(af_tree_from_trace(t, NULL, &two, &e), AF_OK, "%s", e.message);
+	af_tree_free(two);
+	af_trace_free(t);
+	free(text);
+}
+
+Test(alloc, max_memory_option)
+{
+	size_t len;
+	char *text = t_paths(20000, &len);
+	char *in = t_tmp("budget.folded"), *out = t_tmp("budget.svg"), *err = NULL;
+	char args[2048], want[1024];
+
+	t_write(in, text, len);
+	snprintf(args, sizeof args, "--max-memory 1M -o '%s' '%s'", out, in);
+	cr_assert_eq(t_cli(args, NULL, NULL, &err), 1);
+	snprintf(want, sizeof want, "aflame-render: %s: memory budget of 1 MB exceeded", in);
+	cr_assert(strncmp(err, want, strlen(want)) == 0, "%s", err);
+	cr_assert(strstr(err, "; --max-memory raises it (byte "), "%s", err);
+	cr_assert_eq(access(out, F_OK), -1, "an output was left behind");
+	free(err);
+	snprintf(args, sizeof args, "--max-memory 256M -o '%s' '%s'", out, in);
+	cr_assert_eq(t_cli(args, NULL, NULL, &err), 0, "%s", err);
+	free(err);
+	snprintf(args, sizeof args, "--max-memory 0.5G --per-thread -o '%s.d' '%s'", out, in);
+	cr_assert_eq(t_cli(args, NULL, NULL, &err), 0, "%s", err);
+	free(err);
+	cr_assert_eq(t_cli("--max-memory lots x.trace", NULL, NULL, &err), 2);
+	cr_assert(strstr(err, "--max-memory takes a size such as 512M or 4G, not 'lots'"),
+	          "%s", err);
+	free(err);
+	cr_assert_eq(t_cli("--max-memory 0 x.trace", NULL, NULL, &err), 2);
+	free(err);
+	unlink(out);
+	unlink(in);
+	free(in);
+	free(out);
+	free(text);
+}
+
+/* ------------------------------------------------------------------ */
+/* Memory stays bounded on large inputs                                */
+
+/* Parse, merged tree, layout and folded text of `path` or `buf`; returns
+ * the most bytes held at once. */
+static size_t t_peak(const char *path, const void *buf, size_t len)
+{
+	t_alloc a = {0};
+	af_allocator al = t_allocator(&a);
+	af_parse_options po = {.allocator = &al};
+	af_layout_options lo = {0};
+	af_trace *t = NULL;
+	af_tree *tree = NULL;
+	af_layout *l = NULL;
+	af_error e = {0};
+	FILE *sink = fopen("/dev/null", "w");
+
+	cr_assert_eq(path ? af_trace_open(path, &po, &t, &e)
+	                  : af_trace_parse(buf, len, &po, &t, &e), AF_OK, "%s", e.message);
+	cr_assert_eq(af_tree_from_trace(t, NULL, &tree, &e), AF_OK, "%s", e.message);
+	cr_assert_eq(af_layout_build(tree, &lo, &l, &e), AF_OK, "%s", e.message);
+	cr_assert_eq(af_folded_write(tree, AF_CLOCK_WALL, sink, &e), AF_OK, "%s", e.message);
+	af_layout_free(l);
+	af_tree_free(tree);
+	af_trace_free(t);
+	fclose(sink);
+	cr_assert_eq(a.live, 0);
+	return a.peak;
+}
+
+/* 200,000 distinct call paths: memory grows with the paths, by a few
+ * hundred bytes each (nodes, hash slots and totals in the trace, again in
+ * the call tree, and the folded writer's tables). */
+Test(alloc, distinct_paths_take_bounded_memory)
+{
+	size_t len, n = 200000, peak;
+	char *text = t_paths(n, &len);
+
+	peak = t_peak(NULL, text, len);
+	cr_log_info("%zu distinct paths: peak %.1f MB (%.0f bytes a path)\n", n,
+	            peak / 1e6, (double)peak / n);
+	cr_assert_lt(peak, n * 600, "%zu bytes for %zu paths", peak, n);
+	free(text);
+}
+
+/* 50 MB of folded text with few distinct paths: the file is mapped, not
+ * copied, and memory is that of the paths, not of the text. */
+Test(alloc, large_folded_input_takes_memory_of_its_paths_only)
+{
+	char *path = t_tmp("large.folded");
+	FILE *f = fopen(path, "w");
+	size_t written = 0, i = 0, peak;
+
+	cr_assert_not_null(f);
+	while (written < (50u << 20)) {
+		int n = fprintf(f, "main;com.example.App.run;com.example.Work.step%zu;"
+		                   "com.example.Work.leaf %zu\n", i % 500, i % 13 + 1);
+		cr_assert_gt(n, 0);
+		written += (size_t)n;
+		i++;
+	}
+	cr_assert_eq(fclose(f), 0);
+	peak = t_peak(path, NULL, 0);
+	cr_log_info("50 MB of folded text (%zu lines): peak %.2f MB\n", i, peak / 1e6);
+	cr_assert_lt(peak, 2u << 20, "%zu bytes held for 50 MB of text", peak);
+	unlink(path);
+	free(path);
+}
