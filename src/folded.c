@@ -82,6 +82,30 @@ int af_folded_detect(const uint8_t *buf, size_t len)
 	return end > i && af_folded_line((const char *)buf + i, end - i, &a, &b, &two) > 0;
 }
 
+const char *af_folded_reject(const uint8_t *buf, size_t len, size_t *off)
+{
+	size_t i = 0, end, e, tok;
+
+	while (i < len && (buf[i] == '\n' || buf[i] == '\r'))
+		i++;
+	for (end = i; end < len && buf[end] != '\n'; end++)
+		if (buf[end] < 0x20 && buf[end] != '\t' && buf[end] != '\r')
+			return NULL; /* not text */
+	e = end;
+	while (e > i && (buf[e - 1] == '\r' || buf[e - 1] == ' ' || buf[e - 1] == '\t'))
+		e--;
+	for (tok = e; tok > i && buf[tok - 1] != ' ' && buf[tok - 1] != '\t'; tok--)
+		;
+	if (tok == i) {
+		*off = e;
+		return "line 1 has no count after its stack";
+	}
+	*off = tok;
+	if (buf[tok] == '-' && tok + 1 < e && buf[tok + 1] >= '0' && buf[tok + 1] <= '9')
+		return "line 1 ends in a negative count";
+	return "line 1 does not end in a count";
+}
+
 af_status af_trace_folded(af_trace *t, const uint8_t *buf, size_t len,
                           af_error *err)
 {
@@ -93,7 +117,7 @@ af_status af_trace_folded(af_trace *t, const uint8_t *buf, size_t len,
 	while (pos < len) {
 		const char *line = (const char *)buf + pos;
 		const char *nl = memchr(line, '\n', len - pos);
-		size_t n = nl ? (size_t)(nl - line) : len - pos, stack, i, start;
+		size_t n = nl ? (size_t)(nl - line) : len - pos, stack, i, start, depth;
 		uint64_t before = 0, after = 0;
 		uint32_t node = root;
 		int two;
@@ -105,13 +129,23 @@ af_status af_trace_folded(af_trace *t, const uint8_t *buf, size_t len,
 			continue;
 		stack = af_folded_line(line, n, &before, &after, &two);
 		if (stack == 0 || memchr(line, 0, n)) {
-			t->info.ignored_lines++;
+			if (!t->info.ignored_lines++)
+				t->info.first_ignored_line = (uint64_t)(line - (const char *)buf);
 			continue;
 		}
-		for (i = 0, start = 0; i <= stack; i++) {
+		for (i = 0, start = 0, depth = 0; i <= stack; i++) {
 			uint32_t name;
 			if (i < stack && line[i] != ';')
 				continue;
+			if (i - start > t->limits.max_name_len)
+				return af_fail(err, AF_ERR_LIMIT,
+				               (long long)(line + start - (const char *)buf),
+				               "frame name longer than %u bytes",
+				               t->limits.max_name_len);
+			if (++depth > t->limits.max_depth)
+				return af_fail(err, AF_ERR_LIMIT,
+				               (long long)(line + start - (const char *)buf),
+				               "stack deeper than %u frames", t->limits.max_depth);
 			name = af_names_intern_clean(&t->frames, line + start, i - start);
 			if (name == AF_NONE)
 				return af_fail(err, AF_ERR_NOMEM,

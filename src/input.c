@@ -178,6 +178,22 @@ static af_status af_parse_bytes(af_trace *t, const uint8_t *b, size_t len,
 		t->info.variant = AF_VARIANT_FOLDED;
 		return af_trace_folded(t, b, len, err);
 	}
+	{
+		size_t i = 0, off;
+		const char *why;
+		while (i < len && (b[i] == '\n' || b[i] == '\r' || b[i] == ' ' ||
+		                   b[i] == '\t'))
+			i++;
+		if (i == len)
+			return af_fail(err, AF_ERR_FORMAT, 0,
+			               "the input holds nothing but blank lines");
+		why = af_folded_reject(b, len, &off);
+		if (why)
+			return af_fail(err, AF_ERR_FORMAT, (long long)off,
+			               "not an Android method trace (no *version key, no "
+			               "SLOW header, not gzip) nor folded stacks "
+			               "(\"frame;frame COUNT\"): %s", why);
+	}
 	return af_fail(err, AF_ERR_FORMAT, 0,
 	               "not an Android method trace nor folded stacks (no *version "
 	               "key, no SLOW header, not gzip, no \"frame;frame COUNT\" line)");

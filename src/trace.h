@@ -118,6 +118,10 @@ af_status af_trace_folded(af_trace *t, const uint8_t *buf, size_t len,
 /** 1 when the text looks like folded stacks: its first line is one. */
 int af_folded_detect(const uint8_t *buf, size_t len);
 
+/** For text whose first line is not folded stacks: why, and the byte
+ * where the count should be; NULL when the bytes are not text at all. */
+const char *af_folded_reject(const uint8_t *buf, size_t len, size_t *off);
+
 /** Parses a whole ART streaming trace. */
 af_status af_trace_streaming(af_trace *t, const uint8_t *buf, size_t len,
                              af_error *err);

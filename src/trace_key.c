@@ -98,6 +98,12 @@ af_status af_trace_key(af_trace *t, const uint8_t *text, size_t len,
 		pos += llen + 1;
 		if (llen && line[llen - 1] == '\r')
 			llen--;
+		{
+			const uint8_t *nul = memchr(line, 0, llen);
+			if (nul)
+				return af_fail(err, AF_ERR_KEY, off + (nul - line),
+				               "NUL byte in a key line");
+		}
 
 		if (llen && line[0] == '*') {
 			if (af_line_is(line, llen, "*version")) {

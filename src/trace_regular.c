@@ -75,5 +75,6 @@ af_status af_trace_regular_data(af_trace *t, const uint8_t *data, size_t len,
 		af_trace_progress(t, pos, len);
 	}
 	t->info.truncated_bytes = len - pos;
+	t->info.data_end = (uint64_t)base + pos;
 	return AF_OK;
 }

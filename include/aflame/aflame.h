@@ -132,6 +132,9 @@ typedef struct af_trace_info {
 	int summary_missing;     /* streaming trace cut before its summary */
 	int clock_assumed;       /* the clock was inferred, not read */
 	uint64_t truncated_bytes;/* bytes of a partial last record, ignored */
+	uint64_t data_end;       /* byte where the last whole record or item
+	                            ends: where a cut-off record or a missing
+	                            summary begins */
 	uint32_t threads_declared; /* distinct ids in *threads / thread items */
 	uint32_t threads_with_records;
 	uint32_t methods;        /* entries in *methods / method items */
@@ -148,6 +151,7 @@ typedef struct af_trace_info {
 	uint32_t thread_id_collisions; /* *threads ids equal after truncation */
 	uint64_t lines;          /* folded input: lines used */
 	uint64_t ignored_lines;  /* folded input: lines not of the form */
+	uint64_t first_ignored_line; /* folded input: the byte it starts at */
 	int differential;        /* folded input with two counts per line */
 } af_trace_info;
 
