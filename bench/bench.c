@@ -3,6 +3,7 @@
  * times aflame-render on them.
  *
  *   aflame-bench CLI WORKDIR [RUNS]
+ *   aflame-bench --pathological CLI WORKDIR [RUNS] [SCALE]
  *
  * The program traced is made up but shaped like an app: 20,000 methods,
  * each calling a few others, 16 threads, stacks 17 deep on average and up to
@@ -10,6 +11,10 @@
  * fixed, so the inputs are the same on every machine.  Every step runs in a
  * child process; the table gives the median wall time of RUNS runs, the
  * rates, and the child's peak resident memory.
+ *
+ * --pathological times the sizes robustness is about: 10 million distinct
+ * call paths, and 1 GB of folded text (SCALE, e.g. 0.001, shrinks both for a
+ * quick check).
  */
 #define _DEFAULT_SOURCE
 #include <errno.h>
@@ -194,6 +199,82 @@ static int step(const char *what, const char *cmd, int runs, double records,
 	return 0;
 }
 
+/* Folded text with `n` distinct call paths, three frames each. */
+static int write_distinct(const char *path, long n)
+{
+	FILE *f = fopen(path, "w");
+	long side = 1, i;
+
+	if (!f)
+		return -1;
+	while (side * side < n)
+		side++;
+	for (i = 0; i < n; i++)
+		fprintf(f, "main;com.example.Feature%ld.run;com.example.Step%ld.work %ld\n",
+		        i / side, i % side, i % 7 + 1);
+	return fclose(f);
+}
+
+/* About `bytes` of folded text over 2,000 paths of a realistic depth. */
+static int write_large(const char *path, double bytes)
+{
+	FILE *f = fopen(path, "w");
+	double done = 0;
+	long i;
+
+	if (!f)
+		return -1;
+	for (i = 0; done < bytes; i++) {
+		int n = fprintf(f, "main;android.os.Looper.loop;android.os.Handler.dispatchMessage;"
+		                   "com.example.app.Feature%ld.onEvent;com.example.app.Work.step%ld;"
+		                   "java.util.HashMap.put %ld\n", i % 40, i % 50, i % 13 + 1);
+		if (n < 0)
+			break;
+		done += n;
+	}
+	return fclose(f);
+}
+
+static int pathological(const char *self, const char *cli, const char *dir, int runs,
+                        double scale)
+{
+	long paths = (long)(10e6 * scale);
+	char in[1024], cmd[4096], label[256];
+	double mb;
+
+	if (paths < 1000)
+		paths = 1000;
+	printf("| pathological step | median wall | | input MB/s | peak RSS |\n"
+	       "|---|---|---|---|---|\n");
+	snprintf(in, sizeof in, "%s/distinct-%ld.folded", dir, paths);
+	if (size_of(in) == 0 && write_distinct(in, paths))
+		return -1;
+	mb = (double)size_of(in);
+	snprintf(label, sizeof label, "**%ld distinct call paths** (%.0f MB folded): parse",
+	         paths, mb / 1e6);
+	snprintf(cmd, sizeof cmd, "'%s' --parse '%s'", self, in);
+	if (step(label, cmd, runs, 0, mb))
+		return -1;
+	snprintf(cmd, sizeof cmd, "'%s' -q -o '%s/distinct.folded' '%s'", cli, dir, in);
+	if (step("distinct paths → folded text", cmd, runs, 0, mb))
+		return -1;
+	snprintf(cmd, sizeof cmd, "'%s' -q -o '%s/distinct.svg' '%s'", cli, dir, in);
+	if (step("distinct paths → SVG", cmd, runs, 0, mb))
+		return -1;
+	snprintf(in, sizeof in, "%s/large-%.0f.folded", dir, 1e9 * scale);
+	if (size_of(in) == 0 && write_large(in, 1e9 * scale))
+		return -1;
+	mb = (double)size_of(in);
+	snprintf(label, sizeof label, "**%.0f MB of folded text** → SVG", mb / 1e6);
+	snprintf(cmd, sizeof cmd, "'%s' -q -o '%s/large.svg' '%s'", cli, dir, in);
+	if (step(label, cmd, runs, 0, mb))
+		return -1;
+	snprintf(cmd, sizeof cmd, "'%s' -q -o '%s/large.svg' - < '%s'", cli, dir, in);
+	if (step("the same from standard input (read into memory)", cmd, runs, 0, mb))
+		return -1;
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	static const long sizes[] = {100000, 1000000, 4000000};
@@ -213,8 +294,20 @@ int main(int argc, char **argv)
 		af_trace_free(t);
 		return 0;
 	}
+	if (argc >= 4 && strcmp(argv[1], "--pathological") == 0) {
+		int n = argc > 4 ? atoi(argv[4]) : 3;
+		double scale = argc > 5 ? atof(argv[5]) : 1;
+		if (n < 1 || n > 31 || !(scale > 0 && scale <= 1))
+			return 2;
+		if (mkdir(argv[3], 0777) && errno != EEXIST) {
+			perror(argv[3]);
+			return 1;
+		}
+		return pathological(self, argv[2], argv[3], n, scale) ? 1 : 0;
+	}
 	if (argc < 3) {
-		fputs("usage: aflame-bench CLI WORKDIR [RUNS]\n", stderr);
+		fputs("usage: aflame-bench CLI WORKDIR [RUNS]\n"
+		      "       aflame-bench --pathological CLI WORKDIR [RUNS] [SCALE]\n", stderr);
 		return 2;
 	}
 	cli = argv[1];

@@ -97,7 +97,7 @@ static cairo_status_t af_draw(cairo_t *cr, const af_layout *l, af_font *font,
 	cairo_pattern_t *bg;
 	double fs = l->font_size;
 	size_t i;
-	af_buf label = {0};
+	af_buf label = {.mem = af_layout_mem(l)};
 	int bad = 0;
 
 	bg = cairo_pattern_create_linear(0, 0, 0, l->height);
@@ -146,14 +146,17 @@ static cairo_status_t af_draw(cairo_t *cr, const af_layout *l, af_font *font,
 		bad |= af_show(cr, &label, ni.name, n, dots ? ".." : "", r->x + 3,
 		               r->y + r->h / 2 + 3);
 	}
-	free(label.data);
+	af_buf_free(&label);
 	return bad ? CAIRO_STATUS_NO_MEMORY : cairo_status(cr);
 }
 
-af_status af_cairo_write(const af_layout *l, af_format format,
-                         const af_render_options *opt, FILE *out, af_error *err)
+static af_status af_cairo_emit(const af_layout *l, af_format format,
+                               const af_render_options *opt, FILE *out,
+                               af_error *err)
 {
 	double scale = opt && opt->scale > 0 ? opt->scale : 1;
+	af_mem *mem = af_layout_mem(l);
+	unsigned char *pixels = NULL; /* the PNG's, from the layout's allocator */
 	cairo_surface_t *s;
 	cairo_t *cr;
 	cairo_status_t cs;
@@ -169,7 +172,13 @@ af_status af_cairo_write(const af_layout *l, af_format format,
 			               "a %.0f x %.0f px PNG is larger than cairo's %d px "
 			               "limit (a stack %u frames deep); use SVG or PDF",
 			               w, h, AF_CAIRO_MAX_SIDE, l->max_depth);
-		s = cairo_image_surface_create(CAIRO_FORMAT_RGB24, (int)w, (int)h);
+		int stride = cairo_format_stride_for_width(CAIRO_FORMAT_RGB24, (int)w);
+		pixels = stride > 0 ? af_calloc(mem, (size_t)h, (size_t)stride) : NULL;
+		if (!pixels)
+			return af_fail(err, AF_ERR_NOMEM, -1,
+			               "out of memory for a %.0f x %.0f px image", w, h);
+		s = cairo_image_surface_create_for_data(pixels, CAIRO_FORMAT_RGB24,
+		                                        (int)w, (int)h, stride);
 	} else if (format == AF_FORMAT_PDF) {
 		s = cairo_pdf_surface_create_for_stream(af_write_file, out, l->width,
 		                                        l->height);
@@ -185,6 +194,7 @@ af_status af_cairo_write(const af_layout *l, af_format format,
 	if (cairo_surface_status(s) != CAIRO_STATUS_SUCCESS) {
 		cs = cairo_surface_status(s);
 		cairo_surface_destroy(s);
+		af_free(mem, pixels);
 		return af_fail(err, cs == CAIRO_STATUS_NO_MEMORY ? AF_ERR_NOMEM : AF_ERR_RENDER,
 		               -1, "cairo: %s", cairo_status_to_string(cs));
 	}
@@ -200,6 +210,7 @@ af_status af_cairo_write(const af_layout *l, af_format format,
 			cs = cairo_surface_status(s);
 	}
 	cairo_surface_destroy(s);
+	af_free(mem, pixels);
 	if (cs == CAIRO_STATUS_WRITE_ERROR)
 		return af_fail(err, AF_ERR_IO, -1, "write failed");
 	if (cs != CAIRO_STATUS_SUCCESS)
@@ -208,4 +219,11 @@ af_status af_cairo_write(const af_layout *l, af_format format,
 	if (fflush(out) || ferror(out))
 		return af_fail(err, AF_ERR_IO, -1, "write failed");
 	return AF_OK;
+}
+
+af_status af_cairo_write(const af_layout *l, af_format format,
+                         const af_render_options *opt, FILE *out, af_error *err)
+{
+	return af_mem_explain(af_layout_mem(l), af_cairo_emit(l, format, opt, out, err),
+	                      err);
 }

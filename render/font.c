@@ -21,6 +21,7 @@
 #define AF_BMP 65536
 
 struct af_font {
+	af_mem *mem;
 	FcConfig *config;
 	cairo_font_face_t *face;
 	cairo_font_options_t *options;
@@ -41,6 +42,8 @@ static const char *af_font_conf_path(void)
 
 void af_font_free(af_font *f)
 {
+	af_mem *mem;
+
 	if (!f)
 		return;
 	if (f->ref)
@@ -51,12 +54,21 @@ void af_font_free(af_font *f)
 		cairo_font_options_destroy(f->options);
 	if (f->config)
 		FcConfigDestroy(f->config);
-	free(f->advance);
-	free(f);
+	mem = f->mem;
+	af_free(mem, f->advance);
+	af_free(mem, f);
+	af_mem_unref(mem);
 }
 
 af_status af_font_open(const char *conf_path, af_font **out, af_error *err)
 {
+	return af_font_open_with(conf_path, NULL, out, err);
+}
+
+af_status af_font_open_with(const char *conf_path, const af_allocator *allocator,
+                            af_font **out, af_error *err)
+{
+	af_mem *mem = af_mem_new(allocator, UINT64_MAX);
 	af_font *f;
 	FcPattern *want = NULL, *match = NULL;
 	FcResult res;
@@ -66,10 +78,13 @@ af_status af_font_open(const char *conf_path, af_font **out, af_error *err)
 	const char *path = conf_path ? conf_path : af_font_conf_path();
 
 	*out = NULL;
-	f = calloc(1, sizeof *f);
-	if (!f)
-		return af_fail(err, AF_ERR_NOMEM, -1, "out of memory");
-	f->advance = malloc(AF_BMP * sizeof *f->advance);
+	f = mem ? af_calloc(mem, 1, sizeof *f) : NULL;
+	if (!f) {
+		af_mem_unref(mem);
+		return af_fail(err, AF_ERR_NOMEM, -1, "out of memory loading the font");
+	}
+	f->mem = mem;
+	f->advance = af_malloc(mem, AF_BMP * sizeof *f->advance);
 	f->config = FcConfigCreate();
 	if (!f->advance || !f->config)
 		goto nomem;

@@ -186,7 +186,8 @@ static af_status af_svg_frames(const af_layout *l, const af_render_options *opt,
                                af_style *st, int interactive, double rect_h,
                                FILE *out, af_error *err)
 {
-	af_buf tip = {0}, data = {0};
+	af_mem *mem = af_layout_mem(l);
+	af_buf tip = {.mem = mem}, data = {.mem = mem};
 	uint32_t *index = NULL, *names = NULL;
 	size_t i, nnames = 0, count = af_tree_name_count(l->tree);
 	double fs = l->font_size;
@@ -195,8 +196,8 @@ static af_status af_svg_frames(const af_layout *l, const af_render_options *opt,
 
 	if (interactive) {
 		/* name id -> place in the table (UINT32_MAX: not yet in it) */
-		index = malloc((count ? count : 1) * sizeof *index);
-		names = malloc((count ? count : 1) * sizeof *names);
+		index = af_malloc(mem, (count ? count : 1) * sizeof *index);
+		names = af_malloc(mem, (count ? count : 1) * sizeof *names);
 		if (!index || !names) {
 			status = af_fail(err, AF_ERR_NOMEM, -1, "out of memory writing SVG");
 			goto done;
@@ -278,15 +279,15 @@ static af_status af_svg_frames(const af_layout *l, const af_render_options *opt,
 	if (fflush(out) || ferror(out))
 		status = af_fail(err, AF_ERR_IO, -1, "write failed");
 done:
-	free(tip.data);
-	free(data.data);
-	free(index);
-	free(names);
+	af_buf_free(&tip);
+	af_buf_free(&data);
+	af_free(mem, index);
+	af_free(mem, names);
 	return status;
 }
 
-af_status af_svg_write(const af_layout *l, const af_render_options *opt,
-                       FILE *out, af_error *err)
+static af_status af_svg_emit(const af_layout *l, const af_render_options *opt,
+                             FILE *out, af_error *err)
 {
 	af_style st;
 	double fs = l->font_size, rect_h;
@@ -323,15 +324,17 @@ af_status af_svg_write(const af_layout *l, const af_render_options *opt,
 	fputs("\" xmlns=\"http://www.w3.org/2000/svg\">\n", out);
 	if (opt->notes) {
 		/* a comment may not hold "--": runs of '-' become one */
-		af_buf note = {0};
+		af_buf note = {.mem = af_layout_mem(l)};
 		for (c = opt->notes; *c; c++)
 			if (!(*c == '-' && c > opt->notes && c[-1] == '-') && *c != '<' &&
-			    *c != '>' && af_buf_append(&note, c, 1))
-				return af_fail(err, AF_ERR_NOMEM, -1, "out of memory");
+			    *c != '>' && af_buf_append(&note, c, 1)) {
+				af_buf_free(&note);
+				return af_fail(err, AF_ERR_NOMEM, -1, "out of memory writing SVG");
+			}
 		fputs("<!-- ", out);
 		af_xml_escape(out, note.data ? note.data : "", note.len);
 		fputs(" -->\n", out);
-		free(note.data);
+		af_buf_free(&note);
 	}
 	fprintf(out, "<defs><linearGradient id=\"background\" x1=\"0\" y1=\"0\" x2=\"0\" y2=\"1\">"
 	             "<stop stop-color=\"#%02x%02x%02x\" offset=\"5%%\"/>"
@@ -374,4 +377,10 @@ af_status af_svg_write(const af_layout *l, const af_render_options *opt,
 		af_svg_text(out, "id=\"matched\"", l->width - l->xpad, l->height - ypad2 / 2, "");
 	}
 	return af_svg_frames(l, opt, &st, interactive, rect_h, out, err);
+}
+
+af_status af_svg_write(const af_layout *l, const af_render_options *opt,
+                       FILE *out, af_error *err)
+{
+	return af_mem_explain(af_layout_mem(l), af_svg_emit(l, opt, out, err), err);
 }

@@ -46,30 +46,6 @@ af_status af_fail(af_error *err, af_status status, long long offset,
 	return status;
 }
 
-int af_grow(void **ptr, size_t *cap, size_t need, size_t elem)
-{
-	size_t ncap, bytes;
-	void *p;
-
-	if (need <= *cap)
-		return 0;
-	ncap = *cap ? *cap : 16;
-	while (ncap < need) {
-		if (ncap > SIZE_MAX / 2)
-			return -1;
-		ncap *= 2;
-	}
-	if (af_mul_overflow(ncap, elem, &bytes))
-		return -1;
-	p = realloc(*ptr, bytes);
-	if (!p)
-		return -1;
-	af_hint_huge(p, bytes);
-	*ptr = p;
-	*cap = ncap;
-	return 0;
-}
-
 void af_hint_huge(void *p, size_t bytes)
 {
 #ifdef MADV_HUGEPAGE
@@ -89,12 +65,19 @@ int af_buf_append(af_buf *b, const void *data, size_t len)
 {
 	if (len > SIZE_MAX - b->len - 1)
 		return -1;
-	if (AF_GROW(b->data, b->cap, b->len + len + 1))
+	if (AF_GROW(b->mem, b->data, b->cap, b->len + len + 1))
 		return -1;
 	memcpy(b->data + b->len, data, len);
 	b->len += len;
 	b->data[b->len] = '\0';
 	return 0;
+}
+
+void af_buf_free(af_buf *b)
+{
+	af_free(b->mem, b->data);
+	b->data = NULL;
+	b->len = b->cap = 0;
 }
 
 int af_buf_printf(af_buf *b, const char *fmt, ...)
@@ -110,7 +93,7 @@ int af_buf_printf(af_buf *b, const char *fmt, ...)
 		return -1;
 	if ((size_t)n < sizeof tmp)
 		return af_buf_append(b, tmp, (size_t)n);
-	if (AF_GROW(b->data, b->cap, b->len + (size_t)n + 1))
+	if (AF_GROW(b->mem, b->data, b->cap, b->len + (size_t)n + 1))
 		return -1;
 	va_start(ap, fmt);
 	vsnprintf(b->data + b->len, (size_t)n + 1, fmt, ap);

@@ -82,6 +82,30 @@ int af_folded_detect(const uint8_t *buf, size_t len)
 	return end > i && af_folded_line((const char *)buf + i, end - i, &a, &b, &two) > 0;
 }
 
+const char *af_folded_reject(const uint8_t *buf, size_t len, size_t *off)
+{
+	size_t i = 0, end, e, tok;
+
+	while (i < len && (buf[i] == '\n' || buf[i] == '\r'))
+		i++;
+	for (end = i; end < len && buf[end] != '\n'; end++)
+		if (buf[end] < 0x20 && buf[end] != '\t' && buf[end] != '\r')
+			return NULL; /* not text */
+	e = end;
+	while (e > i && (buf[e - 1] == '\r' || buf[e - 1] == ' ' || buf[e - 1] == '\t'))
+		e--;
+	for (tok = e; tok > i && buf[tok - 1] != ' ' && buf[tok - 1] != '\t'; tok--)
+		;
+	if (tok == i) {
+		*off = e;
+		return "line 1 has no count after its stack";
+	}
+	*off = tok;
+	if (buf[tok] == '-' && tok + 1 < e && buf[tok + 1] >= '0' && buf[tok + 1] <= '9')
+		return "line 1 ends in a negative count";
+	return "line 1 does not end in a count";
+}
+
 af_status af_trace_folded(af_trace *t, const uint8_t *buf, size_t len,
                           af_error *err)
 {
@@ -89,11 +113,11 @@ af_status af_trace_folded(af_trace *t, const uint8_t *buf, size_t len,
 	uint32_t root = af_ptree_root(&t->tree, AF_NONE);
 
 	if (root == AF_NONE)
-		return af_fail(err, AF_ERR_NOMEM, -1, "out of memory");
+		return af_fail(err, AF_ERR_NOMEM, 0, "out of memory");
 	while (pos < len) {
 		const char *line = (const char *)buf + pos;
 		const char *nl = memchr(line, '\n', len - pos);
-		size_t n = nl ? (size_t)(nl - line) : len - pos, stack, i, start;
+		size_t n = nl ? (size_t)(nl - line) : len - pos, stack, i, start, depth;
 		uint64_t before = 0, after = 0;
 		uint32_t node = root;
 		int two;
@@ -105,16 +129,28 @@ af_status af_trace_folded(af_trace *t, const uint8_t *buf, size_t len,
 			continue;
 		stack = af_folded_line(line, n, &before, &after, &two);
 		if (stack == 0 || memchr(line, 0, n)) {
-			t->info.ignored_lines++;
+			if (!t->info.ignored_lines++)
+				t->info.first_ignored_line = (uint64_t)(line - (const char *)buf);
 			continue;
 		}
-		for (i = 0, start = 0; i <= stack; i++) {
+		for (i = 0, start = 0, depth = 0; i <= stack; i++) {
 			uint32_t name;
 			if (i < stack && line[i] != ';')
 				continue;
+			if (i - start > t->limits.max_name_len)
+				return af_fail(err, AF_ERR_LIMIT,
+				               (long long)(line + start - (const char *)buf),
+				               "frame name longer than %u bytes",
+				               t->limits.max_name_len);
+			if (++depth > t->limits.max_depth)
+				return af_fail(err, AF_ERR_LIMIT,
+				               (long long)(line + start - (const char *)buf),
+				               "stack deeper than %u frames", t->limits.max_depth);
 			name = af_names_intern_clean(&t->frames, line + start, i - start);
 			if (name == AF_NONE)
-				return af_fail(err, AF_ERR_NOMEM, -1, "out of memory");
+				return af_fail(err, AF_ERR_NOMEM,
+				               (long long)(line - (const char *)buf),
+				               "out of memory");
 			if (t->flamechart) {
 				/* only the same frame of the line before merges */
 				uint32_t last = t->tree.nodes[node].child;
@@ -124,11 +160,15 @@ af_status af_trace_folded(af_trace *t, const uint8_t *buf, size_t len,
 				node = af_ptree_child(&t->tree, node, name);
 			}
 			if (node == AF_NONE)
-				return af_fail(err, t->tree.len >= t->tree.max_nodes
-				                        ? AF_ERR_LIMIT : AF_ERR_NOMEM,
-				               (long long)(line - (const char *)buf),
-				               "cannot add call path %zu (limit %u)",
-				               t->tree.len + 1, t->tree.max_nodes);
+				return t->tree.len >= t->tree.max_nodes
+				       ? af_fail(err, AF_ERR_LIMIT,
+				                 (long long)(line - (const char *)buf),
+				                 "cannot add call path %zu (limit %u)",
+				                 t->tree.len + 1, t->tree.max_nodes)
+				       : af_fail(err, AF_ERR_NOMEM,
+				                 (long long)(line - (const char *)buf),
+				                 "out of memory adding call path %zu",
+				                 t->tree.len + 1);
 			start = i + 1;
 		}
 		t->tree.nodes[node].self[AF_CLOCK_WALL] += after;
@@ -184,9 +224,10 @@ static int af_has_line(const af_tree *tree, const af_pnode *nodes, size_t i,
 	return af_tree_self(tree, (uint32_t)i, clock) != 0 || nodes[i].base != 0;
 }
 
-af_status af_folded_write(const af_tree *tree, af_clock clock, FILE *out,
-                          af_error *err)
+static af_status af_folded_emit(const af_tree *tree, af_clock clock, FILE *out,
+                                af_error *err)
 {
+	af_mem *mem = af_tree_mem(tree);
 	int two = af_tree_is_differential(tree);
 	const af_pnode *nodes = af_tree_nodes(tree);
 	const uint32_t *rank = af_tree_ranks(tree);
@@ -195,7 +236,7 @@ af_status af_folded_write(const af_tree *tree, af_clock clock, FILE *out,
 	uint64_t *sub = NULL, bytes = 0, *plen = NULL;
 	af_entry *entries = NULL;
 	af_level *levels = NULL;
-	af_buf path = {0};
+	af_buf path = {.mem = mem};
 	af_status st = AF_OK;
 
 	if ((unsigned)clock >= AF_CLOCK_COUNT)
@@ -203,10 +244,10 @@ af_status af_folded_write(const af_tree *tree, af_clock clock, FILE *out,
 	if (af_tree_is_pruned(tree))
 		return af_fail(err, AF_ERR_ARG, -1,
 		               "a tree pruned for drawing cannot be written as folded text");
-	first = calloc(n + 1, sizeof *first);
-	fill = calloc(n + 1, sizeof *fill);
-	sub = calloc(n, sizeof *sub);
-	plen = calloc(n, sizeof *plen);
+	first = af_calloc(mem, n + 1, sizeof *first);
+	fill = af_calloc(mem, n + 1, sizeof *fill);
+	sub = af_calloc(mem, n, sizeof *sub);
+	plen = af_calloc(mem, n, sizeof *plen);
 	if (!first || !fill || !sub || !plen)
 		goto nomem;
 	/* the text's size first: every line repeats its whole path, so deep
@@ -235,7 +276,7 @@ af_status af_folded_write(const af_tree *tree, af_clock clock, FILE *out,
 	for (i = 0; i < n; i++)
 		first[i + 1] += first[i];
 	nentries = first[n];
-	entries = malloc((nentries ? nentries : 1) * sizeof *entries);
+	entries = af_malloc(mem, (nentries ? nentries : 1) * sizeof *entries);
 	if (!entries)
 		goto nomem;
 	memcpy(fill, first, (n + 1) * sizeof *fill);
@@ -258,7 +299,7 @@ af_status af_folded_write(const af_tree *tree, af_clock clock, FILE *out,
 			      af_entry_cmp);
 
 	/* one walk; the path so far is kept in `path` */
-	if (AF_GROW(levels, lcap, 1))
+	if (AF_GROW(mem, levels, lcap, 1))
 		goto nomem;
 	levels[0].next = first[0];
 	levels[0].end = first[1];
@@ -287,7 +328,7 @@ af_status af_folded_write(const af_tree *tree, af_clock clock, FILE *out,
 			fprintf(out, " %llu\n", (unsigned long long)af_tree_self(tree, e->node, clock));
 			continue;
 		}
-		if (AF_GROW(levels, lcap, top + 1))
+		if (AF_GROW(mem, levels, lcap, top + 1))
 			goto nomem;
 		levels[top].next = first[e->node];
 		levels[top].end = first[e->node + 1];
@@ -300,12 +341,19 @@ af_status af_folded_write(const af_tree *tree, af_clock clock, FILE *out,
 nomem:
 	st = af_fail(err, AF_ERR_NOMEM, -1, "out of memory writing folded text");
 out:
-	free(first);
-	free(fill);
-	free(sub);
-	free(plen);
-	free(entries);
-	free(levels);
-	free(path.data);
+	af_free(mem, first);
+	af_free(mem, fill);
+	af_free(mem, sub);
+	af_free(mem, plen);
+	af_free(mem, entries);
+	af_free(mem, levels);
+	af_buf_free(&path);
 	return st;
+}
+
+af_status af_folded_write(const af_tree *tree, af_clock clock, FILE *out,
+                          af_error *err)
+{
+	return af_mem_explain(af_tree_mem(tree), af_folded_emit(tree, clock, out, err),
+	                      err);
 }

@@ -18,9 +18,21 @@
 
 #define AF_MAGIC 0x574F4C53u /* "SLOW" */
 
-/* Inflates gzip (one or more members) into a new malloc'd buffer. */
-static af_status af_gunzip(const uint8_t *in, size_t len, uint64_t max,
-                           uint8_t **out, size_t *out_len, af_error *err)
+/* zlib's state and window come from the trace's allocator too. */
+static voidpf af_zalloc(voidpf opaque, uInt items, uInt size)
+{
+	return af_calloc(opaque, items, size);
+}
+
+static void af_zfree(voidpf opaque, voidpf p)
+{
+	af_free(opaque, p);
+}
+
+/* Inflates gzip (one or more members) into a new buffer from `mem`. */
+static af_status af_gunzip(af_mem *mem, const uint8_t *in, size_t len,
+                           uint64_t max, uint8_t **out, size_t *out_len,
+                           af_error *err)
 {
 	z_stream z;
 	uint8_t *buf = NULL;
@@ -29,8 +41,14 @@ static af_status af_gunzip(const uint8_t *in, size_t len, uint64_t max,
 	int r;
 
 	memset(&z, 0, sizeof z);
-	if (inflateInit2(&z, 15 + 16) != Z_OK)
-		return af_fail(err, AF_ERR_NOMEM, -1, "cannot start zlib");
+	z.zalloc = af_zalloc;
+	z.zfree = af_zfree;
+	z.opaque = mem;
+	r = inflateInit2(&z, 15 + 16);
+	if (r != Z_OK)
+		return af_fail(err, r == Z_MEM_ERROR ? AF_ERR_NOMEM : AF_ERR_GZIP, 0,
+		               r == Z_MEM_ERROR ? "out of memory starting zlib"
+		                                : "cannot start zlib");
 	z.next_in = (Bytef *)in;
 	for (;;) {
 		size_t before_in;
@@ -44,8 +62,9 @@ static af_status af_gunzip(const uint8_t *in, size_t len, uint64_t max,
 			}
 			if ((uint64_t)want > max)
 				want = (size_t)max;
-			if (AF_GROW(buf, cap, want)) {
-				st = af_fail(err, AF_ERR_NOMEM, -1, "out of memory inflating gzip data");
+			if (AF_GROW(mem, buf, cap, want)) {
+				st = af_fail(err, AF_ERR_NOMEM, (long long)z.total_in,
+				             "out of memory inflating gzip data");
 				goto out;
 			}
 		}
@@ -72,16 +91,19 @@ static af_status af_gunzip(const uint8_t *in, size_t len, uint64_t max,
 			goto out;
 		}
 		if (r != Z_OK && r != Z_BUF_ERROR) {
-			st = af_fail(err, r == Z_MEM_ERROR ? AF_ERR_NOMEM : AF_ERR_GZIP,
-			             (long long)(z.next_in - in), "corrupt gzip data: %s",
-			             z.msg ? z.msg : "inflate failed");
+			st = r == Z_MEM_ERROR
+			     ? af_fail(err, AF_ERR_NOMEM, (long long)(z.next_in - in),
+			               "out of memory inflating gzip data")
+			     : af_fail(err, AF_ERR_GZIP, (long long)(z.next_in - in),
+			               "corrupt gzip data: %s",
+			               z.msg ? z.msg : "inflate failed");
 			goto out;
 		}
 	}
 out:
 	inflateEnd(&z);
 	if (st != AF_OK) {
-		free(buf);
+		af_free(mem, buf);
 		return st;
 	}
 	*out = buf;
@@ -122,12 +144,14 @@ static af_status af_parse_bytes(af_trace *t, const uint8_t *b, size_t len,
 		if (depth > 0)
 			return af_fail(err, AF_ERR_FORMAT, 0,
 			               "gzip data inside gzip data");
-		AF_FORWARD(af_gunzip(b, len, t->limits.max_input, &raw, &rlen, err));
+		AF_FORWARD(af_gunzip(t->mem, b, len, t->limits.max_input, &raw, &rlen,
+		                     err));
 		t->info.gzip = 1;
 		st = af_parse_bytes(t, raw, rlen, depth + 1, err);
-		free(raw);
+		af_free(t->mem, raw);
 		return st;
 	}
+	t->input_len = len;
 	if (len >= 4 && af_rd32(b) == AF_MAGIC) {
 		unsigned v = len >= 6 ? af_rd16(b + 4) : 0;
 		if (v >= 1 && v <= 3)
@@ -154,6 +178,22 @@ static af_status af_parse_bytes(af_trace *t, const uint8_t *b, size_t len,
 		t->info.variant = AF_VARIANT_FOLDED;
 		return af_trace_folded(t, b, len, err);
 	}
+	{
+		size_t i = 0, off;
+		const char *why;
+		while (i < len && (b[i] == '\n' || b[i] == '\r' || b[i] == ' ' ||
+		                   b[i] == '\t'))
+			i++;
+		if (i == len)
+			return af_fail(err, AF_ERR_FORMAT, 0,
+			               "the input holds nothing but blank lines");
+		why = af_folded_reject(b, len, &off);
+		if (why)
+			return af_fail(err, AF_ERR_FORMAT, (long long)off,
+			               "not an Android method trace (no *version key, no "
+			               "SLOW header, not gzip) nor folded stacks "
+			               "(\"frame;frame COUNT\"): %s", why);
+	}
 	return af_fail(err, AF_ERR_FORMAT, 0,
 	               "not an Android method trace nor folded stacks (no *version "
 	               "key, no SLOW header, not gzip, no \"frame;frame COUNT\" line)");
@@ -175,8 +215,8 @@ af_status af_trace_parse(const void *buf, size_t len,
 
 	*out = NULL;
 	if (!t)
-		return af_fail(err, AF_ERR_NOMEM, -1, "out of memory");
-	st = af_parse_into(t, buf, len, err);
+		return af_fail(err, AF_ERR_NOMEM, 0, "out of memory");
+	st = af_mem_explain(t->mem, af_parse_into(t, buf, len, err), err);
 	if (st != AF_OK) {
 		af_trace_free(t);
 		return st;
@@ -188,20 +228,25 @@ af_status af_trace_parse(const void *buf, size_t len,
 /* ------------------------------------------------------------------ */
 /* Files                                                               */
 
-/* Bytes of a file: mapped when it is a regular file, read otherwise. */
+/* Bytes of a file: mapped when it is a regular file (the page cache holds
+ * them, not the budget), read into memory from `mem` otherwise. */
 typedef struct af_bytes {
 	uint8_t *data;
 	size_t len;
 	int mapped;
+	af_mem *mem;
 } af_bytes;
 
 static void af_bytes_free(af_bytes *b)
 {
+	af_mem *mem = b->mem;
+
 	if (b->mapped)
 		munmap(b->data, b->len);
 	else
-		free(b->data);
+		af_free(mem, b->data);
 	memset(b, 0, sizeof *b);
+	b->mem = mem;
 }
 
 #ifdef MAP_POPULATE
@@ -210,12 +255,14 @@ static void af_bytes_free(af_bytes *b)
 #define AF_MAP_POPULATE 0
 #endif
 
-static af_status af_read_fd(int fd, uint64_t max, af_bytes *b, af_error *err)
+static af_status af_read_fd(af_mem *mem, int fd, uint64_t max, af_bytes *b,
+                            af_error *err)
 {
 	size_t cap = 0;
 	struct stat sb;
 
 	memset(b, 0, sizeof *b);
+	b->mem = mem;
 	if (fstat(fd, &sb) == 0 && S_ISREG(sb.st_mode) && sb.st_size > 0) {
 		if ((uint64_t)sb.st_size > max)
 			return af_fail(err, AF_ERR_LIMIT, -1,
@@ -235,10 +282,11 @@ static af_status af_read_fd(int fd, uint64_t max, af_bytes *b, af_error *err)
 	for (;;) {
 		ssize_t n;
 		if (cap - b->len < 65536) {
-			if ((uint64_t)cap >= max || AF_GROW(b->data, cap, b->len + 65536)) {
+			if ((uint64_t)cap >= max || AF_GROW(mem, b->data, cap, b->len + 65536)) {
 				af_status st = (uint64_t)cap >= max ? AF_ERR_LIMIT : AF_ERR_NOMEM;
+				long long at = (long long)b->len;
 				af_bytes_free(b);
-				return af_fail(err, st, -1, st == AF_ERR_LIMIT
+				return af_fail(err, st, at, st == AF_ERR_LIMIT
 				               ? "input is larger than the input limit"
 				               : "out of memory reading the input");
 			}
@@ -257,18 +305,18 @@ static af_status af_read_fd(int fd, uint64_t max, af_bytes *b, af_error *err)
 	}
 }
 
-static af_status af_read_path(const char *path, uint64_t max, af_bytes *b,
-                              af_error *err)
+static af_status af_read_path(af_mem *mem, const char *path, uint64_t max,
+                              af_bytes *b, af_error *err)
 {
 	int fd;
 	af_status st;
 
 	if (strcmp(path, "-") == 0)
-		return af_read_fd(0, max, b, err);
+		return af_read_fd(mem, 0, max, b, err);
 	fd = open(path, O_RDONLY | O_CLOEXEC);
 	if (fd < 0)
 		return af_fail(err, AF_ERR_IO, -1, "cannot open: %s", strerror(errno));
-	st = af_read_fd(fd, max, b, err);
+	st = af_read_fd(mem, fd, max, b, err);
 	close(fd);
 	return st;
 }
@@ -280,14 +328,15 @@ static int af_exists(const char *path)
 }
 
 /* `path` with `suffix` replaced by (or, when absent, followed by) `repl`. */
-static char *af_sibling(const char *path, const char *suffix, const char *repl)
+static char *af_sibling(af_mem *mem, const char *path, const char *suffix,
+                        const char *repl)
 {
 	size_t n = strlen(path), s = strlen(suffix), r = strlen(repl);
 	char *p;
 
 	if (n >= s && strcmp(path + n - s, suffix) == 0)
 		n -= s;
-	p = malloc(n + r + 1);
+	p = af_malloc(mem, n + r + 1);
 	if (p) {
 		memcpy(p, path, n);
 		memcpy(p + n, repl, r + 1);
@@ -304,8 +353,8 @@ static af_status af_parse_pair(af_trace *t, const char *key_path,
 	size_t total;
 	af_status st;
 
-	AF_FORWARD(af_read_path(key_path, t->limits.max_input, &k, err));
-	st = af_read_path(data_path, t->limits.max_input, &d, err);
+	AF_FORWARD(af_read_path(t->mem, key_path, t->limits.max_input, &k, err));
+	st = af_read_path(t->mem, data_path, t->limits.max_input, &d, err);
 	if (st != AF_OK) {
 		char why[sizeof err->message];
 		snprintf(why, sizeof why, "%s", err ? err->message : "");
@@ -319,11 +368,12 @@ static af_status af_parse_pair(af_trace *t, const char *key_path,
 		               "%s and %s are not a key and data pair", key_path,
 		               data_path);
 	}
-	joined = malloc(k.len + d.len);
+	joined = k.len + d.len >= k.len ? af_malloc(t->mem, k.len + d.len) : NULL;
 	if (!joined) {
 		af_bytes_free(&k);
 		af_bytes_free(&d);
-		return af_fail(err, AF_ERR_NOMEM, -1, "out of memory");
+		return af_fail(err, AF_ERR_NOMEM, 0, "out of memory joining %s and %s",
+		               key_path, data_path);
 	}
 	memcpy(joined, k.data, k.len);
 	memcpy(joined + k.len, d.data, d.len);
@@ -332,7 +382,7 @@ static af_status af_parse_pair(af_trace *t, const char *key_path,
 	af_bytes_free(&d);
 	st = af_parse_into(t, joined, total, err);
 	t->info.variant = AF_VARIANT_KEY_DATA;
-	free(joined);
+	af_free(t->mem, joined);
 	return st;
 }
 
@@ -344,8 +394,8 @@ static af_status af_open_into(af_trace *t, const char *path, af_error *err)
 
 	if (strcmp(path, "-") != 0 && !af_exists(path)) {
 		/* a base name: base.key + base.data */
-		char *key = af_sibling(path, "", ".key");
-		char *data = af_sibling(path, "", ".data");
+		char *key = af_sibling(t->mem, path, "", ".key");
+		char *data = af_sibling(t->mem, path, "", ".data");
 		if (key && data && af_exists(key) && af_exists(data))
 			st = af_parse_pair(t, key, data, err);
 		else if (!key || !data)
@@ -353,14 +403,14 @@ static af_status af_open_into(af_trace *t, const char *path, af_error *err)
 		else
 			st = af_fail(err, AF_ERR_IO, -1, "cannot open: %s",
 			             strerror(ENOENT));
-		free(key);
-		free(data);
+		af_free(t->mem, key);
+		af_free(t->mem, data);
 		return st;
 	}
-	AF_FORWARD(af_read_path(path, t->limits.max_input, &b, err));
+	AF_FORWARD(af_read_path(t->mem, path, t->limits.max_input, &b, err));
 	if (strcmp(path, "-") != 0 && af_is_data_half(b.data, b.len)) {
 		af_bytes_free(&b);
-		other = af_sibling(path, ".data", ".key");
+		other = af_sibling(t->mem, path, ".data", ".key");
 		if (!other)
 			return af_fail(err, AF_ERR_NOMEM, -1, "out of memory");
 		st = af_exists(other)
@@ -368,12 +418,12 @@ static af_status af_open_into(af_trace *t, const char *path, af_error *err)
 		             : af_fail(err, AF_ERR_FORMAT, 4,
 		                       "a data section without its key (looked for %s)",
 		                       other);
-		free(other);
+		af_free(t->mem, other);
 		return st;
 	}
 	if (strcmp(path, "-") != 0 && af_is_key_half(b.data, b.len)) {
 		af_bytes_free(&b);
-		other = af_sibling(path, ".key", ".data");
+		other = af_sibling(t->mem, path, ".key", ".data");
 		if (!other)
 			return af_fail(err, AF_ERR_NOMEM, -1, "out of memory");
 		st = af_exists(other)
@@ -381,7 +431,7 @@ static af_status af_open_into(af_trace *t, const char *path, af_error *err)
 		             : af_fail(err, AF_ERR_TRUNCATED, -1,
 		                       "a key section without its data (looked for %s)",
 		                       other);
-		free(other);
+		af_free(t->mem, other);
 		return st;
 	}
 	st = af_parse_into(t, b.data, b.len, err);
@@ -398,7 +448,7 @@ af_status af_trace_open(const char *path, const af_parse_options *opt,
 	*out = NULL;
 	if (!t)
 		return af_fail(err, AF_ERR_NOMEM, -1, "out of memory");
-	st = af_open_into(t, path, err);
+	st = af_mem_explain(t->mem, af_open_into(t, path, err), err);
 	if (st != AF_OK) {
 		af_trace_free(t);
 		return st;

@@ -6,6 +6,7 @@
 #define AF_INTERNAL_H
 
 #include <stdarg.h>
+#include <stdatomic.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -45,9 +46,56 @@ static inline int af_mul_overflow(size_t a, size_t b, size_t *out)
 	return __builtin_mul_overflow(a, b, out);
 }
 
+/* ------------------------------------------------------------------ */
+/* Memory (mem.c)                                                      */
+
+/** An allocator with its budget, shared (by reference count) by a trace
+ * and everything made from it.  The counts are atomic: trees of one trace
+ * are built on several threads at once. */
+typedef struct af_mem {
+	af_allocator a;
+	uint64_t limit;            /* bytes, headers included */
+	_Atomic uint64_t used, peak;
+	_Atomic uint32_t refused;  /* allocations the budget refused */
+	_Atomic uint32_t refs;
+	int is_static;             /* af_mem_default: never freed */
+} af_mem;
+
+/** malloc with no budget, for objects made without an allocator. */
+extern af_mem af_mem_default;
+
+/** Half the physical memory, or 4 GiB when it cannot be told. */
+uint64_t af_mem_default_budget(void);
+
+/** A new context over `a` (NULL: malloc) with a budget of `limit` bytes,
+ * holding one reference; NULL when out of memory. */
+af_mem *af_mem_new(const af_allocator *a, uint64_t limit);
+af_mem *af_mem_ref(af_mem *m);
+/** Drops a reference; the last one frees the context.  NULL is a no-op. */
+void af_mem_unref(af_mem *m);
+
+void *af_malloc(af_mem *m, size_t size);
+void *af_calloc(af_mem *m, size_t n, size_t size);
+void *af_realloc(af_mem *m, void *ptr, size_t size);
+void af_free(af_mem *m, void *ptr);
+char *af_strdup(af_mem *m, const char *s);
+
+/** 1 once the budget has refused an allocation. */
+int af_mem_refused(const af_mem *m);
+/** The most bytes held at once, headers included. */
+uint64_t af_mem_peak(const af_mem *m);
+
+/** What a public entry point returns: AF_ERR_NOMEM caused by the budget
+ * becomes AF_ERR_LIMIT with a message naming the budget (the offset is
+ * kept); anything else is returned as it is. */
+af_status af_mem_explain(const af_mem *m, af_status st, af_error *err);
+
+/** The allocator a layout's blocks came from (its tree's). */
+af_mem *af_layout_mem(const af_layout *layout);
+
 /** Grows `*ptr` (an array of `elem` bytes per item, `*cap` items) so that it
  * holds at least `need` items.  Keeps the old block on failure. */
-int af_grow(void **ptr, size_t *cap, size_t need, size_t elem);
+int af_grow(af_mem *m, void **ptr, size_t *cap, size_t need, size_t elem);
 
 /** Asks the kernel to back a large block with huge pages: tables of
  * millions of nodes otherwise spend much of their time in page faults.
@@ -56,8 +104,10 @@ void af_hint_huge(void *p, size_t bytes);
 
 #define AF_MAX(a, b) ((a) > (b) ? (a) : (b))
 
-#define AF_GROW(ptr, cap, need) \
-	af_grow((void **)&(ptr), &(cap), (need), sizeof *(ptr))
+/* The test is inline: records that need no growth make no call. */
+#define AF_GROW(mem, ptr, cap, need)                \
+	(AF_LIKELY((need) <= (cap)) ? 0             \
+	 : af_grow((mem), (void **)&(ptr), &(cap), (need), sizeof *(ptr)))
 
 /** Little-endian reads; the caller has checked the bytes are there. */
 static inline uint16_t af_rd16(const uint8_t *p)
@@ -80,9 +130,12 @@ static inline uint64_t af_rd64(const uint8_t *p)
 typedef struct af_buf {
 	char *data;
 	size_t len, cap;
+	af_mem *mem;
 } af_buf;
 
 int af_buf_append(af_buf *b, const void *data, size_t len);
+/** Frees the bytes (the struct itself is the caller's). */
+void af_buf_free(af_buf *b);
 int af_buf_printf(af_buf *b, const char *fmt, ...) AF_PRINTF(2, 3);
 
 /** Length of the valid UTF-8 sequence starting at s[0] (1..4), or 0 when the

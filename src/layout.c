@@ -29,19 +29,36 @@ static int af_kid_cmp(const void *a, const void *b)
 	return (x->rank > y->rank) - (x->rank < y->rank);
 }
 
-void af_layout_free(af_layout *layout)
+/* The public struct, and the allocator its blocks came from. */
+typedef struct af_layout_full {
+	af_layout pub;
+	af_mem *mem;
+} af_layout_full;
+
+af_mem *af_layout_mem(const af_layout *layout)
 {
-	if (!layout)
-		return;
-	free(layout->rects);
-	free(layout->title);
-	free(layout->subtitle);
-	free(layout);
+	return ((const af_layout_full *)layout)->mem;
 }
 
-af_status af_layout_build(const af_tree *tree, const af_layout_options *opt,
-                          af_layout **out, af_error *err)
+void af_layout_free(af_layout *layout)
 {
+	af_mem *mem;
+
+	if (!layout)
+		return;
+	mem = af_layout_mem(layout);
+	af_free(mem, layout->rects);
+	af_free(mem, layout->title);
+	af_free(mem, layout->subtitle);
+	af_free(mem, layout);
+	af_mem_unref(mem);
+}
+
+static af_status af_layout_make(const af_tree *tree, const af_layout_options *opt,
+                                af_layout **out, af_error *err)
+{
+	af_mem *mem = af_tree_mem(tree);
+	af_layout_full *full;
 	af_layout_options o = {0};
 	const af_pnode *nodes = af_tree_nodes(tree);
 	size_t n = af_tree_size(tree), i;
@@ -95,13 +112,17 @@ af_status af_layout_build(const af_tree *tree, const af_layout_options *opt,
 		               o.clock == AF_CLOCK_WALL ? "wall"
 		               : o.clock == AF_CLOCK_CPU ? "thread-cpu" : "wait");
 
-	L = calloc(1, sizeof *L);
-	kids = malloc((nkids ? nkids : 1) * sizeof *kids);
-	first = malloc((n + 1) * sizeof *first);
+	full = af_calloc(mem, 1, sizeof *full);
+	if (full) {
+		full->mem = af_mem_ref(mem);
+		L = &full->pub;
+	}
+	kids = af_malloc(mem, (nkids ? nkids : 1) * sizeof *kids);
+	first = af_malloc(mem, (n + 1) * sizeof *first);
 	if (!L || !kids || !first)
 		goto nomem;
-	L->title = strdup(o.title);
-	if (!L->title || (o.subtitle && !(L->subtitle = strdup(o.subtitle))))
+	L->title = af_strdup(mem, o.title);
+	if (!L->title || (o.subtitle && !(L->subtitle = af_strdup(mem, o.subtitle))))
 		goto nomem;
 
 	/* children grouped by parent (a counting sort); a group is put in
@@ -148,7 +169,7 @@ af_status af_layout_build(const af_tree *tree, const af_layout_options *opt,
 	}
 
 	/* pre-order walk; an explicit stack keeps deep trees off the C stack */
-	if (AF_GROW(stack, pcap, 1))
+	if (AF_GROW(mem, stack, pcap, 1))
 		goto nomem;
 	stack[top].node = 0;
 	stack[top++].start = 0;
@@ -158,7 +179,7 @@ af_status af_layout_build(const af_tree *tree, const af_layout_options *opt,
 		uint32_t k, depth = af_tree_depth(tree, p.node);
 		af_rect *r;
 
-		if (AF_GROW(L->rects, rcap, L->nrects + 1))
+		if (AF_GROW(mem, L->rects, rcap, L->nrects + 1))
 			goto nomem;
 		r = &L->rects[L->nrects++];
 		r->x = L->xpad + (double)p.start * wpt;
@@ -178,7 +199,7 @@ af_status af_layout_build(const af_tree *tree, const af_layout_options *opt,
 			at -= ct;
 			if ((double)ct * wpt < min_px || ct == 0)
 				continue;
-			if (AF_GROW(stack, pcap, top + 1))
+			if (AF_GROW(mem, stack, pcap, top + 1))
 				goto nomem;
 			stack[top].node = c;
 			/* a trace's flame chart puts a call where it began */
@@ -234,8 +255,15 @@ nomem:
 	st = af_fail(err, AF_ERR_NOMEM, -1, "out of memory laying out the graph");
 out:
 	af_layout_free(L);
-	free(kids);
-	free(first);
-	free(stack);
+	af_free(mem, kids);
+	af_free(mem, first);
+	af_free(mem, stack);
 	return st;
+}
+
+af_status af_layout_build(const af_tree *tree, const af_layout_options *opt,
+                          af_layout **out, af_error *err)
+{
+	return af_mem_explain(af_tree_mem(tree), af_layout_make(tree, opt, out, err),
+	                      err);
 }

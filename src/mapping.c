@@ -19,6 +19,10 @@
 #include "mapping.h"
 #include "tree.h"
 
+/* A mapping is loaded once, before any trace, and shared by them all: its
+ * memory comes from malloc, not from a trace's allocator or budget. */
+#define AF_MAP_MEM (&af_mem_default)
+
 typedef struct af_member {
 	const char *name;   /* original name; qualified when R8 moved it */
 	const char *ret;    /* original return type */
@@ -53,11 +57,11 @@ void af_mapping_free(af_mapping *m)
 	af_names_free(&m->obf);
 	af_names_free(&m->keys);
 	af_names_free(&m->text);
-	free(m->orig);
-	free(m->line);
-	free(m->groups);
-	free(m->members);
-	free(m);
+	af_free(AF_MAP_MEM, m->orig);
+	af_free(AF_MAP_MEM, m->line);
+	af_free(AF_MAP_MEM, m->groups);
+	af_free(AF_MAP_MEM, m->members);
+	af_free(AF_MAP_MEM, m);
 }
 
 static af_status af_mapping_fail(af_error *err, af_status st, long long line,
@@ -133,16 +137,16 @@ static int af_group_key(af_buf *key, uint32_t cid, const char *obf, size_t len)
 static uint32_t af_group_of(af_mapping *m, uint32_t cid, const char *obf,
                             size_t len)
 {
-	af_buf key = {0};
+	af_buf key = {.mem = AF_MAP_MEM};
 	uint32_t id = AF_NONE;
 	size_t before = m->keys.len;
 
 	if (!af_group_key(&key, cid, obf, len))
 		id = af_names_intern(&m->keys, key.data, key.len);
-	free(key.data);
+	af_buf_free(&key);
 	if (id == AF_NONE)
 		return id;
-	if (AF_GROW(m->groups, m->gcap, (size_t)id + 1))
+	if (AF_GROW(AF_MAP_MEM, m->groups, m->gcap, (size_t)id + 1))
 		return AF_NONE;
 	if (id == before) {
 		m->groups[id].first = m->groups[id].last = AF_NONE;
@@ -160,7 +164,7 @@ static af_status af_member_line(af_mapping *m, uint32_t cid, const char *s,
 	long long lo = -1, hi = -1;
 	af_member *mb;
 	uint32_t g, idx;
-	af_buf params = {0};
+	af_buf params = {.mem = AF_MAP_MEM};
 	size_t i;
 
 	if (!arrow)
@@ -213,13 +217,13 @@ static af_status af_member_line(af_mapping *m, uint32_t cid, const char *s,
 		if (ch != ' ' && af_buf_append(&params, &ch, 1))
 			goto nomem;
 	}
-	if (AF_GROW(m->members, m->mcap, m->nmembers + 1))
+	if (AF_GROW(AF_MAP_MEM, m->members, m->mcap, m->nmembers + 1))
 		goto nomem;
 	mb = &m->members[m->nmembers];
 	mb->ret = af_keep(m, s, (size_t)(sp - 1 - s));
 	mb->name = af_keep(m, sp, (size_t)(lp - sp));
 	mb->params = af_keep(m, params.data ? params.data : "", params.len);
-	free(params.data);
+	af_buf_free(&params);
 	params.data = NULL;
 	mb->next = AF_NONE;
 	mb->lo = lo;
@@ -242,7 +246,7 @@ static af_status af_member_line(af_mapping *m, uint32_t cid, const char *s,
 	*prev = idx;
 	return AF_OK;
 nomem:
-	free(params.data);
+	af_buf_free(&params);
 	return af_fail(err, AF_ERR_NOMEM, -1, "out of memory");
 }
 
@@ -254,7 +258,7 @@ static af_status af_mapping_join(af_mapping *m, af_error *err)
 
 	for (g = 0; g < m->keys.len; g++) {
 		af_mgroup *gr = &m->groups[g];
-		af_buf b = {0};
+		af_buf b = {.mem = AF_MAP_MEM};
 		uint32_t i, j, cid = (uint32_t)strtoul(m->keys.str[g], NULL, 10);
 		int any = 0, qualified = 0, plain = 0, bad = 0, pass;
 
@@ -287,7 +291,7 @@ static af_status af_mapping_join(af_mapping *m, af_error *err)
 			bad |= af_buf_append(&b, mb->name, strlen(mb->name));
 		}
 		gr->joined = bad ? NULL : af_keep(m, b.data ? b.data : "", b.len);
-		free(b.data);
+		af_buf_free(&b);
 		if (!gr->joined)
 			return af_fail(err, AF_ERR_NOMEM, -1, "out of memory");
 	}
@@ -311,9 +315,10 @@ af_status af_mapping_parse(const void *buf, size_t len, af_mapping **out,
 		return af_mapping_fail(err, AF_ERR_FORMAT, lineno + 1,
 		                       "NUL byte: not a mapping file");
 	}
-	m = calloc(1, sizeof *m);
+	m = af_calloc(AF_MAP_MEM, 1, sizeof *m);
 	if (!m)
 		return af_fail(err, AF_ERR_NOMEM, -1, "out of memory");
+	m->obf.mem = m->keys.mem = m->text.mem = AF_MAP_MEM;
 	while (p < end) {
 		const char *eol = memchr(p, '\n', (size_t)(end - p)), *s, *e, *arrow;
 		const char *next = eol ? eol + 1 : end;
@@ -356,8 +361,8 @@ af_status af_mapping_parse(const void *buf, size_t len, af_mapping **out,
 				goto fail;
 			}
 			cid = af_names_intern(&m->obf, x, (size_t)(xe - x));
-			if (cid == AF_NONE || AF_GROW(m->orig, m->ocap, (size_t)cid + 1) ||
-			    AF_GROW(m->line, m->lcap, (size_t)cid + 1))
+			if (cid == AF_NONE || AF_GROW(AF_MAP_MEM, m->orig, m->ocap, (size_t)cid + 1) ||
+			    AF_GROW(AF_MAP_MEM, m->line, m->lcap, (size_t)cid + 1))
 				goto nomem;
 			if (cid != before) {
 				char what[160];
@@ -394,7 +399,7 @@ fail:
 af_status af_mapping_load(const char *path, af_mapping **out, af_error *err)
 {
 	FILE *f = fopen(path, "rb");
-	af_buf b = {0};
+	af_buf b = {.mem = AF_MAP_MEM};
 	char chunk[65536];
 	size_t n;
 	af_status st;
@@ -405,18 +410,18 @@ af_status af_mapping_load(const char *path, af_mapping **out, af_error *err)
 	while ((n = fread(chunk, 1, sizeof chunk, f)) > 0) {
 		if (af_buf_append(&b, chunk, n)) {
 			fclose(f);
-			free(b.data);
+			af_buf_free(&b);
 			return af_fail(err, AF_ERR_NOMEM, -1, "out of memory");
 		}
 	}
 	if (ferror(f)) {
 		fclose(f);
-		free(b.data);
+		af_buf_free(&b);
 		return af_fail(err, AF_ERR_IO, -1, "read failed");
 	}
 	fclose(f);
 	st = af_mapping_parse(b.data ? b.data : "", b.len, out, err);
-	free(b.data);
+	af_buf_free(&b);
 	return st;
 }
 
@@ -453,7 +458,7 @@ static int af_desc_type(const af_mapping *m, const char *d, size_t len, size_t *
 	case 'V': prim = "void"; break;
 	case 'L': {
 		const char *semi = memchr(d + *i, ';', len - *i);
-		af_buf cls = {0};
+		af_buf cls = {.mem = AF_MAP_MEM};
 		const char *orig;
 		if (!semi || semi == d + *i + 1)
 			return 1;
@@ -461,12 +466,12 @@ static int af_desc_type(const af_mapping *m, const char *d, size_t len, size_t *
 			r = af_buf_append(&cls, d[k] == '/' ? "." : d + k, 1);
 		r |= af_buf_append(&cls, "", 1);
 		if (r) {
-			free(cls.data);
+			af_buf_free(&cls);
 			return -1;
 		}
 		orig = m ? af_mapping_class(m, cls.data) : NULL;
 		r = af_buf_append(out, orig ? orig : cls.data, strlen(orig ? orig : cls.data));
-		free(cls.data);
+		af_buf_free(&cls);
 		*i = (size_t)(semi - d) + 1;
 		break;
 	}
@@ -530,24 +535,24 @@ const char *af_mapping_method(const af_mapping *m, const char *cls,
 	uint32_t cid = af_names_find(&m->obf, cls, strlen(cls)), g, i;
 	const af_mgroup *gr;
 	const char *pick = NULL;
-	af_buf params = {0}, ret = {0};
+	af_buf params = {.mem = AF_MAP_MEM}, ret = {.mem = AF_MAP_MEM};
 	int r;
 
 	if (cid == AF_NONE)
 		return NULL;
 	if (af_group_key(&params, cid, name, strlen(name))) {
-		free(params.data);
+		af_buf_free(&params);
 		return NULL;
 	}
 	g = af_names_find(&m->keys, params.data, params.len);
 	params.len = 0;
 	if (g == AF_NONE) {
-		free(params.data);
+		af_buf_free(&params);
 		return NULL;
 	}
 	gr = &m->groups[g];
 	if (!desc || !*desc || !strchr(gr->joined, '|')) {
-		free(params.data);
+		af_buf_free(&params);
 		return gr->joined;
 	}
 	/* overloads: the one whose original types the descriptor gives */
@@ -565,7 +570,7 @@ const char *af_mapping_method(const af_mapping *m, const char *cls,
 			pick = mb->name;
 		}
 	}
-	free(params.data);
-	free(ret.data);
+	af_buf_free(&params);
+	af_buf_free(&ret);
 	return pick ? pick : gr->joined;
 }

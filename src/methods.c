@@ -21,6 +21,7 @@
 typedef struct af_methods {
 	af_method_table pub; /* first: the public pointer is this struct's */
 	af_names names;
+	af_mem *mem;         /* the trace's allocator, referenced */
 } af_methods;
 
 typedef struct af_visit {
@@ -44,12 +45,15 @@ static int af_row_cmp(const void *a, const void *b)
 void af_method_table_free(af_method_table *table)
 {
 	af_methods *m = (af_methods *)table;
+	af_mem *mem;
 
 	if (!m)
 		return;
-	free(m->pub.rows);
+	mem = m->mem;
+	af_free(mem, m->pub.rows);
 	af_names_free(&m->names);
-	free(m);
+	af_free(mem, m);
+	af_mem_unref(mem);
 }
 
 /* The name id of raw key `key`, cached in `ids`. */
@@ -76,12 +80,12 @@ static uint32_t af_method_name(af_methods *m, const af_trace *trace, af_u32map *
 static uint64_t *af_wait_totals(const af_ptree *t)
 {
 	size_t n = t->len, i, no = 0, top = 0;
-	uint64_t *tot = calloc(n ? n : 1, sizeof *tot);
-	uint32_t *order = malloc((n ? n : 1) * sizeof *order);
-	uint32_t *stack = malloc((n ? n : 1) * sizeof *stack);
+	uint64_t *tot = af_calloc(t->mem, n ? n : 1, sizeof *tot);
+	uint32_t *order = af_malloc(t->mem, (n ? n : 1) * sizeof *order);
+	uint32_t *stack = af_malloc(t->mem, (n ? n : 1) * sizeof *stack);
 
 	if (!tot || !order || !stack) {
-		free(tot);
+		af_free(t->mem, tot);
 		tot = NULL;
 		goto out;
 	}
@@ -104,8 +108,8 @@ static uint64_t *af_wait_totals(const af_ptree *t)
 			tot[p] += tot[x];
 	}
 out:
-	free(order);
-	free(stack);
+	af_free(t->mem, order);
+	af_free(t->mem, stack);
 	return tot;
 }
 
@@ -117,7 +121,8 @@ af_status af_method_table_build(const af_trace *trace, const af_tree_options *op
 	const uint64_t(*tot)[AF_CLOCK_RECORDED] = (const uint64_t(*)[AF_CLOCK_RECORDED])trace->totals;
 	uint64_t *wait = NULL; /* the wait clock's subtree totals */
 	af_methods *m;
-	af_u32map ids = {0};
+	af_mem *mem = trace->mem;
+	af_u32map ids = {.mem = mem};
 	af_visit *stack = NULL;
 	uint32_t *active = NULL; /* per name id: frames of that name on the path */
 	size_t depth = 0, cap = 0, acap = 0, rcap = 0, i, nroots = 0;
@@ -133,9 +138,13 @@ af_status af_method_table_build(const af_trace *trace, const af_tree_options *op
 		               clock == AF_CLOCK_WALL ? "wall"
 		               : clock == AF_CLOCK_WAIT ? "wait (it needs both clocks)"
 		                                        : "thread-cpu");
-	m = calloc(1, sizeof *m);
+	m = af_calloc(mem, 1, sizeof *m);
+	if (m) {
+		m->mem = af_mem_ref(mem);
+		m->names.mem = mem;
+	}
 	if (!m || (clock == AF_CLOCK_WAIT && !(wait = af_wait_totals(&trace->tree)))) {
-		free(m);
+		af_method_table_free(m ? &m->pub : NULL);
 		return af_fail(err, AF_ERR_NOMEM, -1, "out of memory");
 	}
 	m->pub.clock = clock;
@@ -143,7 +152,7 @@ af_status af_method_table_build(const af_trace *trace, const af_tree_options *op
 
 	/* the roots whose children are methods: one per selected thread, or
 	 * the one root of folded input */
-	roots = malloc((trace->nthreads + 1) * sizeof *roots);
+	roots = af_malloc(mem, (trace->nthreads + 1) * sizeof *roots);
 	if (!roots)
 		goto nomem;
 	if (trace->info.variant == AF_VARIANT_FOLDED && trace->tree.len) {
@@ -168,7 +177,7 @@ af_status af_method_table_build(const af_trace *trace, const af_tree_options *op
 		uint32_t c;
 		m->pub.total += wait ? wait[roots[i]] : tot[roots[i]][clock];
 		for (c = nodes[roots[i]].child; c != AF_NONE; c = nodes[c].sibling) {
-			if (AF_GROW(stack, cap, depth + 1))
+			if (AF_GROW(mem, stack, cap, depth + 1))
 				goto nomem;
 			stack[depth].node = c;
 			stack[depth++].leave = 0;
@@ -187,13 +196,13 @@ af_status af_method_table_build(const af_trace *trace, const af_tree_options *op
 			}
 			if (name >= acap) {
 				size_t old = acap;
-				if (AF_GROW(active, acap, (size_t)name + 1))
+				if (AF_GROW(mem, active, acap, (size_t)name + 1))
 					goto nomem;
 				memset(active + old, 0, (acap - old) * sizeof *active);
 			}
 			if (name >= m->pub.nrows) {
 				size_t old = rcap;
-				if (AF_GROW(m->pub.rows, rcap, (size_t)name + 1))
+				if (AF_GROW(mem, m->pub.rows, rcap, (size_t)name + 1))
 					goto nomem;
 				memset(m->pub.rows + old, 0, (rcap - old) * sizeof *m->pub.rows);
 				m->pub.nrows = (size_t)name + 1;
@@ -207,12 +216,12 @@ af_status af_method_table_build(const af_trace *trace, const af_tree_options *op
 			}
 			row->exclusive += wait ? af_pnode_wait(n) : n->self[clock];
 			active[name]++;
-			if (AF_GROW(stack, cap, depth + 1))
+			if (AF_GROW(mem, stack, cap, depth + 1))
 				goto nomem;
 			stack[depth].node = v.node;
 			stack[depth++].leave = 1;
 			for (k = n->child; k != AF_NONE; k = nodes[k].sibling) {
-				if (AF_GROW(stack, cap, depth + 1))
+				if (AF_GROW(mem, stack, cap, depth + 1))
 					goto nomem;
 				stack[depth].node = k;
 				stack[depth++].leave = 0;
@@ -241,10 +250,10 @@ nomem:
 out:
 	af_method_table_free(m ? &m->pub : NULL);
 	af_u32map_free(&ids);
-	free(wait);
-	free(stack);
-	free(active);
-	free(roots);
+	af_free(mem, wait);
+	af_free(mem, stack);
+	af_free(mem, active);
+	af_free(mem, roots);
 	return st;
 }
 

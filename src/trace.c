@@ -22,19 +22,26 @@
 
 #define AF_ARENA_CHUNK (64 * 1024)
 
-af_trace *af_trace_new(const af_parse_options *opt)
+/* A trace whose blocks come from `mem` (the reference is the trace's). */
+static af_trace *af_trace_alloc(af_mem *mem, af_limits lim,
+                                const af_parse_options *opt)
 {
-	af_trace *t = calloc(1, sizeof *t);
+	af_trace *t = af_calloc(mem, 1, sizeof *t);
 
-	if (!t)
+	if (!t) {
+		af_mem_unref(mem);
 		return NULL;
+	}
+	t->mem = mem;
+	t->limits = lim;
 	if (opt) {
-		t->limits = opt->limits;
 		t->flamechart = opt->flamechart;
 		t->jobs = opt->jobs;
 		t->progress = opt->progress;
 		t->progress_ctx = opt->progress_ctx;
 	}
+	t->frames.mem = mem;
+	t->method_index.mem = mem;
 	if (!t->limits.max_depth)
 		t->limits.max_depth = 1000000;
 	if (!t->limits.max_nodes)
@@ -43,43 +50,57 @@ af_trace *af_trace_new(const af_parse_options *opt)
 		t->limits.max_name_len = 1 << 20;
 	if (!t->limits.max_input)
 		t->limits.max_input = 2ull << 30;
-	af_ptree_init(&t->tree, t->limits.max_nodes);
+	af_ptree_init(&t->tree, t->limits.max_nodes, mem);
 	t->tid_mask = 0xFFFF;
 	t->single_clock = AF_CLOCK_CPU;
 	t->info.vm = "";
 	return t;
 }
 
+af_trace *af_trace_new(const af_parse_options *opt)
+{
+	af_limits lim = opt ? opt->limits : (af_limits){0};
+	af_mem *mem;
+
+	if (!lim.max_memory)
+		lim.max_memory = af_mem_default_budget();
+	mem = af_mem_new(opt ? opt->allocator : NULL, lim.max_memory);
+	return mem ? af_trace_alloc(mem, lim, opt) : NULL;
+}
+
 void af_trace_free(af_trace *t)
 {
+	af_mem *mem;
 	size_t i;
 
 	if (!t)
 		return;
+	mem = t->mem;
 	while (t->arena) {
 		char *prev;
 		memcpy(&prev, t->arena, sizeof prev);
-		free(t->arena);
+		af_free(mem, t->arena);
 		t->arena = prev;
 	}
 	for (i = 0; i < t->nthreads; i++)
-		free(t->threads[i].stack);
-	free(t->threads);
-	free(t->thread_of);
-	free(t->decl);
-	free(t->started);
-	free(t->totals);
-	free(t->methods);
+		af_free(mem, t->threads[i].stack);
+	af_free(mem, t->threads);
+	af_free(mem, t->thread_of);
+	af_free(mem, t->decl);
+	af_free(mem, t->started);
+	af_free(mem, t->totals);
+	af_free(mem, t->methods);
 	af_u32map_free(&t->method_index);
 	af_names_free(&t->frames);
 	af_ptree_free(&t->tree);
-	free(t);
+	af_free(mem, t);
+	af_mem_unref(mem);
 }
 
 af_trace *af_trace_worker(const af_trace *t)
 {
-	af_parse_options opt = {.limits = t->limits};
-	af_trace *w = af_trace_new(&opt);
+	/* the same allocator and budget: the worker's tables become t's */
+	af_trace *w = af_trace_alloc(af_mem_ref(t->mem), t->limits, NULL);
 
 	if (w)
 		w->tid_mask = t->tid_mask;
@@ -111,7 +132,7 @@ af_status af_trace_absorb(af_trace *t, af_trace *w, af_error *err)
 		               "cannot add %zu call paths (limit %u)", w->tree.len,
 		               t->tree.max_nodes);
 	}
-	if (AF_GROW(t->threads, t->threads_cap, t->nthreads + w->nthreads))
+	if (AF_GROW(t->mem, t->threads, t->threads_cap, t->nthreads + w->nthreads))
 		return af_fail(err, AF_ERR_NOMEM, -1, "out of memory");
 	for (i = 0; i < w->nthreads; i++) {
 		af_thread *th = &t->threads[t->nthreads + i];
@@ -129,7 +150,7 @@ af_status af_trace_absorb(af_trace *t, af_trace *w, af_error *err)
 	for (i = 0; i < t->nthreads; i++)
 		top = AF_MAX(top, (size_t)t->threads[i].record_tid + 1);
 	if (top > t->thread_of_len) {
-		if (AF_GROW(t->thread_of, t->thread_of_len, top))
+		if (AF_GROW(t->mem, t->thread_of, t->thread_of_len, top))
 			return af_fail(err, AF_ERR_NOMEM, -1, "out of memory");
 	}
 	memset(t->thread_of, 0, t->thread_of_len * sizeof *t->thread_of);
@@ -162,7 +183,7 @@ char *af_trace_strdup(af_trace *t, const char *s, size_t len)
 		size = sizeof(char *) + len + 1;
 		if (size < AF_ARENA_CHUNK)
 			size = AF_ARENA_CHUNK;
-		chunk = malloc(size);
+		chunk = af_malloc(t->mem, size);
 		if (!chunk)
 			return NULL;
 		memcpy(chunk, &t->arena, sizeof(char *));
@@ -182,17 +203,17 @@ char *af_trace_strdup(af_trace *t, const char *s, size_t len)
 /* Threads and methods                                                 */
 
 af_status af_trace_declare_thread(af_trace *t, uint32_t tid, const char *name,
-                                  size_t len, af_error *err)
+                                  size_t len, long long off, af_error *err)
 {
 	af_decl_thread *d;
 
-	if (AF_GROW(t->decl, t->decl_cap, t->ndecl + 1))
-		return af_fail(err, AF_ERR_NOMEM, -1, "out of memory");
+	if (AF_GROW(t->mem, t->decl, t->decl_cap, t->ndecl + 1))
+		return af_fail(err, AF_ERR_NOMEM, off, "out of memory");
 	d = &t->decl[t->ndecl];
 	d->tid = tid;
 	d->name = af_trace_strdup(t, name, len);
 	if (!d->name)
-		return af_fail(err, AF_ERR_NOMEM, -1, "out of memory");
+		return af_fail(err, AF_ERR_NOMEM, off, "out of memory");
 	t->ndecl++;
 	return AF_OK;
 }
@@ -277,8 +298,8 @@ af_status af_trace_method_line(af_trace *t, const char *line, size_t len,
 	if (af_u32map_get(&t->method_index, id, &idx))
 		return AF_OK; /* the first definition wins */
 	if (t->nmethods >= UINT32_MAX - 1 ||
-	    AF_GROW(t->methods, t->methods_cap, t->nmethods + 1))
-		return af_fail(err, AF_ERR_NOMEM, -1, "out of memory");
+	    AF_GROW(t->mem, t->methods, t->methods_cap, t->nmethods + 1))
+		return af_fail(err, AF_ERR_NOMEM, off, "out of memory");
 	m = &t->methods[t->nmethods];
 	m->id = id;
 	m->cls = af_trace_strdup(t, cls, cls_len);
@@ -287,7 +308,7 @@ af_status af_trace_method_line(af_trace *t, const char *line, size_t len,
 	m->file = af_trace_strdup(t, file, file_len);
 	if (!m->cls || !m->name || !m->sig || !m->file ||
 	    af_u32map_put(&t->method_index, id, (uint32_t)t->nmethods))
-		return af_fail(err, AF_ERR_NOMEM, -1, "out of memory");
+		return af_fail(err, AF_ERR_NOMEM, off, "out of memory");
 	t->nmethods++;
 	t->info.methods++;
 	return AF_OK;
@@ -296,7 +317,8 @@ af_status af_trace_method_line(af_trace *t, const char *line, size_t len,
 /* ------------------------------------------------------------------ */
 /* Records                                                             */
 
-static af_thread *af_thread_for(af_trace *t, uint32_t tid, af_error *err)
+static af_thread *af_thread_for(af_trace *t, uint32_t tid, long long off,
+                                af_error *err)
 {
 	af_thread *th;
 	uint32_t root;
@@ -305,12 +327,12 @@ static af_thread *af_thread_for(af_trace *t, uint32_t tid, af_error *err)
 		return &t->threads[t->thread_of[tid] - 1];
 	if (tid >= t->thread_of_len) {
 		size_t old = t->thread_of_len;
-		if (AF_GROW(t->thread_of, t->thread_of_len, (size_t)tid + 1))
+		if (AF_GROW(t->mem, t->thread_of, t->thread_of_len, (size_t)tid + 1))
 			goto nomem;
 		memset(t->thread_of + old, 0, (t->thread_of_len - old) * sizeof *t->thread_of);
 	}
 	root = af_ptree_root(&t->tree, AF_NONE);
-	if (root == AF_NONE || AF_GROW(t->threads, t->threads_cap, t->nthreads + 1))
+	if (root == AF_NONE || AF_GROW(t->mem, t->threads, t->threads_cap, t->nthreads + 1))
 		goto nomem;
 	th = &t->threads[t->nthreads];
 	memset(th, 0, sizeof *th);
@@ -320,7 +342,7 @@ static af_thread *af_thread_for(af_trace *t, uint32_t tid, af_error *err)
 	t->thread_of[tid] = (uint32_t)++t->nthreads;
 	return th;
 nomem:
-	af_fail(err, AF_ERR_NOMEM, -1, "out of memory");
+	af_fail(err, AF_ERR_NOMEM, off, "out of memory");
 	return NULL;
 }
 
@@ -328,7 +350,7 @@ af_status af_trace_record(af_trace *t, uint32_t tid, uint32_t method_action,
                           uint32_t t0, uint32_t t1, long long off,
                           af_error *err)
 {
-	af_thread *th = af_thread_for(t, tid & t->tid_mask, err);
+	af_thread *th = af_thread_for(t, tid & t->tid_mask, off, err);
 	uint32_t now[AF_CLOCK_RECORDED];
 	uint32_t mid = method_action & ~3u, node;
 	af_pnode *nodes;
@@ -375,8 +397,8 @@ af_status af_trace_record(af_trace *t, uint32_t tid, uint32_t method_action,
 			                       th->depth ? th->stack[th->depth - 1] : th->root,
 			                       mid);
 			if (node != AF_NONE &&
-			    AF_GROW(t->started, t->started_cap, t->tree.len))
-				return af_fail(err, AF_ERR_NOMEM, -1, "out of memory");
+			    AF_GROW(t->mem, t->started, t->started_cap, t->tree.len))
+				return af_fail(err, AF_ERR_NOMEM, off, "out of memory");
 			if (node != AF_NONE)
 				for (c = 0; c < AF_CLOCK_RECORDED; c++)
 					t->started[node][c] = th->charged[c];
@@ -386,12 +408,15 @@ af_status af_trace_record(af_trace *t, uint32_t tid, uint32_t method_action,
 			                      mid);
 		}
 		if (node == AF_NONE)
-			return af_fail(err, t->tree.len >= t->tree.max_nodes
-			                        ? AF_ERR_LIMIT : AF_ERR_NOMEM, off,
-			               "cannot add call path %zu (limit %u)",
-			               t->tree.len + 1, t->tree.max_nodes);
-		if (AF_GROW(th->stack, th->cap, th->depth + 1))
-			return af_fail(err, AF_ERR_NOMEM, -1, "out of memory");
+			return t->tree.len >= t->tree.max_nodes
+			       ? af_fail(err, AF_ERR_LIMIT, off,
+			                 "cannot add call path %zu (limit %u)",
+			                 t->tree.len + 1, t->tree.max_nodes)
+			       : af_fail(err, AF_ERR_NOMEM, off,
+			                 "out of memory adding call path %zu",
+			                 t->tree.len + 1);
+		if (AF_GROW(t->mem, th->stack, th->cap, th->depth + 1))
+			return af_fail(err, AF_ERR_NOMEM, off, "out of memory");
 		t->tree.nodes[node].calls++;
 		th->calls++;
 		th->stack[th->depth++] = node;
@@ -420,8 +445,8 @@ af_status af_trace_record(af_trace *t, uint32_t tid, uint32_t method_action,
 			}
 			if (t->flamechart) {
 				/* the adopted frame began with the thread; so did the root */
-				if (AF_GROW(t->started, t->started_cap, t->tree.len))
-					return af_fail(err, AF_ERR_NOMEM, -1, "out of memory");
+				if (AF_GROW(t->mem, t->started, t->started_cap, t->tree.len))
+					return af_fail(err, AF_ERR_NOMEM, off, "out of memory");
 				for (c = 0; c < AF_CLOCK_RECORDED; c++)
 					t->started[th->root][c] = t->started[root][c] = 0;
 			}
@@ -443,7 +468,7 @@ af_status af_trace_record(af_trace *t, uint32_t tid, uint32_t method_action,
  * each thread's root, off the C stack. */
 static int af_trace_sum_waits(af_trace *t)
 {
-	uint32_t *stack = malloc((t->tree.len ? t->tree.len : 1) * sizeof *stack);
+	uint32_t *stack = af_malloc(t->mem, (t->tree.len ? t->tree.len : 1) * sizeof *stack);
 	size_t i, top;
 
 	if (!stack)
@@ -462,12 +487,13 @@ static int af_trace_sum_waits(af_trace *t)
 				stack[top++] = k;
 		}
 	}
-	free(stack);
+	af_free(t->mem, stack);
 	return 0;
 }
 
 af_status af_trace_finish(af_trace *t, af_error *err)
 {
+	long long end = (long long)t->input_len;
 	size_t i, top = 0;
 	uint32_t idx, *decl_of;
 	int c;
@@ -476,9 +502,9 @@ af_status af_trace_finish(af_trace *t, af_error *err)
 	for (i = 0; i < t->ndecl; i++)
 		top = AF_MAX(top, (size_t)(t->decl[i].tid & t->tid_mask) + 1);
 	top = AF_MAX(top, t->thread_of_len);
-	decl_of = calloc(top ? top : 1, sizeof *decl_of);
+	decl_of = af_calloc(t->mem, top ? top : 1, sizeof *decl_of);
 	if (!decl_of)
-		return af_fail(err, AF_ERR_NOMEM, -1, "out of memory");
+		return af_fail(err, AF_ERR_NOMEM, end, "out of memory");
 	/* the first declaration of a (truncated) id names the thread */
 	for (i = 0; i < t->ndecl; i++) {
 		uint32_t k = t->decl[i].tid & t->tid_mask;
@@ -502,13 +528,13 @@ af_status af_trace_finish(af_trace *t, af_error *err)
 			int n = snprintf(tmp, sizeof tmp, "Thread-%u", th->record_tid);
 			th->name = af_trace_strdup(t, tmp, (size_t)n);
 			if (!th->name) {
-				free(decl_of);
-				return af_fail(err, AF_ERR_NOMEM, -1, "out of memory");
+				af_free(t->mem, decl_of);
+				return af_fail(err, AF_ERR_NOMEM, end, "out of memory");
 			}
 			t->info.unknown_threads++;
 		}
 	}
-	free(decl_of);
+	af_free(t->mem, decl_of);
 	t->info.threads_with_records = (uint32_t)t->nthreads;
 	/* one-clock records fed their value to both clocks: keep the real one */
 	for (c = 0; c < AF_CLOCK_RECORDED; c++) {
@@ -519,13 +545,13 @@ af_status af_trace_finish(af_trace *t, af_error *err)
 		for (i = 0; i < t->nthreads; i++)
 			t->threads[i].elapsed[c] = 0;
 	}
-	t->totals = malloc((t->tree.len ? t->tree.len : 1) * sizeof *t->totals);
+	t->totals = af_malloc(t->mem, (t->tree.len ? t->tree.len : 1) * sizeof *t->totals);
 	if (!t->totals || af_ptree_totals(&t->tree, t->totals))
-		return af_fail(err, AF_ERR_NOMEM, -1, "out of memory");
+		return af_fail(err, AF_ERR_NOMEM, end, "out of memory");
 	t->info.has_clock[AF_CLOCK_WAIT] =
 		t->info.has_clock[AF_CLOCK_WALL] && t->info.has_clock[AF_CLOCK_CPU];
 	if (t->info.has_clock[AF_CLOCK_WAIT] && af_trace_sum_waits(t))
-		return af_fail(err, AF_ERR_NOMEM, -1, "out of memory");
+		return af_fail(err, AF_ERR_NOMEM, end, "out of memory");
 	if (t->info.variant == AF_VARIANT_FOLDED)
 		return AF_OK;
 	/* calls to methods the method table does not name */
@@ -536,7 +562,7 @@ af_status af_trace_finish(af_trace *t, af_error *err)
 			t->info.unknown_method_calls += n->calls;
 	}
 	{
-		af_u32map seen = {0};
+		af_u32map seen = {.mem = t->mem};
 		for (i = 0; i < t->tree.len; i++) {
 			const af_pnode *n = &t->tree.nodes[i];
 			if (n->parent == AF_NONE ||
@@ -545,7 +571,7 @@ af_status af_trace_finish(af_trace *t, af_error *err)
 				continue;
 			if (af_u32map_put(&seen, n->key, 0)) {
 				af_u32map_free(&seen);
-				return af_fail(err, AF_ERR_NOMEM, -1, "out of memory");
+				return af_fail(err, AF_ERR_NOMEM, end, "out of memory");
 			}
 			t->info.unknown_methods++;
 		}
@@ -654,7 +680,7 @@ raw:
 uint32_t af_trace_frame_name(const af_trace *t, uint32_t mid, int signatures,
                              af_names *names)
 {
-	af_buf b = {0};
+	af_buf b = {.mem = names->mem};
 	uint32_t idx, id;
 	int bad = 0;
 
@@ -672,7 +698,7 @@ uint32_t af_trace_frame_name(const af_trace *t, uint32_t mid, int signatures,
 		bad = af_buf_printf(&b, "(unknown method 0x%x)", mid);
 	}
 	id = bad ? AF_NONE : af_names_intern_clean(names, b.data, b.len);
-	free(b.data);
+	af_buf_free(&b);
 	return id;
 }
 

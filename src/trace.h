@@ -40,6 +40,8 @@ typedef struct af_decl_thread {
 } af_decl_thread;
 
 struct af_trace {
+	af_mem *mem;              /* allocator and budget, shared with trees */
+	size_t input_len;         /* bytes parsed (after gzip), for messages */
 	af_trace_info info;
 	af_limits limits;
 	af_ptree tree;            /* keyed by method id; one root per thread */
@@ -77,7 +79,7 @@ struct af_trace {
 /** Copies `len` bytes into the trace's arena, NUL-terminated. */
 char *af_trace_strdup(af_trace *t, const char *s, size_t len);
 
-/** Allocates a trace with the limits resolved. */
+/** Allocates a trace with the limits resolved; NULL when out of memory. */
 af_trace *af_trace_new(const af_parse_options *opt);
 
 /** A trace that takes records for some of `t`'s threads on another core:
@@ -104,9 +106,9 @@ af_status af_trace_record(af_trace *t, uint32_t tid, uint32_t method_action,
                           uint32_t t0, uint32_t t1, long long off,
                           af_error *err);
 
-/** Declares a thread name (key line or streaming item). */
+/** Declares a thread name (key line or streaming item at `off`). */
 af_status af_trace_declare_thread(af_trace *t, uint32_t tid, const char *name,
-                                  size_t len, af_error *err);
+                                  size_t len, long long off, af_error *err);
 
 /** Adds a method from its key line (tab-separated fields, no line end). */
 af_status af_trace_method_line(af_trace *t, const char *line, size_t len,
@@ -129,6 +131,10 @@ af_status af_trace_folded(af_trace *t, const uint8_t *buf, size_t len,
 
 /** 1 when the text looks like folded stacks: its first line is one. */
 int af_folded_detect(const uint8_t *buf, size_t len);
+
+/** For text whose first line is not folded stacks: why, and the byte
+ * where the count should be; NULL when the bytes are not text at all. */
+const char *af_folded_reject(const uint8_t *buf, size_t len, size_t *off);
 
 /** Parses a whole ART streaming trace. */
 af_status af_trace_streaming(af_trace *t, const uint8_t *buf, size_t len,

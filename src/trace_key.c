@@ -72,7 +72,7 @@ static af_status af_thread_line(af_trace *t, const char *line, size_t len,
 		return af_fail(err, AF_ERR_KEY, off,
 		               "thread line has no tab after the id");
 	i++;
-	return af_trace_declare_thread(t, (uint32_t)tid, line + i, len - i, err);
+	return af_trace_declare_thread(t, (uint32_t)tid, line + i, len - i, off, err);
 }
 
 af_status af_trace_key(af_trace *t, const uint8_t *text, size_t len,
@@ -98,6 +98,12 @@ af_status af_trace_key(af_trace *t, const uint8_t *text, size_t len,
 		pos += llen + 1;
 		if (llen && line[llen - 1] == '\r')
 			llen--;
+		{
+			const uint8_t *nul = memchr(line, 0, llen);
+			if (nul)
+				return af_fail(err, AF_ERR_KEY, off + (nul - line),
+				               "NUL byte in a key line");
+		}
 
 		if (llen && line[0] == '*') {
 			if (af_line_is(line, llen, "*version")) {
@@ -134,7 +140,7 @@ af_status af_trace_key(af_trace *t, const uint8_t *text, size_t len,
 		case AF_SEC_VALUES:
 			AF_FORWARD(af_key_value(t, (const char *)line, llen) == AF_OK
 			                   ? AF_OK
-			                   : af_fail(err, AF_ERR_NOMEM, -1, "out of memory"));
+			                   : af_fail(err, AF_ERR_NOMEM, off, "out of memory"));
 			break;
 		case AF_SEC_THREADS:
 			if (llen)

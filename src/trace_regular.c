@@ -96,15 +96,15 @@ static af_status af_regular_split(af_trace *t, const uint8_t *data, size_t from,
 		return AF_OK;
 	if (t->jobs == 0 && (n < AF_SPLIT_MIN_RECORDS || sysconf(_SC_NPROCESSORS_ONLN) < 2))
 		return AF_OK;
-	count = calloc(ntid, sizeof *count);
-	owner = calloc(ntid, 1);
+	count = af_calloc(t->mem, ntid, sizeof *count);
+	owner = af_calloc(t->mem, ntid, 1);
 	if (!count || !owner)
 		goto out;
 	for (pos = from; pos < to; pos += rs)
 		count[(rs == 9 ? data[pos] : af_rd16(data + pos)) & t->tid_mask]++;
 	for (i = 0; i < ntid; i++)
 		busy += count[i] != 0;
-	if (busy < 2 || !(order = malloc(busy * sizeof *order)))
+	if (busy < 2 || !(order = af_malloc(t->mem, busy * sizeof *order)))
 		goto out;
 	for (i = 0, busy = 0; i < ntid; i++)
 		if (count[i]) {
@@ -144,9 +144,9 @@ static af_status af_regular_split(af_trace *t, const uint8_t *data, size_t from,
 out:
 	af_trace_free(w[0]);
 	af_trace_free(w[1]);
-	free(count);
-	free(owner);
-	free(order);
+	af_free(t->mem, count);
+	af_free(t->mem, owner);
+	af_free(t->mem, order);
 	return st;
 }
 
@@ -202,9 +202,10 @@ af_status af_trace_regular_data(af_trace *t, const uint8_t *data, size_t len,
 	if (!fed) {
 		/* a first guess at the distinct paths saves growing as they come */
 		if (af_ptree_reserve(&t->tree, (len - offset) / rs / 16 + 64))
-			return af_fail(err, AF_ERR_NOMEM, -1, "out of memory");
+			return af_fail(err, AF_ERR_NOMEM, base + offset, "out of memory");
 		AF_FORWARD(af_regular_feed(t, data, offset, pos, rs, base, NULL, 0, err));
 	}
 	t->info.truncated_bytes = len - pos;
+	t->info.data_end = (uint64_t)base + pos;
 	return AF_OK;
 }

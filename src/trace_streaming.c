@@ -5,7 +5,21 @@
  * app died, the copy stopped) has no summary: what is there is used, the
  * clock is inferred from the record size, and the caller is told.
  */
+#include <string.h>
+
 #include "trace.h"
+
+/* Names in items are text: a NUL byte means the bytes are damaged. */
+static af_status af_no_nul(const uint8_t *p, size_t n, long long off,
+                           af_error *err)
+{
+	const uint8_t *nul = memchr(p, 0, n);
+
+	if (nul)
+		return af_fail(err, AF_ERR_RECORD, off + (nul - p),
+		               "NUL byte in a streaming item's name");
+	return AF_OK;
+}
 
 af_status af_trace_streaming(af_trace *t, const uint8_t *buf, size_t len,
                              af_error *err)
@@ -38,7 +52,7 @@ af_status af_trace_streaming(af_trace *t, const uint8_t *buf, size_t len,
 	t->info.version = version;
 	t->info.record_size = rs;
 	if (af_ptree_reserve(&t->tree, (len - offset) / rs / 16 + 64))
-		return af_fail(err, AF_ERR_NOMEM, -1, "out of memory");
+		return af_fail(err, AF_ERR_NOMEM, offset, "out of memory");
 
 	for (pos = offset; pos < len;) {
 		const uint8_t *p = buf + pos;
@@ -67,6 +81,7 @@ af_status af_trace_streaming(af_trace *t, const uint8_t *buf, size_t len,
 				goto cut;
 			if (need && p[5 + need - 1] == '\n')
 				need--;
+			AF_FORWARD(af_no_nul(p + 5, need, off + 5, err));
 			AF_FORWARD(af_trace_method_line(t, (const char *)p + 5, need,
 			                                off, err));
 			pos += 5 + af_rd16(p + 3);
@@ -74,9 +89,10 @@ af_status af_trace_streaming(af_trace *t, const uint8_t *buf, size_t len,
 		case 2: /* thread: u2 id, u2 length, name */
 			if (left < 7 || left - 7 < (need = af_rd16(p + 5)))
 				goto cut;
+			AF_FORWARD(af_no_nul(p + 7, need, off + 7, err));
 			AF_FORWARD(af_trace_declare_thread(t, af_rd16(p + 3),
 			                                   (const char *)p + 7, need,
-			                                   err));
+			                                   off, err));
 			pos += 7 + need;
 			break;
 		case 3: { /* summary: u4 length, key text; the last item */
@@ -98,6 +114,7 @@ af_status af_trace_streaming(af_trace *t, const uint8_t *buf, size_t len,
 	}
 cut:
 	t->info.truncated_bytes = len - pos;
+	t->info.data_end = pos;
 	if (!summary) {
 		/* the clock is only named in the summary: infer it */
 		t->info.summary_missing = 1;

@@ -18,17 +18,20 @@ static inline size_t af_slot_of(uint32_t parent, uint32_t key, size_t mask)
 	return (size_t)(h >> 29) & mask;
 }
 
-void af_ptree_init(af_ptree *t, uint32_t max_nodes)
+void af_ptree_init(af_ptree *t, uint32_t max_nodes, af_mem *mem)
 {
 	memset(t, 0, sizeof *t);
 	t->max_nodes = max_nodes ? max_nodes : UINT32_MAX - 1;
+	t->mem = mem;
 }
 
 void af_ptree_free(af_ptree *t)
 {
-	free(t->nodes);
-	free(t->slots);
-	memset(t, 0, sizeof *t);
+	af_mem *mem = t->mem;
+
+	af_free(mem, t->nodes);
+	af_free(mem, t->slots);
+	af_ptree_init(t, t->max_nodes, mem);
 }
 
 static void af_slots_put(af_slot *slots, size_t mask, uint32_t parent, uint32_t key,
@@ -56,7 +59,7 @@ static int af_slots_reserve(af_ptree *t, size_t count)
 			return -1;
 		n *= 2;
 	}
-	slots = calloc(n, sizeof *slots);
+	slots = af_calloc(t->mem, n, sizeof *slots);
 	if (!slots)
 		return -1;
 	af_hint_huge(slots, n * sizeof *slots);
@@ -64,7 +67,7 @@ static int af_slots_reserve(af_ptree *t, size_t count)
 		if (t->slots[i].node)
 			af_slots_put(slots, n - 1, t->slots[i].parent, t->slots[i].key,
 			             t->slots[i].node - 1);
-	free(t->slots);
+	af_free(t->mem, t->slots);
 	t->slots = slots;
 	t->nslots = n;
 	return 0;
@@ -76,7 +79,7 @@ static uint32_t af_ptree_push(af_ptree *t, uint32_t parent, uint32_t key)
 
 	if (t->len >= t->max_nodes)
 		return AF_NONE;
-	if (AF_GROW(t->nodes, t->cap, t->len + 1))
+	if (AF_GROW(t->mem, t->nodes, t->cap, t->len + 1))
 		return AF_NONE;
 	n = &t->nodes[t->len];
 	memset(n, 0, sizeof *n);
@@ -91,7 +94,7 @@ int af_ptree_reserve(af_ptree *t, size_t nodes)
 {
 	if (nodes > t->max_nodes)
 		nodes = t->max_nodes;
-	return AF_GROW(t->nodes, t->cap, nodes);
+	return AF_GROW(t->mem, t->nodes, t->cap, nodes);
 }
 
 uint32_t af_ptree_root(af_ptree *t, uint32_t key)
@@ -181,7 +184,7 @@ int af_ptree_absorb(af_ptree *dst, const af_ptree *src, uint32_t *offset)
 	size_t i, off = dst->len;
 
 	if (src->len > dst->max_nodes || off > dst->max_nodes - src->len ||
-	    AF_GROW(dst->nodes, dst->cap, off + src->len) ||
+	    AF_GROW(dst->mem, dst->nodes, dst->cap, off + src->len) ||
 	    af_slots_reserve(dst, dst->nhashed + src->nhashed))
 		return -1;
 	for (i = 0; i < src->len; i++) {
@@ -235,11 +238,11 @@ int af_ptree_totals(const af_ptree *t, uint64_t (*tot)[AF_CLOCK_RECORDED])
 		af_totals_by_index(t, tot);
 		return 0;
 	}
-	order = malloc((n ? n : 1) * sizeof *order);
-	stack = malloc((n ? n : 1) * sizeof *stack);
+	order = af_malloc(t->mem, (n ? n : 1) * sizeof *order);
+	stack = af_malloc(t->mem, (n ? n : 1) * sizeof *stack);
 	if (!order || !stack) {
-		free(order);
-		free(stack);
+		af_free(t->mem, order);
+		af_free(t->mem, stack);
 		return -1;
 	}
 	/* an orphan exit made an older root the child of a newer one, so walk
@@ -264,8 +267,8 @@ int af_ptree_totals(const af_ptree *t, uint64_t (*tot)[AF_CLOCK_RECORDED])
 				tot[p][c] += tot[x][c];
 		}
 	}
-	free(order);
-	free(stack);
+	af_free(t->mem, order);
+	af_free(t->mem, stack);
 	return 0;
 }
 
@@ -309,6 +312,7 @@ static int af_named_cmp(const void *a, const void *b)
 
 
 struct af_tree {
+	af_mem *mem;        /* the trace's: allocator and budget */
 	af_ptree pt;        /* keys are name ids */
 	uint32_t *depth;
 	uint64_t (*total)[AF_CLOCK_COUNT];
@@ -349,7 +353,7 @@ static af_status af_tree_reverse(af_tree *tree, af_error *err)
 	uint32_t *path = NULL, root;
 	size_t cap = 0;
 
-	af_ptree_init(&out, tree->pt.max_nodes);
+	af_ptree_init(&out, tree->pt.max_nodes, tree->mem);
 	root = af_ptree_root(&out, old[0].key);
 	if (root == AF_NONE)
 		goto nomem;
@@ -358,7 +362,7 @@ static af_status af_tree_reverse(af_tree *tree, af_error *err)
 		uint32_t v, node = root;
 		int c;
 		for (v = (uint32_t)i; v != 0; v = old[v].parent) {
-			if (AF_GROW(path, cap, depth + 1))
+			if (AF_GROW(tree->mem, path, cap, depth + 1))
 				goto nomem;
 			path[depth++] = old[v].key;
 		}
@@ -373,12 +377,12 @@ static af_status af_tree_reverse(af_tree *tree, af_error *err)
 			out.nodes[node].self[c] += old[i].self[c];
 		out.nodes[node].base += old[i].base;
 	}
-	free(path);
+	af_free(tree->mem, path);
 	af_ptree_free(&tree->pt);
 	tree->pt = out;
 	return AF_OK;
 nomem:
-	free(path);
+	af_free(tree->mem, path);
 	af_ptree_free(&out);
 	return af_fail(err, AF_ERR_NOMEM, -1, "out of memory reversing the tree");
 }
@@ -429,7 +433,7 @@ static uint32_t af_view_name(af_tree *tree, const af_trace *trace, uint32_t key,
 static int af_set_hashed(af_tree *tree, uint32_t v, int hashed)
 {
 	size_t old = tree->hashed_cap;
-	if (AF_GROW(tree->hashed, tree->hashed_cap, (size_t)v + 1))
+	if (AF_GROW(tree->mem, tree->hashed, tree->hashed_cap, (size_t)v + 1))
 		return -1;
 	if (tree->hashed_cap > old)
 		memset(tree->hashed + old, 0, tree->hashed_cap - old);
@@ -450,7 +454,7 @@ static af_status af_tree_copy(af_tree *tree, const af_trace *trace,
 	const af_ptree *raw = &trace->tree;
 	af_pair *stack = NULL;
 	size_t depth = 0, cap = 0;
-	af_u32map seen = {0};
+	af_u32map seen = {.mem = tree->mem};
 	uint32_t r = raw_root, v = view_root;
 	af_status st = AF_OK;
 	int c;
@@ -464,7 +468,7 @@ static af_status af_tree_copy(af_tree *tree, const af_trace *trace,
 		/* the children of r, oldest first (the list is newest first), so a
 		 * flame chart's siblings keep their order */
 		for (r = raw->nodes[r].child; r != AF_NONE; r = raw->nodes[r].sibling) {
-			if (AF_GROW(stack, cap, depth + 1))
+			if (AF_GROW(tree->mem, stack, cap, depth + 1))
 				goto nomem;
 			stack[depth++].raw = r;
 		}
@@ -509,6 +513,8 @@ static af_status af_tree_copy(af_tree *tree, const af_trace *trace,
 				    af_u32map_put(&seen, name, vc))
 					goto nomem;
 			}
+			if (vc == AF_NONE && tree->pt.len < tree->pt.max_nodes)
+				goto nomem;
 			if (vc == AF_NONE) {
 				st = af_fail(err, AF_ERR_LIMIT, -1,
 				             "call tree has more than %u nodes", tree->pt.max_nodes);
@@ -530,7 +536,7 @@ static af_status af_tree_copy(af_tree *tree, const af_trace *trace,
 				    tree->raw_total[rr][tree->prune_clock] < tree->prune_below) {
 					size_t old = tree->hidden_cap;
 					const af_pnode *rn = &raw->nodes[rr];
-					if (AF_GROW(tree->hidden, tree->hidden_cap, tree->pt.len))
+					if (AF_GROW(tree->mem, tree->hidden, tree->hidden_cap, tree->pt.len))
 						goto nomem;
 					if (tree->hidden_cap > old)
 						memset(tree->hidden + old, 0,
@@ -554,7 +560,7 @@ static af_status af_tree_copy(af_tree *tree, const af_trace *trace,
 			const af_pnode *rn = &raw->nodes[r];
 			if (trace->started) {
 				uint32_t rp = rn->parent;
-				if (AF_GROW(tree->offset, tree->offset_cap, tree->pt.len))
+				if (AF_GROW(tree->mem, tree->offset, tree->offset_cap, tree->pt.len))
 					goto nomem;
 				for (c = 0; c < AF_CLOCK_RECORDED; c++) {
 					uint64_t a = trace->started[r][c];
@@ -574,7 +580,7 @@ nomem:
 	st = af_fail(err, AF_ERR_NOMEM, -1, "out of memory building the call tree");
 out:
 	af_u32map_free(&seen);
-	free(stack);
+	af_free(tree->mem, stack);
 	return st;
 }
 
@@ -585,20 +591,21 @@ static af_status af_tree_seal(af_tree *tree, af_error *err)
 	size_t n, i;
 
 	n = tree->pt.len;
-	tree->depth = calloc(n, sizeof *tree->depth);
-	tree->total = calloc(n, sizeof *tree->total);
+	tree->depth = af_calloc(tree->mem, n, sizeof *tree->depth);
+	tree->total = af_calloc(tree->mem, n, sizeof *tree->total);
 	/* only differential input has a first count to sum */
-	tree->base_total = tree->differential ? calloc(n, sizeof *tree->base_total) : NULL;
+	tree->base_total = tree->differential
+	                   ? af_calloc(tree->mem, n, sizeof *tree->base_total) : NULL;
 	if (!tree->depth || !tree->total || (tree->differential && !tree->base_total)) {
 		return af_fail(err, AF_ERR_NOMEM, -1, "out of memory");
 	}
 	/* siblings are drawn in name order: rank every name once, both ways */
 	{
 		size_t nn = tree->names.len;
-		af_named *named = malloc((nn ? nn : 1) * 2 * sizeof *named);
-		tree->rank = malloc((nn ? nn : 1) * 2 * sizeof *tree->rank);
+		af_named *named = af_malloc(tree->mem, (nn ? nn : 1) * 2 * sizeof *named);
+		tree->rank = af_malloc(tree->mem, (nn ? nn : 1) * 2 * sizeof *tree->rank);
 		if (!named || !tree->rank) {
-			free(named);
+			af_free(tree->mem, named);
 			return af_fail(err, AF_ERR_NOMEM, -1, "out of memory");
 		}
 		for (i = 0; i < 2 * nn; i++) {
@@ -608,7 +615,7 @@ static af_status af_tree_seal(af_tree *tree, af_error *err)
 		qsort(named, 2 * nn, sizeof *named, af_named_cmp);
 		for (i = 0; i < 2 * nn; i++)
 			tree->rank[named[i].key] = (uint32_t)i;
-		free(named);
+		af_free(tree->mem, named);
 	}
 	/* parents precede children: depths forwards, totals backwards */
 	for (i = 1; i < n; i++)
@@ -634,27 +641,34 @@ static af_status af_tree_seal(af_tree *tree, af_error *err)
 	return AF_OK;
 }
 
-af_status af_tree_from_trace(const af_trace *trace, const af_tree_options *opt,
-                             af_tree **out, af_error *err)
+static af_status af_tree_build(const af_trace *trace, const af_tree_options *opt,
+                               af_tree **out, af_error *err)
 {
 	af_tree *tree;
-	af_u32map tnames = {0}; /* thread name id -> threads with that name */
+	af_u32map tnames = {.mem = trace->mem}; /* thread name id -> threads
+	                                           with that name */
 	af_view view;
 	uint32_t root, all;
 	size_t i, selected = 0;
 	af_status st;
 
 	*out = NULL;
-	st = af_view_init(&view, opt, trace->info.has_clock[AF_CLOCK_WAIT],
+	st = af_view_init(&view, trace->mem, opt, trace->info.has_clock[AF_CLOCK_WAIT],
 	                  trace->flamechart, err);
 	if (st != AF_OK)
 		return st;
-	tree = calloc(1, sizeof *tree);
+	tree = af_calloc(trace->mem, 1, sizeof *tree);
 	if (!tree) {
 		af_view_free(&view);
-		return af_fail(err, AF_ERR_NOMEM, -1, "out of memory");
+		return af_mem_explain(trace->mem,
+		                      af_fail(err, AF_ERR_NOMEM, -1,
+		                              "out of memory building the call tree"),
+		                      err);
 	}
-	af_ptree_init(&tree->pt, trace->limits.max_nodes);
+	tree->mem = af_mem_ref(trace->mem);
+	tree->names.mem = tree->mem;
+	tree->name_of.mem = tree->mem;
+	af_ptree_init(&tree->pt, trace->limits.max_nodes, tree->mem);
 	all = af_names_intern(&tree->names, "all", 3);
 	root = all == AF_NONE ? AF_NONE : af_ptree_root(&tree->pt, all);
 	if (root == AF_NONE) {
@@ -734,7 +748,7 @@ af_status af_tree_from_trace(const af_trace *trace, const af_tree_options *opt,
 	}
 
 	af_u32map_free(&tree->name_of);
-	free(tree->hashed);
+	af_free(tree->mem, tree->hashed);
 	tree->hashed = NULL;
 	tree->raw_total = NULL;
 	tree->is_time = trace->info.variant != AF_VARIANT_FOLDED;
@@ -767,23 +781,38 @@ fail:
 	return st;
 }
 
+af_status af_tree_from_trace(const af_trace *trace, const af_tree_options *opt,
+                             af_tree **out, af_error *err)
+{
+	return af_mem_explain(trace->mem, af_tree_build(trace, opt, out, err), err);
+}
+
 void af_tree_free(af_tree *tree)
 {
+	af_mem *mem;
+
 	if (!tree)
 		return;
+	mem = tree->mem;
 	af_ptree_free(&tree->pt);
 	af_names_free(&tree->names);
 	af_u32map_free(&tree->name_of);
 	af_u32map_free(&tree->full);
-	free(tree->hashed);
-	free(tree->hidden);
-	free(tree->rank);
-	free(tree->depth);
-	free(tree->total);
-	free(tree->base_total);
-	free(tree->offset);
-	free(tree->removed);
-	free(tree);
+	af_free(mem, tree->hashed);
+	af_free(mem, tree->hidden);
+	af_free(mem, tree->rank);
+	af_free(mem, tree->depth);
+	af_free(mem, tree->total);
+	af_free(mem, tree->base_total);
+	af_free(mem, tree->offset);
+	af_free(mem, tree->removed);
+	af_free(mem, tree);
+	af_mem_unref(mem);
+}
+
+af_mem *af_tree_mem(const af_tree *tree)
+{
+	return tree->mem;
 }
 
 int af_tree_is_diff(const af_tree *tree)
@@ -822,26 +851,36 @@ af_status af_tree_diff(const af_tree *before, const af_tree *after,
 	double scale = 1;
 	af_tree *t;
 	af_status st;
+	af_mem *mem = after->mem;
+	/* the wait clock is kept as wall time with no cpu time beside it, so
+	 * the diff's own wait clock reads it back unchanged */
+	int slot = clock == AF_CLOCK_WAIT ? AF_CLOCK_WALL : (int)clock;
 
 	*out = NULL;
 	if ((unsigned)clock >= AF_CLOCK_COUNT)
 		return af_fail(err, AF_ERR_ARG, -1, "unknown clock");
 	if (after->total[0][clock] == 0)
 		return af_fail(err, AF_ERR_EMPTY, -1, "AFTER has no time on the %s clock",
-		               clock == AF_CLOCK_WALL ? "wall" : "thread-cpu");
+		               clock == AF_CLOCK_WALL ? "wall"
+		               : clock == AF_CLOCK_WAIT ? "wait" : "thread-cpu");
 	if (opt && opt->normalize && before->total[0][clock])
 		scale = (double)after->total[0][clock] / (double)before->total[0][clock];
-	t = calloc(1, sizeof *t);
+	t = af_calloc(mem, 1, sizeof *t);
 	if (!t)
 		return af_fail(err, AF_ERR_NOMEM, -1, "out of memory");
-	af_ptree_init(&t->pt, 0);
+	t->mem = af_mem_ref(mem);
+	t->names.mem = mem;
+	t->name_of.mem = mem;
+	t->full.mem = mem;
+	t->wait = clock == AF_CLOCK_WAIT;
+	af_ptree_init(&t->pt, 0, mem);
 	t->band = AF_NONE;
 	t->diff = t->differential = 1;
 	t->is_time = before->is_time && after->is_time;
 	key = af_names_intern(&t->names, "all", 3);
 	if (key == AF_NONE || af_ptree_root(&t->pt, key) == AF_NONE)
 		goto nomem;
-	map = malloc((na > nb ? na : nb) * sizeof *map);
+	map = af_malloc(mem, (na > nb ? na : nb) * sizeof *map);
 	if (!map)
 		goto nomem;
 	/* AFTER's paths with their widths and calls */
@@ -850,28 +889,28 @@ af_status af_tree_diff(const af_tree *before, const af_tree *after,
 		const af_pnode *a = &after->pt.nodes[i];
 		if ((map[i] = af_diff_node(t, after, map, (uint32_t)i)) == AF_NONE)
 			goto nomem;
-		t->pt.nodes[map[i]].self[clock] += a->self[clock];
+		t->pt.nodes[map[i]].self[slot] += af_tree_self(after, (uint32_t)i, clock);
 		t->pt.nodes[map[i]].calls += a->calls;
 	}
 	/* BEFORE's self times on the same paths; its other paths join with no
 	 * width, as difffolded.pl's lines with an AFTER count of 0 */
 	for (i = 1; i < nb; i++) {
-		const af_pnode *b = &before->pt.nodes[i];
+		uint64_t b = af_tree_self(before, (uint32_t)i, clock);
 		if ((map[i] = af_diff_node(t, before, map, (uint32_t)i)) == AF_NONE)
 			goto nomem;
-		t->pt.nodes[map[i]].base += (uint64_t)((double)b->self[clock] * scale + 0.5);
+		t->pt.nodes[map[i]].base += (uint64_t)((double)b * scale + 0.5);
 	}
 	/* the removed band: each path with BEFORE's time and none of AFTER's
 	 * whose caller has some, copied under "[removed]" with its callers */
 	n = t->pt.len;
-	tot_after = calloc(n, sizeof *tot_after);
-	tot_before = calloc(n, sizeof *tot_before);
-	copy = malloc(n * sizeof *copy);
-	up = malloc(n * sizeof *up);
+	tot_after = af_calloc(mem, n, sizeof *tot_after);
+	tot_before = af_calloc(mem, n, sizeof *tot_before);
+	copy = af_malloc(mem, n * sizeof *copy);
+	up = af_malloc(mem, n * sizeof *up);
 	if (!tot_after || !tot_before || !copy || !up)
 		goto nomem;
 	for (i = n; i-- > 0;) {
-		tot_after[i] += t->pt.nodes[i].self[clock];
+		tot_after[i] += t->pt.nodes[i].self[slot];
 		tot_before[i] += t->pt.nodes[i].base;
 		if (i > 0) {
 			tot_after[t->pt.nodes[i].parent] += tot_after[i];
@@ -907,18 +946,18 @@ af_status af_tree_diff(const af_tree *before, const af_tree *after,
 		copy[i] = af_ptree_child(&t->pt, copy[p], t->pt.nodes[i].key);
 		if (copy[i] == AF_NONE)
 			goto nomem;
-		t->pt.nodes[copy[i]].self[clock] = t->pt.nodes[i].base;
+		t->pt.nodes[copy[i]].self[slot] = t->pt.nodes[i].base;
 	}
-	t->removed = calloc(t->pt.len, 1);
+	t->removed = af_calloc(mem, t->pt.len, 1);
 	if (!t->removed)
 		goto nomem;
 	for (i = n; i < t->pt.len; i++)
 		t->removed[i] = 1;
-	free(map);
-	free(copy);
-	free(up);
-	free(tot_after);
-	free(tot_before);
+	af_free(mem, map);
+	af_free(mem, copy);
+	af_free(mem, up);
+	af_free(mem, tot_after);
+	af_free(mem, tot_before);
 	if ((st = af_tree_seal(t, err)) != AF_OK) {
 		af_tree_free(t);
 		return st;
@@ -926,11 +965,11 @@ af_status af_tree_diff(const af_tree *before, const af_tree *after,
 	*out = t;
 	return AF_OK;
 nomem:
-	free(map);
-	free(copy);
-	free(up);
-	free(tot_after);
-	free(tot_before);
+	af_free(mem, map);
+	af_free(mem, copy);
+	af_free(mem, up);
+	af_free(mem, tot_after);
+	af_free(mem, tot_before);
 	af_tree_free(t);
 	return af_fail(err, AF_ERR_NOMEM, -1, "out of memory comparing the profiles");
 }
@@ -1056,7 +1095,7 @@ static int af_names_rehash(af_names *n)
 
 	if (ns > SIZE_MAX / sizeof *slots)
 		return -1;
-	slots = calloc(ns, sizeof *slots);
+	slots = af_calloc(n->mem, ns, sizeof *slots);
 	if (!slots)
 		return -1;
 	for (i = 0; i < n->len; i++) {
@@ -1065,7 +1104,7 @@ static int af_names_rehash(af_names *n)
 			j = (j + 1) & mask;
 		slots[j] = (uint32_t)i + 1;
 	}
-	free(n->slots);
+	af_free(n->mem, n->slots);
 	n->slots = slots;
 	n->nslots = ns;
 	return 0;
@@ -1084,9 +1123,9 @@ uint32_t af_names_intern(af_names *n, const char *s, size_t len)
 		if (strncmp(t, s, len) == 0 && t[len] == '\0')
 			return n->slots[j] - 1;
 	}
-	if (n->len >= UINT32_MAX - 1 || AF_GROW(n->str, n->cap, n->len + 1))
+	if (n->len >= UINT32_MAX - 1 || AF_GROW(n->mem, n->str, n->cap, n->len + 1))
 		return AF_NONE;
-	copy = malloc(len + 1);
+	copy = af_malloc(n->mem, len + 1);
 	if (!copy)
 		return AF_NONE;
 	memcpy(copy, s, len);
@@ -1098,7 +1137,7 @@ uint32_t af_names_intern(af_names *n, const char *s, size_t len)
 
 uint32_t af_names_intern_clean(af_names *n, const char *s, size_t len)
 {
-	af_buf b = {0};
+	af_buf b = {.mem = n->mem};
 	size_t i = 0;
 	uint32_t id;
 	int dirty = 0;
@@ -1129,12 +1168,12 @@ uint32_t af_names_intern_clean(af_names *n, const char *s, size_t len)
 			i += k;
 		}
 		if (bad) {
-			free(b.data);
+			af_buf_free(&b);
 			return AF_NONE;
 		}
 	}
 	id = af_names_intern(n, b.data ? b.data : "", b.len);
-	free(b.data);
+	af_buf_free(&b);
 	return id;
 }
 
@@ -1155,12 +1194,15 @@ uint32_t af_names_find(const af_names *n, const char *s, size_t len)
 
 void af_names_free(af_names *n)
 {
+	af_mem *mem = n->mem;
 	size_t i;
+
 	for (i = 0; i < n->len; i++)
-		free(n->str[i]);
-	free(n->str);
-	free(n->slots);
+		af_free(mem, n->str[i]);
+	af_free(mem, n->str);
+	af_free(mem, n->slots);
 	memset(n, 0, sizeof *n);
+	n->mem = mem;
 }
 
 /* ------------------------------------------------------------------ */
@@ -1193,7 +1235,7 @@ int af_u32map_put(af_u32map *m, uint32_t key, uint32_t value)
 
 	if ((m->len + 1) * 2 > m->nslots) {
 		size_t ns = m->nslots ? m->nslots * 2 : 64, j;
-		uint64_t *slots = calloc(ns, sizeof *slots);
+		uint64_t *slots = af_calloc(m->mem, ns, sizeof *slots);
 		if (!slots)
 			return -1;
 		for (j = 0; j < m->nslots; j++) {
@@ -1205,7 +1247,7 @@ int af_u32map_put(af_u32map *m, uint32_t key, uint32_t value)
 				slots[k] = m->slots[j];
 			}
 		}
-		free(m->slots);
+		af_free(m->mem, m->slots);
 		m->slots = slots;
 		m->nslots = ns;
 	}
@@ -1223,6 +1265,9 @@ int af_u32map_put(af_u32map *m, uint32_t key, uint32_t value)
 
 void af_u32map_free(af_u32map *m)
 {
-	free(m->slots);
+	af_mem *mem = m->mem;
+
+	af_free(mem, m->slots);
 	memset(m, 0, sizeof *m);
+	m->mem = mem;
 }

@@ -44,9 +44,10 @@ typedef struct af_ptree {
 	size_t nhashed;  /* slots in use */
 	uint32_t max_nodes;
 	int adopted;     /* a root became a child: parents may follow children */
+	af_mem *mem;
 } af_ptree;
 
-void af_ptree_init(af_ptree *t, uint32_t max_nodes);
+void af_ptree_init(af_ptree *t, uint32_t max_nodes, af_mem *mem);
 
 /** Makes room for about `nodes` nodes at once (a hint; 0 on success). */
 int af_ptree_reserve(af_ptree *t, size_t nodes);
@@ -76,6 +77,9 @@ int af_ptree_absorb(af_ptree *dst, const af_ptree *src, uint32_t *offset);
 /** Fills `tot` (one entry per node) with each node's subtree total. */
 int af_ptree_totals(const af_ptree *t, uint64_t (*tot)[AF_CLOCK_RECORDED]);
 
+/** The tree's allocator and budget, for the layout and renderers. */
+af_mem *af_tree_mem(const af_tree *tree);
+
 /** Turns the root `old_root` into a child of the root `new_root` under
  * `key`.  `new_root` must have no child with `key` yet.  Everything below
  * `old_root` keeps its indices.  Returns 0, or -1 when out of memory. */
@@ -91,6 +95,7 @@ typedef struct af_names {
 	size_t len, cap;
 	uint32_t *slots; /* id + 1, 0 = empty */
 	size_t nslots;
+	af_mem *mem;     /* set before the first use */
 } af_names;
 
 /** Returns the id of the `len` bytes at `s`, adding them when new;
@@ -105,12 +110,14 @@ uint32_t af_names_intern_clean(af_names *n, const char *s, size_t len);
 /** The id of the `len` bytes at `s`, or AF_NONE when they are not in. */
 uint32_t af_names_find(const af_names *n, const char *s, size_t len);
 
+/** Frees the strings and tables; the map stays usable (its mem is kept). */
 void af_names_free(af_names *n);
 
 /** A map from u32 to u32, for small caches. */
 typedef struct af_u32map {
 	uint64_t *slots; /* key << 32 | value, with key + 1 so 0 = empty */
 	size_t nslots, len;
+	af_mem *mem;     /* set before the first use */
 } af_u32map;
 
 /** Looks `key` up; returns 1 and sets *value when present. */

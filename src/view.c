@@ -32,12 +32,13 @@ static af_status af_view_regcomp(regex_t *re, const char *pattern,
 	               what, pattern, msg);
 }
 
-af_status af_view_init(af_view *v, const af_tree_options *opt, int wait,
-                       int flamechart, af_error *err)
+af_status af_view_init(af_view *v, af_mem *mem, const af_tree_options *opt,
+                       int wait, int flamechart, af_error *err)
 {
 	af_status st;
 
 	memset(v, 0, sizeof *v);
+	v->mem = mem;
 	v->opt = opt;
 	v->wait = wait;
 	v->flamechart = flamechart;
@@ -64,7 +65,7 @@ void af_view_free(af_view *v)
 		regfree(&v->focus);
 	if (v->has_exclude)
 		regfree(&v->exclude);
-	free(v->hit);
+	af_free(v->mem, v->hit);
 	memset(v, 0, sizeof *v);
 }
 
@@ -133,7 +134,7 @@ uint32_t af_view_method_name(const af_trace *t, uint32_t mid,
                              const af_tree_options *opt, af_names *names,
                              af_u32map *full)
 {
-	af_buf b = {0}, cls = {0};
+	af_buf b = {.mem = names->mem}, cls = {.mem = names->mem};
 	const af_method *m;
 	const char *ocls = NULL, *oname = NULL, *c;
 	uint32_t idx, id;
@@ -159,8 +160,8 @@ uint32_t af_view_method_name(const af_trace *t, uint32_t mid,
 	if (opt->signatures)
 		bad |= af_mapping_params(opt->mapping, m->sig, &b);
 	id = bad ? AF_NONE : af_view_intern(&b, opt, names, full);
-	free(b.data);
-	free(cls.data);
+	af_buf_free(&b);
+	af_buf_free(&cls);
 	return id;
 }
 
@@ -169,7 +170,8 @@ uint32_t af_view_frame_name(const char *frame, const af_tree_options *opt,
 {
 	size_t len = strlen(frame), end, dot;
 	const char *paren = memchr(frame, '(', len);
-	af_buf b = {0}, cls = {0}, name = {0};
+	af_buf b = {.mem = names->mem}, cls = {.mem = names->mem},
+	       name = {.mem = names->mem};
 	const char *ocls = NULL, *oname = NULL;
 	uint32_t id;
 	int bad = 0;
@@ -200,9 +202,9 @@ uint32_t af_view_frame_name(const char *frame, const af_tree_options *opt,
 		bad |= af_buf_append(&b, frame, len);
 	}
 	id = bad ? AF_NONE : af_view_intern(&b, opt, names, full);
-	free(b.data);
-	free(cls.data);
-	free(name.data);
+	af_buf_free(&b);
+	af_buf_free(&cls);
+	af_buf_free(&name);
 	return id;
 }
 
@@ -214,7 +216,7 @@ static int af_view_hits(af_view *v, size_t need)
 	size_t old = v->hit_cap;
 	if (need <= old)
 		return 0;
-	if (AF_GROW(v->hit, v->hit_cap, need))
+	if (AF_GROW(v->mem, v->hit, v->hit_cap, need))
 		return -1;
 	memset(v->hit + old, 0, v->hit_cap - old);
 	return 0;
@@ -270,9 +272,9 @@ static af_status af_view_cut(af_view *v, const af_ptree *pt, const af_names *nam
 {
 	const af_tree_options *opt = v->opt;
 	size_t n = pt->len, i;
-	uint32_t *map = malloc((n ? n : 1) * sizeof *map), root;
-	uint8_t *inside = calloc(n ? n : 1, 1);
-	uint64_t (*rel)[AF_CLOCK_RECORDED] = offset ? calloc(n ? n : 1, sizeof *rel) : NULL;
+	uint32_t *map = af_malloc(v->mem, (n ? n : 1) * sizeof *map), root;
+	uint8_t *inside = af_calloc(v->mem, n ? n : 1, 1);
+	uint64_t (*rel)[AF_CLOCK_RECORDED] = offset ? af_calloc(v->mem, n ? n : 1, sizeof *rel) : NULL;
 	af_status st = AF_OK;
 	int c;
 
@@ -283,7 +285,7 @@ static af_status af_view_cut(af_view *v, const af_ptree *pt, const af_names *nam
 		goto nomem;
 	map[0] = root;
 	if (rel) {
-		if (AF_GROW(*noff, *ncap, 1))
+		if (AF_GROW(v->mem, *noff, *ncap, 1))
 			goto nomem;
 		memset((*noff)[0], 0, sizeof (*noff)[0]);
 	}
@@ -336,7 +338,7 @@ static af_status af_view_cut(af_view *v, const af_ptree *pt, const af_names *nam
 		map[i] = x;
 		af_view_add(&out->nodes[x], o);
 		if (rel) {
-			if (AF_GROW(*noff, *ncap, out->len))
+			if (AF_GROW(v->mem, *noff, *ncap, out->len))
 				goto nomem;
 			for (c = 0; c < AF_CLOCK_RECORDED; c++)
 				(*noff)[x][c] = up == root ? 0 : rel[p][c] + offset[i][c];
@@ -346,9 +348,9 @@ static af_status af_view_cut(af_view *v, const af_ptree *pt, const af_names *nam
 nomem:
 	st = af_fail(err, AF_ERR_NOMEM, -1, "out of memory cutting the call tree");
 out:
-	free(map);
-	free(inside);
-	free(rel);
+	af_free(v->mem, map);
+	af_free(v->mem, inside);
+	af_free(v->mem, rel);
 	return st;
 }
 
@@ -358,8 +360,8 @@ static af_status af_view_min_share(af_view *v, af_ptree *pt,
                                    af_error *err)
 {
 	size_t n = pt->len, i;
-	uint64_t *tot = calloc(n ? n : 1, sizeof *tot);
-	uint32_t *map = malloc((n ? n : 1) * sizeof *map);
+	uint64_t *tot = af_calloc(v->mem, n ? n : 1, sizeof *tot);
+	uint32_t *map = af_malloc(v->mem, (n ? n : 1) * sizeof *map);
 	uint64_t (*noff)[AF_CLOCK_RECORDED] = NULL;
 	size_t ncap = 0;
 	af_ptree out;
@@ -367,7 +369,7 @@ static af_status af_view_min_share(af_view *v, af_ptree *pt,
 	                                                           : AF_CLOCK_WALL;
 	double least;
 
-	af_ptree_init(&out, pt->max_nodes);
+	af_ptree_init(&out, pt->max_nodes, pt->mem);
 	if (!tot || !map)
 		goto nomem;
 	for (i = n; i-- > 0;) {
@@ -377,7 +379,7 @@ static af_status af_view_min_share(af_view *v, af_ptree *pt,
 	}
 	least = v->opt->min_share * (double)tot[0];
 	map[0] = af_ptree_root(&out, pt->nodes[0].key);
-	if (map[0] == AF_NONE || (*offset && AF_GROW(noff, ncap, 1)))
+	if (map[0] == AF_NONE || (*offset && AF_GROW(v->mem, noff, ncap, 1)))
 		goto nomem;
 	if (*offset)
 		memset(noff[0], 0, sizeof noff[0]);
@@ -394,24 +396,24 @@ static af_status af_view_min_share(af_view *v, af_ptree *pt,
 		map[i] = x;
 		af_view_add(&out.nodes[x], o);
 		if (*offset) {
-			if (AF_GROW(noff, ncap, out.len))
+			if (AF_GROW(v->mem, noff, ncap, out.len))
 				goto nomem;
 			memcpy(noff[x], (*offset)[i], sizeof noff[x]);
 		}
 	}
-	free(tot);
-	free(map);
+	af_free(v->mem, tot);
+	af_free(v->mem, map);
 	af_ptree_free(pt);
 	*pt = out;
 	if (*offset) {
-		free(*offset);
+		af_free(v->mem, *offset);
 		*offset = noff;
 	}
 	return AF_OK;
 nomem:
-	free(tot);
-	free(map);
-	free(noff);
+	af_free(v->mem, tot);
+	af_free(v->mem, map);
+	af_free(v->mem, noff);
 	af_ptree_free(&out);
 	return af_fail(err, AF_ERR_NOMEM, -1, "out of memory cutting the call tree");
 }
@@ -430,19 +432,19 @@ af_status af_view_reshape(af_view *v, af_ptree *pt, const af_names *names,
 		uint64_t (*noff)[AF_CLOCK_RECORDED] = NULL;
 		size_t ncap = 0;
 
-		af_ptree_init(&out, pt->max_nodes);
+		af_ptree_init(&out, pt->max_nodes, pt->mem);
 		st = af_view_cut(v, pt, names, offset ? (const uint64_t(*)[AF_CLOCK_RECORDED])*offset
 		                                      : NULL,
 		                 &out, &noff, &ncap, err);
 		if (st != AF_OK) {
 			af_ptree_free(&out);
-			free(noff);
+			af_free(v->mem, noff);
 			return st;
 		}
 		af_ptree_free(pt);
 		*pt = out;
 		if (offset) {
-			free(*offset);
+			af_free(v->mem, *offset);
 			*offset = noff;
 			*offset_cap = ncap;
 		}

@@ -19,12 +19,13 @@ typedef struct af_view {
 	size_t hit_cap;
 	int wait;             /* the trace has both recorded clocks */
 	int flamechart;       /* siblings never merge; offsets follow frames */
+	af_mem *mem;          /* the tree's allocator */
 } af_view;
 
 /** Compiles the view's expressions; AF_ERR_ARG with regerror's words when
  * one is not a valid POSIX extended regular expression. */
-af_status af_view_init(af_view *v, const af_tree_options *opt, int wait,
-                       int flamechart, af_error *err);
+af_status af_view_init(af_view *v, af_mem *mem, const af_tree_options *opt,
+                       int wait, int flamechart, af_error *err);
 void af_view_free(af_view *v);
 
 /** Marks name id `name` as a thread's: expressions never match it (threads

@@ -10,6 +10,7 @@
 #include "internal.h"
 
 struct af_writer {
+	af_mem *mem;
 	af_writer_options o;
 	unsigned record_size;
 	af_buf threads;  /* key lines */
@@ -21,10 +22,15 @@ struct af_writer {
 
 af_writer *af_writer_new(const af_writer_options *opt)
 {
-	af_writer *w = calloc(1, sizeof *w);
+	af_mem *mem = af_mem_new(opt ? opt->allocator : NULL, UINT64_MAX);
+	af_writer *w = mem ? af_calloc(mem, 1, sizeof *w) : NULL;
 
-	if (!w)
+	if (!w) {
+		af_mem_unref(mem);
 		return NULL;
+	}
+	w->mem = mem;
+	w->threads.mem = w->methods.mem = w->data.mem = mem;
 	if (opt)
 		w->o = *opt;
 	if (w->o.version == 0)
@@ -42,18 +48,22 @@ af_writer *af_writer_new(const af_writer_options *opt)
 	}
 	return w;
 bad:
-	free(w);
+	af_writer_free(w);
 	return NULL;
 }
 
 void af_writer_free(af_writer *w)
 {
+	af_mem *mem;
+
 	if (!w)
 		return;
-	free(w->threads.data);
-	free(w->methods.data);
-	free(w->data.data);
-	free(w);
+	mem = w->mem;
+	af_buf_free(&w->threads);
+	af_buf_free(&w->methods);
+	af_buf_free(&w->data);
+	af_free(mem, w);
+	af_mem_unref(mem);
 }
 
 static void af_put16(uint8_t *p, uint32_t v)
@@ -95,7 +105,7 @@ int af_writer_thread(af_writer *w, uint32_t tid, const char *name)
 int af_writer_method(af_writer *w, uint32_t id, const char *cls,
                      const char *name, const char *sig, const char *file)
 {
-	af_buf line = {0};
+	af_buf line = {.mem = w->mem};
 	int r;
 
 	if (w->o.dalvik) {
@@ -121,7 +131,7 @@ int af_writer_method(af_writer *w, uint32_t id, const char *cls,
 	}
 	if (!r)
 		r = af_buf_append(&w->methods, line.data, line.len);
-	free(line.data);
+	af_buf_free(&line);
 	return af_ok(w, r);
 }
 
@@ -185,7 +195,7 @@ static int af_key_text(af_writer *w, af_buf *k, int summary)
 
 int af_writer_finish(af_writer *w, uint8_t **out, size_t *len, size_t *key_len)
 {
-	af_buf b = {0};
+	af_buf b = {.mem = w->mem};
 	uint8_t h[32] = {'S', 'L', 'O', 'W'};
 	int r = 0;
 
@@ -209,19 +219,21 @@ int af_writer_finish(af_writer *w, uint8_t **out, size_t *len, size_t *key_len)
 	if (w->data.len)
 		r |= af_buf_append(&b, w->data.data, w->data.len);
 	if (!r && w->o.variant == AF_VARIANT_STREAMING && !w->o.no_summary) {
-		af_buf k = {0};
+		af_buf k = {.mem = w->mem};
 		uint8_t s[7] = {0, 0, 3};
 		r = af_key_text(w, &k, 1);
 		af_put32(s + 3, (uint32_t)k.len);
 		r |= af_buf_append(&b, s, sizeof s);
 		r |= af_buf_append(&b, k.data, k.len);
-		free(k.data);
+		af_buf_free(&k);
 	}
-	if (r) {
-		free(b.data);
-		return -1;
+	/* the caller frees the bytes with free(): the one block not from the
+	 * writer's allocator */
+	*out = r ? NULL : malloc(b.len ? b.len : 1);
+	if (*out) {
+		memcpy(*out, b.data, b.len);
+		*len = b.len;
 	}
-	*out = (uint8_t *)b.data;
-	*len = b.len;
-	return 0;
+	af_buf_free(&b);
+	return *out ? 0 : -1;
 }

@@ -167,6 +167,25 @@ Test(cli, errors_name_the_file_and_byte_and_leave_no_file)
 	free(out);
 }
 
+/* Each prefixed line of `text` ("aflame-render: (stdin): " + line). */
+static char *prefixed(const char *text)
+{
+	size_t n = strlen(text), lines = 0, i;
+	char *out, *o;
+
+	for (i = 0; i < n; i++)
+		lines += text[i] == '\n';
+	out = o = malloc(n + lines * 32 + 1);
+	while (*text) {
+		const char *nl = strchr(text, '\n');
+		size_t len = nl ? (size_t)(nl - text) + 1 : strlen(text);
+		o += sprintf(o, "aflame-render: (stdin): %.*s", (int)len, text);
+		text += len;
+	}
+	*o = '\0';
+	return out;
+}
+
 Test(cli, every_hostile_input_through_the_cli)
 {
 	DIR *d = opendir(AF_TEST_DATA "/bad");
@@ -176,9 +195,9 @@ Test(cli, every_hostile_input_through_the_cli)
 
 	cr_assert_not_null(d);
 	while ((ent = readdir(d)) != NULL) {
-		char path[1024], epath[1024], args[2048], want[1024], *err = NULL;
+		char path[1024], epath[1024], args[2048], *err = NULL, *got = NULL, *want;
 		size_t len, nl = strlen(ent->d_name);
-		uint8_t *msg;
+		uint8_t *msg, *graph;
 
 		if (nl < 7 || strcmp(ent->d_name + nl - 6, ".trace") != 0)
 			continue;
@@ -186,19 +205,37 @@ Test(cli, every_hostile_input_through_the_cli)
 		snprintf(epath, sizeof epath, "%s/bad/%.*s.error", AF_TEST_DATA,
 		         (int)(nl - 6), ent->d_name);
 		msg = t_read(epath, &len);
-		cr_assert_not_null(msg);
-		snprintf(want, sizeof want, "aflame-render: (stdin): %s", (char *)msg);
-		snprintf(args, sizeof args, "-o '%s' -", out);
-		cr_assert_eq(t_cli(args, path, NULL, &err), 1, "%s", ent->d_name);
+		if (msg) {
+			/* refused: the message, exit 1, no output */
+			snprintf(args, sizeof args, "-o '%s' -", out);
+			cr_assert_eq(t_cli(args, path, NULL, &err), 1, "%s", ent->d_name);
+			cr_assert_not(exists(out), "%s left %s", ent->d_name, out);
+		} else {
+			/* damaged but usable: the warnings, and the exact graph */
+			snprintf(epath, sizeof epath, "%s/bad/%.*s.warning", AF_TEST_DATA,
+			         (int)(nl - 6), ent->d_name);
+			msg = t_read(epath, &len);
+			cr_assert_not_null(msg, "%s: no .error nor .warning", ent->d_name);
+			snprintf(epath, sizeof epath, "%s/bad/%.*s.folded", AF_TEST_DATA,
+			         (int)(nl - 6), ent->d_name);
+			graph = t_read(epath, &len);
+			cr_assert_not_null(graph, "%s: no .folded", ent->d_name);
+			cr_assert_eq(t_cli("--format folded -", path, &got, &err), 0, "%s: %s",
+			             ent->d_name, err);
+			cr_expect_str_eq(got, (char *)graph, "%s", ent->d_name);
+			free(graph);
+			free(got);
+		}
+		want = prefixed((char *)msg);
 		cr_expect_str_eq(err, want, "%s", ent->d_name);
-		cr_assert_not(exists(out), "%s left %s", ent->d_name, out);
+		free(want);
 		free(msg);
 		free(err);
 		n++;
 	}
 	closedir(d);
 	free(out);
-	cr_assert_geq(n, 30);
+	cr_assert_geq(n, 80);
 }
 
 Test(cli, usage_errors_exit_2)

@@ -52,7 +52,9 @@ static char *set_of(const char *tag, const char *extra, const char *input)
 	char *dir = t_tmp(tag), args[2048], *err = NULL;
 	snprintf(args, sizeof args, "--per-thread %s -o '%s' '%s'", extra, dir, input);
 	cr_assert_eq(t_cli(args, NULL, NULL, &err), 0, "%s", err);
-	cr_assert_str_eq(err, "");
+	/* warnings about the input (unknown method ids in real traces) only */
+	for (char *line = err; *line; line = strchr(line, '\n') + 1)
+		cr_assert(strstr(line, ": warning: ") && strchr(line, '\n'), "%s", err);
 	free(err);
 	return dir;
 }

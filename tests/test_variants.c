@@ -319,16 +319,18 @@ Test(variants, old_method_line_forms)
 	free(f);
 }
 
-/* Every file in data/bad fails to parse with the message in its .error. */
+/* Every file in data/bad with a .error fails to parse with that message;
+ * one with a .folded instead is damaged but usable: it parses, and its
+ * graph on the default clock is exactly that text. */
 Test(variants, hostile_inputs_give_their_exact_error)
 {
 	DIR *d = opendir(AF_TEST_DATA "/bad");
 	struct dirent *ent;
-	int count = 0;
+	int count = 0, usable = 0;
 
 	cr_assert_not_null(d);
 	while ((ent = readdir(d)) != NULL) {
-		char path[1024], epath[1024], got[512];
+		char path[1024], epath[1024], fpath[1024], got[512];
 		size_t len, elen, nl = strlen(ent->d_name);
 		uint8_t *buf, *want;
 		af_trace *t = NULL;
@@ -339,12 +341,28 @@ Test(variants, hostile_inputs_give_their_exact_error)
 		snprintf(path, sizeof path, "%s/bad/%s", AF_TEST_DATA, ent->d_name);
 		snprintf(epath, sizeof epath, "%s/bad/%.*s.error", AF_TEST_DATA,
 		         (int)(nl - 6), ent->d_name);
+		snprintf(fpath, sizeof fpath, "%s/bad/%.*s.folded", AF_TEST_DATA,
+		         (int)(nl - 6), ent->d_name);
 		buf = t_read(path, &len);
-		want = t_read(epath, &elen);
-		if (!buf || !want)
-			closedir(d);
 		cr_assert_not_null(buf);
-		cr_assert_not_null(want, "%s has no .error file", ent->d_name);
+		want = t_read(epath, &elen);
+		if (!want) {
+			uint8_t *graph = t_read(fpath, &elen);
+			char *f;
+			cr_assert_not_null(graph, "%s has no .error nor .folded file",
+			                   ent->d_name);
+			t = t_parse(buf, len);
+			f = t_folded(buf, len,
+			             af_trace_get_info(t)->has_clock[AF_CLOCK_WALL]
+			                     ? AF_CLOCK_WALL : AF_CLOCK_CPU, NULL);
+			cr_expect_str_eq(f, (char *)graph, "%s", ent->d_name);
+			af_trace_free(t);
+			free(f);
+			free(graph);
+			free(buf);
+			usable++;
+			continue;
+		}
 		cr_assert_neq(af_trace_parse(buf, len, NULL, &t, &e), AF_OK,
 		              "%s parsed", ent->d_name);
 		cr_assert_null(t);
@@ -353,12 +371,14 @@ Test(variants, hostile_inputs_give_their_exact_error)
 		else
 			snprintf(got, sizeof got, "%s\n", e.message);
 		cr_expect_str_eq(got, (char *)want, "%s", ent->d_name);
+		cr_expect_geq(e.offset, 0, "%s: no byte offset", ent->d_name);
 		free(buf);
 		free(want);
 		count++;
 	}
 	closedir(d);
-	cr_assert_geq(count, 30);
+	cr_assert_geq(count, 60);
+	cr_assert_geq(usable, 15);
 }
 
 Test(variants, limits_stop_hostile_depth_and_size)
@@ -585,4 +605,140 @@ Test(variants, two_cores_read_what_one_reads)
 	cr_assert_null(one);
 	cr_assert_null(two);
 	free(buf);
+}
+/* A regular trace cut at every byte: inside the key the key's error, inside
+ * the header the header's, among the records a graph of the whole records
+ * with the rest counted as cut off. */
+Test(variants, regular_trace_cut_at_every_byte)
+{
+	size_t len, key_len, cut;
+	uint8_t *buf = program((af_writer_options){.clock = AF_WRITER_DUAL}, &len,
+	                       &key_len);
+
+	for (cut = 0; cut < len; cut++) {
+		af_trace *t = NULL;
+		af_error e = {0};
+		af_status st = af_trace_parse(buf, cut, NULL, &t, &e);
+		size_t records = key_len + 32;
+		if (cut < key_len) {
+			cr_assert_neq(st, AF_OK, "cut at %zu", cut);
+			cr_assert(cut == 0 || strncmp(e.message, "key section ends without", 24) == 0,
+			          "cut at %zu: %s", cut, e.message);
+			cr_assert_eq(e.offset, (long long)cut); /* the end of the input */
+		} else if (cut < records) {
+			cr_assert_eq(st, AF_ERR_TRUNCATED, "cut at %zu: %s", cut, e.message);
+			/* where the header ends, or, once the data offset is read,
+			 * the field that points past the end */
+			cr_assert_eq(e.offset, (long long)(cut < key_len + 18 ? cut : key_len + 6),
+			             "cut at %zu: %s", cut, e.message);
+		} else {
+			const af_trace_info *i;
+			cr_assert_eq(st, AF_OK, "cut at %zu: %s", cut, e.message);
+			i = af_trace_get_info(t);
+			cr_assert_eq(i->truncated_bytes, (cut - records) % 14, "cut at %zu", cut);
+			cr_assert_eq(i->data_end, cut - i->truncated_bytes);
+			cr_assert_eq(i->records, (cut - records) / 14);
+		}
+		af_trace_free(t);
+	}
+	free(buf);
+}
+
+/* A streaming trace cut at every byte: a cut header is an error; after it,
+ * whatever whole records and items are there make the graph. */
+Test(variants, streaming_trace_cut_at_every_byte)
+{
+	size_t len, cut;
+	uint8_t *buf = program((af_writer_options){.variant = AF_VARIANT_STREAMING,
+	                                           .clock = AF_WRITER_DUAL}, &len, NULL);
+	uint64_t last_records = 0;
+
+	for (cut = 0; cut < len; cut++) {
+		af_trace *t = NULL;
+		af_error e = {0};
+		af_status st = af_trace_parse(buf, cut, NULL, &t, &e);
+		if (cut < 32) {
+			cr_assert_neq(st, AF_OK, "cut at %zu", cut);
+			cr_assert_geq(e.offset, 0);
+			cr_assert_leq(e.offset, (long long)cut);
+			continue;
+		}
+		cr_assert_eq(st, AF_OK, "cut at %zu: %s", cut, e.message);
+		cr_assert(af_trace_get_info(t)->summary_missing, "cut at %zu", cut);
+		cr_assert_eq(af_trace_get_info(t)->data_end +
+		             af_trace_get_info(t)->truncated_bytes, cut);
+		/* records only come, never go, as the cut moves on */
+		cr_assert_geq(af_trace_get_info(t)->records, last_records);
+		last_records = af_trace_get_info(t)->records;
+		af_trace_free(t);
+	}
+	cr_assert_eq(last_records, 6);
+	free(buf);
+}
+
+/* Item types 0 and 4 to 255 do not exist: each is refused where it is. */
+Test(variants, every_unknown_streaming_item_type)
+{
+	size_t len;
+	uint8_t *buf = program((af_writer_options){.variant = AF_VARIANT_STREAMING,
+	                                           .clock = AF_WRITER_DUAL,
+	                                           .no_summary = 1}, &len, NULL);
+	uint8_t *bad = malloc(len + 3);
+	unsigned type;
+
+	memcpy(bad, buf, len);
+	for (type = 0; type < 256; type++) {
+		af_trace *t = NULL;
+		af_error e = {0};
+		char want[64];
+		if (type >= 1 && type <= 3)
+			continue;
+		bad[len] = 0;
+		bad[len + 1] = 0;
+		bad[len + 2] = (uint8_t)type;
+		cr_assert_eq(af_trace_parse(bad, len + 3, NULL, &t, &e), AF_ERR_RECORD);
+		snprintf(want, sizeof want, "unknown streaming item type %u", type);
+		cr_assert_str_eq(e.message, want);
+		cr_assert_eq(e.offset, (long long)len + 2);
+	}
+	free(bad);
+	free(buf);
+}
+
+/* Folded lines of 10 MB: one frame that long is over the name limit, and
+ * a million frames deep is over the depth limit, unless they are raised. */
+Test(variants, ten_megabyte_folded_lines)
+{
+	size_t n = 10u << 20, len, i;
+	char *text = malloc(n + 64);
+	af_parse_options big = {.limits = {.max_name_len = 16u << 20,
+	                                   .max_depth = 2000000}};
+	af_trace *t = NULL;
+	af_tree *tree = NULL;
+	af_error e = {0};
+
+	/* one frame of 10 MB */
+	memcpy(text, "main;", 5);
+	memset(text + 5, 'x', n);
+	len = 5 + n + (size_t)sprintf(text + 5 + n, " 3\n");
+	cr_assert_eq(af_trace_parse(text, len, NULL, &t, &e), AF_ERR_LIMIT);
+	cr_assert_str_eq(e.message, "frame name longer than 1048576 bytes");
+	cr_assert_eq(e.offset, 5);
+	cr_assert_eq(af_trace_parse(text, len, &big, &t, &e), AF_OK, "%s", e.message);
+	cr_assert_eq(af_trace_get_info(t)->lines, 1);
+	af_trace_free(t);
+
+	/* 10 MB of ten-byte frames: 1,048,576 deep */
+	for (i = 0; i < n; i += 10)
+		memcpy(text + i, "frame0001;", 10);
+	len = n - 1 + (size_t)sprintf(text + n - 1, " 3\n");
+	cr_assert_eq(af_trace_parse(text, len, NULL, &t, &e), AF_ERR_LIMIT);
+	cr_assert_str_eq(e.message, "stack deeper than 1000000 frames");
+	cr_assert_eq(e.offset, 10000000);
+	cr_assert_eq(af_trace_parse(text, len, &big, &t, &e), AF_OK, "%s", e.message);
+	cr_assert_eq(af_tree_from_trace(t, NULL, &tree, &e), AF_OK, "%s", e.message);
+	cr_assert_eq(af_tree_size(tree), 1 + n / 10);
+	af_tree_free(tree);
+	af_trace_free(t);
+	free(text);
 }

@@ -64,6 +64,34 @@ typedef struct af_error {
 const char *af_strerror(af_status status);
 
 /* ------------------------------------------------------------------ */
+/* Memory                                                              */
+
+/** Where the library's memory comes from.  All three functions are
+ * required; `ctx` is passed to each.  `malloc` and `realloc` return NULL
+ * when they cannot give the bytes (the library then fails with
+ * AF_ERR_NOMEM and frees what it took); `realloc` keeps the old block
+ * when it fails; `free` takes NULL.  Blocks need the alignment of
+ * max_align_t, as malloc's have.
+ *
+ * A trace takes its allocator from af_parse_options; the trees built from
+ * it, their layouts and the renderers' and af_folded_write()'s scratch use
+ * the same one and count against the same budget (af_limits.max_memory).
+ * The struct is copied: it need not outlive the call, but `ctx` must
+ * outlive every object made with it.  Objects made from one trace may be
+ * used from several threads at once (the command builds per-thread graphs
+ * in parallel): the functions must then be thread-safe, as malloc is.
+ *
+ * What the library does not allocate itself is outside it: cairo,
+ * fontconfig and libpng inside cairo, and stdio's FILE buffers.  zlib's
+ * state and the PNG's pixels do go through it. */
+typedef struct af_allocator {
+	void *(*malloc)(void *ctx, size_t size);
+	void *(*realloc)(void *ctx, void *ptr, size_t size);
+	void (*free)(void *ctx, void *ptr);
+	void *ctx;
+} af_allocator;
+
+/* ------------------------------------------------------------------ */
 /* Traces                                                              */
 
 typedef enum af_clock {
@@ -88,8 +116,15 @@ typedef enum af_variant {
 typedef struct af_limits {
 	uint32_t max_depth;     /* deepest stack per thread (default 1,000,000) */
 	uint32_t max_nodes;     /* distinct call paths per thread (default 50M) */
-	uint32_t max_name_len;  /* longest key line kept (default 1 MiB) */
+	uint32_t max_name_len;  /* longest key line or folded frame name kept
+	                           (default 1 MiB) */
 	uint64_t max_input;     /* largest (decompressed) input (default 2 GiB) */
+	uint64_t max_memory;    /* bytes the trace and everything made from it
+	                           (trees, layouts, rendering scratch) may hold
+	                           at once; past it a call fails with
+	                           AF_ERR_LIMIT.  Default: half the physical
+	                           memory (4 GiB when it cannot be told);
+	                           UINT64_MAX for no budget */
 } af_limits;
 
 /** Counts describing a parsed trace, for `-v` and for tests. */
@@ -104,6 +139,9 @@ typedef struct af_trace_info {
 	int summary_missing;     /* streaming trace cut before its summary */
 	int clock_assumed;       /* the clock was inferred, not read */
 	uint64_t truncated_bytes;/* bytes of a partial last record, ignored */
+	uint64_t data_end;       /* byte where the last whole record or item
+	                            ends: where a cut-off record or a missing
+	                            summary begins */
 	uint32_t threads_declared; /* distinct ids in *threads / thread items */
 	uint32_t threads_with_records;
 	uint32_t methods;        /* entries in *methods / method items */
@@ -121,6 +159,7 @@ typedef struct af_trace_info {
 	uint32_t thread_id_collisions; /* *threads ids equal after truncation */
 	uint64_t lines;          /* folded input: lines used */
 	uint64_t ignored_lines;  /* folded input: lines not of the form */
+	uint64_t first_ignored_line; /* folded input: the byte it starts at */
 	int differential;        /* folded input with two counts per line */
 } af_trace_info;
 
@@ -142,6 +181,7 @@ typedef struct af_parse_options {
 	                    trace when the machine has them, 1 = the calling
 	                    thread only, 2 or more = two whatever the size.
 	                    The result is the same either way. */
+	const af_allocator *allocator; /* NULL: malloc, realloc and free */
 } af_parse_options;
 
 /** Parses a trace held in memory, detecting the variant from the bytes
@@ -465,6 +505,11 @@ typedef struct af_font af_font;
  * then the source tree's.  Free with af_font_free(). */
 AF_NODISCARD af_status af_font_open(const char *conf_path, af_font **out,
                                     af_error *err);
+/** As af_font_open(), with the font's own blocks from `allocator` (NULL:
+ * malloc); fontconfig's and cairo's allocations stay theirs. */
+AF_NODISCARD af_status af_font_open_with(const char *conf_path,
+                                         const af_allocator *allocator,
+                                         af_font **out, af_error *err);
 void af_font_free(af_font *font);
 
 /** Width in px of UTF-8 `text` at `size` px, as the renderers draw it. */
@@ -511,6 +556,12 @@ typedef enum af_namemap_kind {
  * Free with af_namemap_free(). */
 AF_NODISCARD af_status af_namemap_load(const char *path, af_namemap_kind kind,
                                        af_namemap **out, af_error *err);
+/** As af_namemap_load(), with the map's blocks from `allocator` (NULL:
+ * malloc). */
+AF_NODISCARD af_status af_namemap_load_with(const char *path,
+                                            af_namemap_kind kind,
+                                            const af_allocator *allocator,
+                                            af_namemap **out, af_error *err);
 
 /** Writes a palette map, sorted by name, to a temporary file beside `path`
  * and renames it into place. */

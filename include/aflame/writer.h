@@ -28,6 +28,8 @@ typedef struct af_writer_options {
 	af_writer_clock clock;
 	int dalvik;            /* Dalvik style: slash class names, 6 fields, "0x%08x" ids */
 	int no_summary;        /* streaming: stop before the summary (a cut trace) */
+	const af_allocator *allocator; /* the writer's own blocks (NULL: malloc);
+	                                  the finished bytes come from malloc */
 } af_writer_options;
 
 /** Actions of a record. */

@@ -106,6 +106,8 @@ static void usage(FILE *f)
 	      "      --max-depth N   stacks deeper than N frames are an error (1000000)\n"
 	      "      --max-nodes N   more than N distinct call paths are an error\n"
 	      "                      (50000000)\n"
+	      "      --max-memory SIZE  memory the graphs may take, e.g. 512M or 4G\n"
+	      "                      (default: half the physical memory)\n"
 	      "Messages\n"
 	      "  -v, --verbose       print what the input holds and its anomalies\n"
 	      "  -q, --quiet         print no warnings\n"
@@ -164,8 +166,8 @@ enum {
 	O_WIDTH, O_HEIGHT, O_MINWIDTH, O_SCALE, O_FONTSIZE, O_FONTTYPE, O_COLORS,
 	O_BGCOLORS, O_COUNTNAME, O_NAMETYPE, O_NOTES, O_FACTOR, O_TOTAL, O_ENCODING,
 	O_FONTWIDTH, O_SORT, O_THEME, O_NAMEATTR, O_JOBS, O_MIN_SHARE, O_THUMBNAIL,
-	O_MAX_DEPTH, O_MAX_NODES, O_REPORT, O_REPORT_FORMAT, O_DIFF, O_MAPPING, O_FOCUS,
-	O_EXCLUDE
+	O_MAX_DEPTH, O_MAX_NODES, O_MAX_MEMORY, O_REPORT, O_REPORT_FORMAT, O_DIFF, O_MAPPING,
+	O_FOCUS, O_EXCLUDE
 };
 
 static const struct option {
@@ -181,10 +183,9 @@ static const struct option {
 	{"--cp", O_CP}, {"--nameattr", O_NAMEATTR}, {"--per-thread", O_PER_THREAD},
 	{"--jobs", O_JOBS}, {"-j", O_JOBS}, {"--min-share", O_MIN_SHARE},
 	{"--thumbnail", O_THUMBNAIL}, {"--max-depth", O_MAX_DEPTH},
-	{"--max-nodes", O_MAX_NODES}, {"--report", O_REPORT},
-	{"--report-format", O_REPORT_FORMAT}, {"--diff", O_DIFF},
-	{"--normalize", O_NORMALIZE},
-	{"--max-nodes", O_MAX_NODES}, {"--mapping", O_MAPPING}, {"--focus", O_FOCUS},
+	{"--max-nodes", O_MAX_NODES}, {"--max-memory", O_MAX_MEMORY},
+	{"--report", O_REPORT}, {"--report-format", O_REPORT_FORMAT}, {"--diff", O_DIFF},
+	{"--normalize", O_NORMALIZE}, {"--mapping", O_MAPPING}, {"--focus", O_FOCUS},
 	{"--exclude", O_EXCLUDE}, {"--collapse-recursion", O_COLLAPSE},
 	{"--strip-package", O_STRIP},
 	{"-o", O_OUTPUT}, {"--output", O_OUTPUT}, {"--format", O_FORMAT},
@@ -208,6 +209,31 @@ static int find_option(const char *name)
 		     strcmp(name + 1, options[i].name + 2) == 0))
 			return options[i].id;
 	return -1;
+}
+
+/* "512M", "4G", "1.5g", "100000": bytes, with K, M, G or T (powers of
+ * 1024, an optional B after them); 0 on success. */
+static int parse_size(const char *s, uint64_t *out)
+{
+	static const char units[] = "KMGT";
+	const char *u;
+	char *end;
+	double v, scale = 1;
+
+	errno = 0;
+	v = strtod(s, &end);
+	if (errno || end == s || !(v > 0))
+		return -1;
+	if (*end && (u = strchr(units, *end >= 'a' ? *end - 32 : *end)) != NULL) {
+		scale = (double)(1ull << (10 * (u - units + 1)));
+		end++;
+		if (*end == 'B' || *end == 'b')
+			end++;
+	}
+	if (*end || v * scale >= 1.8e19 || v * scale < 1)
+		return -1;
+	*out = (uint64_t)(v * scale);
+	return 0;
 }
 
 /* Applies an option with its value; returns -1 to go on, or an exit status. */
@@ -291,6 +317,11 @@ static int apply(cli *c, int id, const char *val)
 			return bad_usage("--max-nodes takes a whole number of call paths, not '%s'",
 			                 val);
 		c->parse.limits.max_nodes = (uint32_t)d;
+		break;
+	case O_MAX_MEMORY:
+		if (parse_size(val, &c->parse.limits.max_memory))
+			return bad_usage("--max-memory takes a size such as 512M or 4G, not '%s'",
+			                 val);
 		break;
 	case O_THUMBNAIL: {
 		int w = 0, h = 0, n = 0;

@@ -77,17 +77,30 @@ void print_warnings(const char *file, const af_trace *t)
 
 	if (i->summary_missing)
 		fprintf(stderr, PROG ": %s: warning: streaming trace ends without its "
-		        "summary; assumed clock %s from %u-byte records\n", file,
-		        i->record_size >= 14 ? "dual" : "wall", i->record_size);
+		        "summary; assumed clock %s from %u-byte records (byte %llu)\n", file,
+		        i->record_size >= 14 ? "dual" : "wall", i->record_size,
+		        (unsigned long long)i->data_end);
 	if (i->truncated_bytes)
 		fprintf(stderr, PROG ": %s: warning: ignored %llu bytes of a cut-off "
-		        "last record\n", file, (unsigned long long)i->truncated_bytes);
+		        "last record or item (byte %llu)\n", file,
+		        (unsigned long long)i->truncated_bytes,
+		        (unsigned long long)i->data_end);
 	if (i->overflow)
 		fprintf(stderr, PROG ": %s: warning: the tracing buffer overflowed; "
 		        "later calls are missing\n", file);
+	if (i->unknown_methods)
+		fprintf(stderr, PROG ": %s: warning: %llu calls of %u method ids missing "
+		        "from the method table, drawn as \"(unknown method 0x...)\"\n", file,
+		        (unsigned long long)i->unknown_method_calls, i->unknown_methods);
+	if (i->thread_id_collisions)
+		fprintf(stderr, PROG ": %s: warning: %u *threads entries have the "
+		        "record id of an earlier entry; the first one's name is used\n",
+		        file, i->thread_id_collisions);
 	if (i->ignored_lines)
 		fprintf(stderr, PROG ": %s: warning: ignored %llu lines that are not "
-		        "\"frame;frame COUNT\"\n", file, (unsigned long long)i->ignored_lines);
+		        "\"frame;frame COUNT\", the first at byte %llu\n", file,
+		        (unsigned long long)i->ignored_lines,
+		        (unsigned long long)i->first_ignored_line);
 }
 
 static double now(void)

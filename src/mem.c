@@ -1,0 +1,258 @@
+/*
+ * mem.c - every block the library allocates, through the caller's allocator
+ * (or malloc), counted against a budget.
+ *
+ * Each block starts with a small header holding its size, so frees and
+ * reallocations keep the count exact whatever allocator is underneath
+ * (sqlite's approach).  Blocks are per table growth, per interned name and
+ * per arena chunk, never per record, so the header and the atomic counts
+ * cost nothing measurable.
+ */
+#include <assert.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "internal.h"
+
+/* Keeps what follows aligned as malloc's blocks are. */
+typedef union af_block {
+	size_t size;
+	max_align_t align;
+} af_block;
+
+static void *af_libc_malloc(void *ctx, size_t size)
+{
+	(void)ctx;
+	return malloc(size);
+}
+
+static void *af_libc_realloc(void *ctx, void *ptr, size_t size)
+{
+	(void)ctx;
+	return realloc(ptr, size);
+}
+
+static void af_libc_free(void *ctx, void *ptr)
+{
+	(void)ctx;
+	free(ptr);
+}
+
+static const af_allocator af_libc = {af_libc_malloc, af_libc_realloc,
+                                     af_libc_free, NULL};
+
+/* For objects made without an allocator of their own (fonts, name maps):
+ * malloc, no budget, never freed. */
+af_mem af_mem_default = {
+	.a = {af_libc_malloc, af_libc_realloc, af_libc_free, NULL},
+	.limit = UINT64_MAX,
+	.is_static = 1,
+};
+
+uint64_t af_mem_default_budget(void)
+{
+	long pages = sysconf(_SC_PHYS_PAGES), size = sysconf(_SC_PAGE_SIZE);
+
+	if (pages <= 0 || size <= 0)
+		return 4ull << 30;
+	return (uint64_t)pages * (uint64_t)size / 2;
+}
+
+af_mem *af_mem_new(const af_allocator *a, uint64_t limit)
+{
+	const af_allocator *use = a ? a : &af_libc;
+	af_mem *m = use->malloc(use->ctx, sizeof *m);
+
+	if (!m)
+		return NULL;
+	memset(m, 0, sizeof *m);
+	m->a = *use;
+	m->limit = limit;
+	atomic_init(&m->used, 0);
+	atomic_init(&m->peak, 0);
+	atomic_init(&m->refused, 0);
+	atomic_init(&m->refs, 1);
+	return m;
+}
+
+af_mem *af_mem_ref(af_mem *m)
+{
+	if (!m->is_static)
+		atomic_fetch_add_explicit(&m->refs, 1, memory_order_relaxed);
+	return m;
+}
+
+void af_mem_unref(af_mem *m)
+{
+	if (!m || m->is_static)
+		return;
+	if (atomic_fetch_sub_explicit(&m->refs, 1, memory_order_acq_rel) == 1)
+		m->a.free(m->a.ctx, m);
+}
+
+/* Takes `bytes` from the budget; 0 on success. */
+static int af_mem_take(af_mem *m, size_t bytes)
+{
+	uint64_t now = atomic_fetch_add_explicit(&m->used, bytes,
+	                                         memory_order_relaxed) + bytes;
+	uint64_t peak = atomic_load_explicit(&m->peak, memory_order_relaxed);
+
+	if (now > m->limit || now < bytes) {
+		atomic_fetch_sub_explicit(&m->used, bytes, memory_order_relaxed);
+		atomic_fetch_add_explicit(&m->refused, 1, memory_order_relaxed);
+		return -1;
+	}
+	while (now > peak &&
+	       !atomic_compare_exchange_weak_explicit(&m->peak, &peak, now,
+	                                              memory_order_relaxed,
+	                                              memory_order_relaxed))
+		;
+	return 0;
+}
+
+static void af_mem_give(af_mem *m, size_t bytes)
+{
+	atomic_fetch_sub_explicit(&m->used, bytes, memory_order_relaxed);
+}
+
+static af_mem *af_mem_check(af_mem *m)
+{
+	/* every structure knows its allocator; a NULL here is a bug that
+	 * would send blocks past the caller's allocator and budget */
+	assert(m != NULL);
+	return m ? m : &af_mem_default;
+}
+
+void *af_malloc(af_mem *m, size_t size)
+{
+	af_block *b;
+
+	m = af_mem_check(m);
+	if (size > SIZE_MAX - sizeof *b || af_mem_take(m, size + sizeof *b))
+		return NULL;
+	b = m->a.malloc(m->a.ctx, size + sizeof *b);
+	if (!b) {
+		af_mem_give(m, size + sizeof *b);
+		return NULL;
+	}
+	b->size = size;
+	return b + 1;
+}
+
+void *af_calloc(af_mem *m, size_t n, size_t size)
+{
+	size_t bytes;
+	void *p;
+
+	if (af_mul_overflow(n, size, &bytes))
+		return NULL;
+	p = af_malloc(m, bytes);
+	if (p)
+		memset(p, 0, bytes);
+	return p;
+}
+
+void *af_realloc(af_mem *m, void *ptr, size_t size)
+{
+	af_block *b, *nb;
+	size_t old;
+
+	if (!ptr)
+		return af_malloc(m, size);
+	m = af_mem_check(m);
+	b = (af_block *)ptr - 1;
+	old = b->size;
+	if (size > SIZE_MAX - sizeof *b)
+		return NULL;
+	if (size > old && af_mem_take(m, size - old))
+		return NULL;
+	nb = m->a.realloc(m->a.ctx, b, size + sizeof *b);
+	if (!nb) {
+		if (size > old)
+			af_mem_give(m, size - old);
+		return NULL;
+	}
+	if (size < old)
+		af_mem_give(m, old - size);
+	nb->size = size;
+	return nb + 1;
+}
+
+void af_free(af_mem *m, void *ptr)
+{
+	af_block *b;
+
+	if (!ptr)
+		return;
+	m = af_mem_check(m);
+	b = (af_block *)ptr - 1;
+	af_mem_give(m, b->size + sizeof *b);
+	m->a.free(m->a.ctx, b);
+}
+
+char *af_strdup(af_mem *m, const char *s)
+{
+	size_t n = strlen(s) + 1;
+	char *p = af_malloc(m, n);
+
+	if (p)
+		memcpy(p, s, n);
+	return p;
+}
+
+int af_grow(af_mem *m, void **ptr, size_t *cap, size_t need, size_t elem)
+{
+	size_t ncap, bytes;
+	void *p;
+
+	if (need <= *cap)
+		return 0;
+	ncap = *cap ? *cap : 16;
+	while (ncap < need) {
+		if (ncap > SIZE_MAX / 2)
+			return -1;
+		ncap *= 2;
+	}
+	if (af_mul_overflow(ncap, elem, &bytes))
+		return -1;
+	p = af_realloc(m, *ptr, bytes);
+	if (!p)
+		return -1;
+	af_hint_huge(p, bytes);
+	*ptr = p;
+	*cap = ncap;
+	return 0;
+}
+
+int af_mem_refused(const af_mem *m)
+{
+	return atomic_load_explicit(&((af_mem *)m)->refused, memory_order_relaxed) != 0;
+}
+
+uint64_t af_mem_peak(const af_mem *m)
+{
+	return atomic_load_explicit(&((af_mem *)m)->peak, memory_order_relaxed);
+}
+
+af_status af_mem_explain(const af_mem *m, af_status st, af_error *err)
+{
+	char doing[sizeof err->message], size[32];
+
+	if (st != AF_ERR_NOMEM || !m || !af_mem_refused(m))
+		return st;
+	if (!err)
+		return AF_ERR_LIMIT;
+	/* "out of memory building the call tree" -> "building the call tree" */
+	snprintf(doing, sizeof doing, "%s",
+	         strncmp(err->message, "out of memory", 13) == 0 ? err->message + 13
+	                                                         : "");
+	if (m->limit % (1u << 20) == 0)
+		snprintf(size, sizeof size, "%llu", (unsigned long long)(m->limit >> 20));
+	else
+		snprintf(size, sizeof size, "%.2f", (double)m->limit / (1u << 20));
+	return af_fail(err, AF_ERR_LIMIT, err->offset,
+	               "memory budget of %s MB exceeded%s; --max-memory raises it",
+	               size, doing);
+}
