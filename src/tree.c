@@ -668,6 +668,7 @@ static af_status af_tree_build(const af_trace *trace, const af_tree_options *opt
 	tree->mem = af_mem_ref(trace->mem);
 	tree->names.mem = tree->mem;
 	tree->name_of.mem = tree->mem;
+	tree->full.mem = tree->mem;
 	af_ptree_init(&tree->pt, trace->limits.max_nodes, tree->mem);
 	all = af_names_intern(&tree->names, "all", 3);
 	root = all == AF_NONE ? AF_NONE : af_ptree_root(&tree->pt, all);
