@@ -283,11 +283,13 @@ int main(int argc, char **argv)
 	int runs = 5;
 	size_t k;
 
-	if (argc == 3 && strcmp(argv[1], "--parse") == 0) {
-		/* one step on its own: parse and aggregate, nothing drawn */
+	if (argc >= 3 && strcmp(argv[1], "--parse") == 0) {
+		/* one step on its own: parse and aggregate, nothing drawn; a
+		 * third argument gives the cores (af_parse_options.jobs) */
+		af_parse_options po = {.jobs = argc > 3 ? atoi(argv[3]) : 0};
 		af_trace *t = NULL;
 		af_error e = {0};
-		if (af_trace_open(argv[2], NULL, &t, &e) != AF_OK) {
+		if (af_trace_open(argv[2], &po, &t, &e) != AF_OK) {
 			fprintf(stderr, "aflame-bench: %s: %s\n", argv[2], e.message);
 			return 1;
 		}
@@ -333,10 +335,13 @@ int main(int argc, char **argv)
 			return 1;
 		}
 		mb = (double)size_of(trace);
-		snprintf(label, sizeof label, "**%ld records** (%.1f MB): parse + aggregate", n,
-		         mb / 1e6);
-		snprintf(cmd, sizeof cmd, "'%s' --parse '%s'", self, trace);
+		snprintf(label, sizeof label,
+		         "**%ld records** (%.1f MB): parse + aggregate, one core", n, mb / 1e6);
+		snprintf(cmd, sizeof cmd, "'%s' --parse '%s' 1", self, trace);
 		if (step(label, cmd, runs, (double)n, mb))
+			return 1;
+		snprintf(cmd, sizeof cmd, "'%s' --parse '%s' 2", self, trace);
+		if (step("parse + aggregate, two cores", cmd, runs, (double)n, mb))
 			return 1;
 		snprintf(cmd, sizeof cmd, "'%s' -q -o '%s' '%s'", cli, folded, trace);
 		if (step("trace → merged folded text", cmd, runs, (double)n, mb))
