@@ -109,8 +109,12 @@ const char *af_folded_reject(const uint8_t *buf, size_t len, size_t *off)
 af_status af_trace_folded(af_trace *t, const uint8_t *buf, size_t len,
                           af_error *err)
 {
-	size_t pos = 0;
+	size_t pos = 0, prev_len = 0, ncap = 0, ecap = 0;
+	const char *prev = NULL;    /* the stack part of the line before */
+	uint32_t *at = NULL;        /* per depth: its node on that line */
+	size_t *end = NULL, ndepth = 0; /* per depth: where its frame ends */
 	uint32_t root = af_ptree_root(&t->tree, AF_NONE);
+	af_status st = AF_OK;
 
 	if (root == AF_NONE)
 		return af_fail(err, AF_ERR_NOMEM, 0, "out of memory");
@@ -133,24 +137,45 @@ af_status af_trace_folded(af_trace *t, const uint8_t *buf, size_t len,
 				t->info.first_ignored_line = (uint64_t)(line - (const char *)buf);
 			continue;
 		}
-		for (i = 0, start = 0, depth = 0; i <= stack; i++) {
+		depth = start = 0;
+		if (!t->flamechart && prev) {
+			/* lines come sorted, so most of a path is the line before's:
+			 * its frames up to the first difference are the same nodes */
+			size_t common = 0, most = stack < prev_len ? stack : prev_len;
+			while (common < most && line[common] == prev[common])
+				common++;
+			while (depth < ndepth &&
+			       (end[depth] < common ||
+			        (end[depth] == common && common == prev_len &&
+			         (common == stack || line[common] == ';')))) {
+				node = at[depth];
+				start = end[depth] + 1;
+				depth++;
+			}
+		}
+		for (i = start; i <= stack; i++) {
 			uint32_t name;
 			if (i < stack && line[i] != ';')
 				continue;
-			if (i - start > t->limits.max_name_len)
-				return af_fail(err, AF_ERR_LIMIT,
-				               (long long)(line + start - (const char *)buf),
-				               "frame name longer than %u bytes",
-				               t->limits.max_name_len);
-			if (++depth > t->limits.max_depth)
-				return af_fail(err, AF_ERR_LIMIT,
-				               (long long)(line + start - (const char *)buf),
-				               "stack deeper than %u frames", t->limits.max_depth);
+			if (i - start > t->limits.max_name_len) {
+				st = af_fail(err, AF_ERR_LIMIT,
+				             (long long)(line + start - (const char *)buf),
+				             "frame name longer than %u bytes",
+				             t->limits.max_name_len);
+				goto out;
+			}
+			if (++depth > t->limits.max_depth) {
+				st = af_fail(err, AF_ERR_LIMIT,
+				             (long long)(line + start - (const char *)buf),
+				             "stack deeper than %u frames", t->limits.max_depth);
+				goto out;
+			}
 			name = af_names_intern_clean(&t->frames, line + start, i - start);
-			if (name == AF_NONE)
-				return af_fail(err, AF_ERR_NOMEM,
-				               (long long)(line - (const char *)buf),
-				               "out of memory");
+			if (name == AF_NONE) {
+				st = af_fail(err, AF_ERR_NOMEM, (long long)(line - (const char *)buf),
+				             "out of memory");
+				goto out;
+			}
 			if (t->flamechart) {
 				/* only the same frame of the line before merges */
 				uint32_t last = t->tree.nodes[node].child;
@@ -159,28 +184,49 @@ af_status af_trace_folded(af_trace *t, const uint8_t *buf, size_t len,
 			} else {
 				node = af_ptree_child(&t->tree, node, name);
 			}
-			if (node == AF_NONE)
-				return t->tree.len >= t->tree.max_nodes
-				       ? af_fail(err, AF_ERR_LIMIT,
-				                 (long long)(line - (const char *)buf),
-				                 "cannot add call path %zu (limit %u)",
-				                 t->tree.len + 1, t->tree.max_nodes)
-				       : af_fail(err, AF_ERR_NOMEM,
-				                 (long long)(line - (const char *)buf),
-				                 "out of memory adding call path %zu",
-				                 t->tree.len + 1);
+			if (node == AF_NONE) {
+				st = t->tree.len >= t->tree.max_nodes
+				     ? af_fail(err, AF_ERR_LIMIT,
+				               (long long)(line - (const char *)buf),
+				               "cannot add call path %zu (limit %u)",
+				               t->tree.len + 1, t->tree.max_nodes)
+				     : af_fail(err, AF_ERR_NOMEM,
+				               (long long)(line - (const char *)buf),
+				               "out of memory adding call path %zu",
+				               t->tree.len + 1);
+				goto out;
+			}
+			if (!t->flamechart) {
+				if (AF_GROW(t->mem, at, ncap, depth) ||
+				    AF_GROW(t->mem, end, ecap, depth)) {
+					st = af_fail(err, AF_ERR_NOMEM,
+					             (long long)(line - (const char *)buf),
+					             "out of memory");
+					goto out;
+				}
+				at[depth - 1] = node;
+				end[depth - 1] = i;
+			}
 			start = i + 1;
 		}
+		prev = line;
+		prev_len = stack;
+		ndepth = depth;
 		t->tree.nodes[node].self[AF_CLOCK_WALL] += after;
 		t->tree.nodes[node].base += before;
 		t->info.lines++;
 		t->info.differential |= two;
 	}
-	if (t->info.lines == 0)
-		return af_fail(err, AF_ERR_FORMAT, 0, "no line of folded stacks "
-		               "(\"frame;frame COUNT\") in the input");
+	if (t->info.lines == 0) {
+		st = af_fail(err, AF_ERR_FORMAT, 0, "no line of folded stacks "
+		             "(\"frame;frame COUNT\") in the input");
+		goto out;
+	}
 	t->info.has_clock[AF_CLOCK_WALL] = 1;
-	return AF_OK;
+out:
+	af_free(t->mem, at);
+	af_free(t->mem, end);
+	return st;
 }
 
 /* ------------------------------------------------------------------ */
