@@ -686,9 +686,12 @@ uint32_t af_trace_frame_name(const af_trace *t, uint32_t mid, int signatures,
 
 	if (af_u32map_get(&t->method_index, mid, &idx)) {
 		const af_method *m = &t->methods[idx];
-		const char *c;
-		for (c = m->cls; *c && !bad; c++)
-			bad = af_buf_append(&b, *c == '/' ? "." : c, 1);
+		size_t i;
+		/* Dalvik writes classes with slashes */
+		bad = af_buf_append(&b, m->cls, strlen(m->cls));
+		for (i = 0; i < b.len; i++)
+			if (b.data[i] == '/')
+				b.data[i] = '.';
 		if (*m->cls)
 			bad |= af_buf_append(&b, ".", 1);
 		bad |= af_buf_append(&b, m->name, strlen(m->name));
