@@ -42,11 +42,11 @@ size_t af_style_legend(size_t i, const char **label, af_rgb *color);
 size_t af_style_fit(af_style *s, const char *name, double w, int *dots);
 
 /** 1 for the code points no renderer draws: C0 controls, DEL and the
- * non-characters U+FFFE/U+FFFF (XML forbids them).  The font measures them
- * as zero wide, so widths match what is drawn. */
+ * non-characters (XML forbids U+FFFE/U+FFFF, cairo refuses them all).  The
+ * font measures them as zero wide, so widths match what is drawn. */
 static inline int af_text_dropped(uint32_t cp)
 {
-	return cp < 0x20 || cp == 0x7F || cp == 0xFFFE || cp == 0xFFFF;
+	return cp < 0x20 || cp == 0x7F || af_noncharacter(cp);
 }
 
 /** Writes `len` bytes of `s` as XML character data: markup characters

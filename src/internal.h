@@ -138,6 +138,13 @@ int af_buf_append(af_buf *b, const void *data, size_t len);
 void af_buf_free(af_buf *b);
 int af_buf_printf(af_buf *b, const char *fmt, ...) AF_PRINTF(2, 3);
 
+/** 1 for Unicode's non-characters (U+FDD0..U+FDEF and the last two code
+ * points of every plane): never text, and cairo refuses them. */
+static inline int af_noncharacter(uint32_t cp)
+{
+	return (cp & 0xFFFE) == 0xFFFE || (cp >= 0xFDD0 && cp <= 0xFDEF);
+}
+
 /** Length of the valid UTF-8 sequence starting at s[0] (1..4), or 0 when the
  * bytes there are not valid UTF-8.  Sets *cp to the code point. */
 size_t af_utf8_decode(const unsigned char *s, size_t n, uint32_t *cp);

@@ -1158,7 +1158,7 @@ uint32_t af_names_intern_clean(af_names *n, const char *s, size_t len)
 			bad = af_buf_append(&b, "\xEF\xBF\xBD", 3);
 			i++;
 		} else if (cp < 0x20 || cp == 0x7F || (cp >= 0x80 && cp < 0xA0) ||
-		           cp == 0xFFFE || cp == 0xFFFF) {
+		           af_noncharacter(cp)) {
 			bad = 0;
 			i += k;
 		} else if (cp == ';') {

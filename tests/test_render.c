@@ -412,3 +412,40 @@ Test(render, cairo_draws_invalid_utf8_titles)
 	af_trace_free(t);
 	free(buf);
 }
+
+/* Non-characters (U+FDD0..U+FDEF, U+xFFFE/U+xFFFF in every plane) are
+ * never text: names lose them at once, so every renderer draws the same
+ * label, and cairo, which refuses them, draws the PNG (found by fuzzing). */
+Test(render, noncharacters_are_dropped_from_names)
+{
+	static const char text[] =
+		"main;a\xF0\xBF\xBF\xBF" "b\xEF\xB7\x90" "c\xF4\x8F\xBF\xBF" "d\xF0\x9F\x94\xA5 3\n";
+	af_trace *t = NULL;
+	af_tree *tree = NULL;
+	af_layout *l = NULL;
+	af_layout_options lo = {0};
+	af_render_options ro = {.font = font};
+	af_error e = {0};
+	char *out = NULL;
+	size_t olen, i;
+	FILE *f;
+	int found = 0;
+
+	cr_assert_eq(af_trace_parse(text, sizeof text - 1, NULL, &t, &e), AF_OK, "%s", e.message);
+	cr_assert_eq(af_tree_from_trace(t, NULL, &tree, &e), AF_OK);
+	for (i = 0; i < af_tree_size(tree); i++) {
+		af_node_info ni;
+		af_tree_node(tree, i, &ni);
+		/* U+3FFFF, U+FDD0 and U+10FFFF gone; U+1F525 (an emoji) kept */
+		found |= strcmp(ni.name, "abcd\xF0\x9F\x94\xA5") == 0;
+	}
+	cr_assert(found);
+	cr_assert_eq(af_layout_build(tree, &lo, &l, &e), AF_OK);
+	f = open_memstream(&out, &olen);
+	cr_assert_eq(af_cairo_write(l, AF_FORMAT_PNG, &ro, f, &e), AF_OK, "%s", e.message);
+	fclose(f);
+	free(out);
+	af_layout_free(l);
+	af_tree_free(tree);
+	af_trace_free(t);
+}
