@@ -54,7 +54,7 @@ static int af_android_kind(const af_node_info *ni)
 		"java.", "javax.", "jdk.", "sun.", "kotlin.", "kotlinx.", "androidx.",
 		"com.google.", "okhttp3.", "okio.", "retrofit2.", "io.reactivex.", NULL};
 
-	if (ni->depth <= 1)
+	if (ni->depth == 0 || ni->thread)
 		return 5;
 	if (af_has_prefix(ni->full_name, idle))
 		return 3;

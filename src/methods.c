@@ -128,6 +128,7 @@ af_status af_method_table_build(const af_trace *trace, const af_tree_options *op
 	size_t depth = 0, cap = 0, acap = 0, rcap = 0, i, nroots = 0;
 	uint32_t *roots = NULL;
 	int signatures = opt && opt->signatures;
+	int folded = trace->info.variant == AF_VARIANT_FOLDED;
 	af_status st = AF_OK;
 
 	*out = NULL;
@@ -155,8 +156,15 @@ af_status af_method_table_build(const af_trace *trace, const af_tree_options *op
 	roots = af_malloc(mem, (trace->nthreads + 1) * sizeof *roots);
 	if (!roots)
 		goto nomem;
-	if (trace->info.variant == AF_VARIANT_FOLDED && trace->tree.len) {
-		roots[nroots++] = 0;
+	if (folded) {
+		/* the one root; the thread filter picks among its children */
+		uint32_t c;
+		for (c = trace->tree.len ? nodes[0].child : AF_NONE; c != AF_NONE;
+		     c = nodes[c].sibling)
+			if (af_first_frame_selected(trace, c, opt)) {
+				roots[nroots++] = 0;
+				break;
+			}
 	} else {
 		for (i = 0; i < trace->nthreads; i++) {
 			const af_thread *th = &trace->threads[i];
@@ -167,16 +175,20 @@ af_status af_method_table_build(const af_trace *trace, const af_tree_options *op
 		}
 	}
 	if (!nroots) {
-		st = af_fail(err, AF_ERR_EMPTY, -1, opt && opt->nthreads
-		             ? "no thread with records matches the --thread filter"
-		             : "the trace has no method records");
+		st = af_fail(err, AF_ERR_EMPTY, -1, "%s", af_empty_message(trace, opt));
 		goto out;
 	}
 
 	for (i = 0; i < nroots; i++) {
 		uint32_t c;
-		m->pub.total += wait ? wait[roots[i]] : tot[roots[i]][clock];
+		if (!folded)
+			m->pub.total += wait ? wait[roots[i]] : tot[roots[i]][clock];
 		for (c = nodes[roots[i]].child; c != AF_NONE; c = nodes[c].sibling) {
+			if (folded) {
+				if (!af_first_frame_selected(trace, c, opt))
+					continue;
+				m->pub.total += tot[c][clock];
+			}
 			if (AF_GROW(mem, stack, cap, depth + 1))
 				goto nomem;
 			stack[depth].node = c;

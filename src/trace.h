@@ -157,4 +157,13 @@ uint32_t af_trace_frame_name(const af_trace *t, uint32_t mid, int signatures,
  * full or record id); every thread passes when there is no filter. */
 int af_thread_selected(const af_thread *th, const af_tree_options *opt);
 
+/** Folded input: 1 when the frame of raw node `node` (a first frame: a child
+ * of the root) passes the thread filter of `opt`, which for folded text
+ * names first frames exactly; 1 for every frame when there is no filter. */
+int af_first_frame_selected(const af_trace *trace, uint32_t node,
+                            const af_tree_options *opt);
+
+/** Why a graph or table of the threads `opt` selects is empty. */
+const char *af_empty_message(const af_trace *trace, const af_tree_options *opt);
+
 #endif

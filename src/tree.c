@@ -336,6 +336,8 @@ struct af_tree {
 	int wait;           /* both recorded clocks: the wait clock is there */
 	int differential;   /* folded input with two counts */
 	int diff;           /* made by af_tree_diff() */
+	int not_threads;    /* the root's children are frames, not threads
+	                       (--reverse, --focus) */
 	uint8_t *removed;   /* diff: 1 for the nodes of the removed band */
 	uint32_t band;      /* diff: the band's head under the root, or AF_NONE */
 };
@@ -408,6 +410,44 @@ int af_thread_selected(const af_thread *th, const af_tree_options *opt)
 	return 0;
 }
 
+int af_first_frame_selected(const af_trace *trace, uint32_t node,
+                            const af_tree_options *opt)
+{
+	const char *name = trace->frames.str[trace->tree.nodes[node].key];
+	size_t i;
+
+	if (!opt || !opt->threads || opt->nthreads == 0 || opt->one_thread)
+		return 1;
+	for (i = 0; i < opt->nthreads; i++)
+		if (strcmp(opt->threads[i], name) == 0)
+			return 1;
+	return 0;
+}
+
+const char *af_empty_message(const af_trace *trace, const af_tree_options *opt)
+{
+	if (!opt || !opt->nthreads || opt->one_thread)
+		return trace->info.variant == AF_VARIANT_FOLDED ? "the input has no stacks"
+		                                                : "the trace has no method records";
+	return trace->info.variant == AF_VARIANT_FOLDED
+	       ? "no line's first frame matches the --thread filter"
+	       : "no thread with records matches the --thread filter";
+}
+
+/* The number of first frames of folded input the thread filter keeps. */
+static size_t af_first_frames_selected(const af_trace *trace,
+                                       const af_tree_options *opt)
+{
+	size_t n = 0;
+	uint32_t r;
+
+	if (!trace->tree.len)
+		return 0;
+	for (r = trace->tree.nodes[0].child; r != AF_NONE; r = trace->tree.nodes[r].sibling)
+		n += (size_t)af_first_frame_selected(trace, r, opt);
+	return n;
+}
+
 /* The interned display name of a raw node's key, cached per build. */
 static uint32_t af_view_name(af_tree *tree, const af_trace *trace, uint32_t key,
                              const af_tree_options *opt)
@@ -446,7 +486,9 @@ typedef struct af_pair {
 } af_pair;
 
 /* Copies the raw subtree below `raw_root` (a thread's root) under the view
- * node `view_root`, in pre-order so that parents precede children. */
+ * node `view_root`, in pre-order so that parents precede children.  Below
+ * the root of folded input, only the first frames the thread filter keeps
+ * are copied. */
 static af_status af_tree_copy(af_tree *tree, const af_trace *trace,
                               uint32_t raw_root, uint32_t view_root,
                               const af_tree_options *opt, af_error *err)
@@ -462,12 +504,15 @@ static af_status af_tree_copy(af_tree *tree, const af_trace *trace,
 	for (;;) {
 		size_t group = depth;
 		int hashed = !trace->flamechart && tree->hashed[v];
+		int folded_root = trace->info.variant == AF_VARIANT_FOLDED && r == 0;
 
 		size_t end, k;
 
 		/* the children of r, oldest first (the list is newest first), so a
 		 * flame chart's siblings keep their order */
 		for (r = raw->nodes[r].child; r != AF_NONE; r = raw->nodes[r].sibling) {
+			if (folded_root && !af_first_frame_selected(trace, r, opt))
+				continue;
 			if (AF_GROW(tree->mem, stack, cap, depth + 1))
 				goto nomem;
 			stack[depth++].raw = r;
@@ -700,8 +745,13 @@ static af_status af_tree_build(const af_trace *trace, const af_tree_options *opt
 		tree->prune_clock = opt->prune_clock;
 		tree->raw_total = (const uint64_t(*)[AF_CLOCK_RECORDED])trace->totals;
 		/* the share is of what this tree will hold: the selected threads */
-		if (trace->info.variant == AF_VARIANT_FOLDED)
-			whole = tree->raw_total[0][tree->prune_clock];
+		if (trace->info.variant == AF_VARIANT_FOLDED && trace->tree.len) {
+			uint32_t r;
+			for (r = trace->tree.nodes[0].child; r != AF_NONE;
+			     r = trace->tree.nodes[r].sibling)
+				if (af_first_frame_selected(trace, r, opt))
+					whole += tree->raw_total[r][tree->prune_clock];
+		}
 		for (i = 0; i < trace->nthreads; i++) {
 			const af_thread *th = &trace->threads[i];
 			if (!th->records ||
@@ -711,11 +761,11 @@ static af_status af_tree_build(const af_trace *trace, const af_tree_options *opt
 		}
 		tree->prune_below = (uint64_t)(opt->prune * (double)whole);
 	}
-	if (trace->info.variant == AF_VARIANT_FOLDED) {
+	if (trace->info.variant == AF_VARIANT_FOLDED &&
+	    (selected = af_first_frames_selected(trace, opt)) > 0) {
 		st = af_tree_copy(tree, trace, 0, root, opt, err);
 		if (st != AF_OK)
 			goto fail;
-		selected = 1;
 	}
 	for (i = 0; i < trace->nthreads; i++) {
 		const af_thread *th = &trace->threads[i];
@@ -743,9 +793,7 @@ static af_status af_tree_build(const af_trace *trace, const af_tree_options *opt
 	if (!selected) {
 		af_tree_free(tree);
 		af_view_free(&view);
-		return af_fail(err, AF_ERR_EMPTY, -1, opt && opt->nthreads
-		               ? "no thread with records matches the --thread filter"
-		               : "the trace has no method records");
+		return af_fail(err, AF_ERR_EMPTY, -1, "%s", af_empty_message(trace, opt));
 	}
 
 	af_u32map_free(&tree->name_of);
@@ -754,6 +802,7 @@ static af_status af_tree_build(const af_trace *trace, const af_tree_options *opt
 	tree->raw_total = NULL;
 	tree->is_time = trace->info.variant != AF_VARIANT_FOLDED;
 	tree->differential = trace->info.differential;
+	tree->not_threads = opt && (opt->reverse || opt->focus);
 	tree->wait = trace->info.has_clock[AF_CLOCK_WAIT];
 	if (opt && opt->reverse && (st = af_tree_reverse(tree, err)) != AF_OK) {
 		af_tree_free(tree);
@@ -877,6 +926,7 @@ af_status af_tree_diff(const af_tree *before, const af_tree *after,
 	af_ptree_init(&t->pt, 0, mem);
 	t->band = AF_NONE;
 	t->diff = t->differential = 1;
+	t->not_threads = after->not_threads;
 	t->is_time = before->is_time && after->is_time;
 	key = af_names_intern(&t->names, "all", 3);
 	if (key == AF_NONE || af_ptree_root(&t->pt, key) == AF_NONE)
@@ -1015,6 +1065,7 @@ void af_tree_node(const af_tree *tree, size_t i, af_node_info *info)
 	info->base_self = n->base;
 	info->base_total = tree->base_total ? tree->base_total[i] : 0;
 	info->removed = tree->removed ? tree->removed[i] : 0;
+	info->thread = info->depth == 1 && !tree->not_threads;
 }
 
 const af_pnode *af_tree_nodes(const af_tree *tree)

@@ -330,13 +330,14 @@ Test(cli, samples_are_current)
 	char *dir = t_tmp("samples");
 	char cmd[2048];
 	static const char *names[] = {"app.trace", "app-streaming.trace",
-	                              "app-dalvik-v1.trace"};
+	                              "app-dalvik-v1.trace", "app-after.trace",
+	                              "app-obfuscated.trace", "app-mapping.txt"};
 	size_t k;
 
 	snprintf(cmd, sizeof cmd, "rm -rf '%s' && mkdir -p '%s' && '%s' '%s'", dir, dir,
 	         AF_TEST_MAKE_SAMPLES, dir);
 	cr_assert_eq(system(cmd), 0);
-	for (k = 0; k < 3; k++) {
+	for (k = 0; k < sizeof names / sizeof names[0]; k++) {
 		char a[1024], b[1024];
 		size_t la, lb;
 		uint8_t *x, *y;
@@ -400,5 +401,75 @@ Test(cli, limits_from_the_command_line)
 	cr_assert(strstr(err, "(limit 10)"), "%s", err);
 	free(err);
 	cr_assert_eq(t_cli("--max-depth many '" SAMPLE "'", NULL, NULL, &err), 2);
+	free(err);
+}
+
+/* The long option at `s` ("--name"): its length, up to the first character
+ * that cannot be in a name. */
+static size_t option_len(const char *s)
+{
+	size_t n = 2;
+	while ((s[n] >= 'a' && s[n] <= 'z') || s[n] == '-')
+		n++;
+	return n;
+}
+
+/* 1 when `text` holds option `opt` (of `len` bytes) as a whole word. */
+static int has_option(const char *text, const char *opt, size_t len)
+{
+	const char *p;
+	for (p = strstr(text, opt); p; p = strstr(p + 1, opt))
+		if (option_len(p) == len && (p == text || p[-1] == ' ' || p[-1] == '`'))
+			return 1;
+	return 0;
+}
+
+/* Every option the README's tables name is in --help and every option
+ * --help lists is in the README; each option of the Views section of
+ * --help takes one line. */
+Test(cli, readme_tables_and_help_agree)
+{
+	char *help = NULL, *err = NULL, *line, *views;
+	size_t len, checked = 0;
+	char *readme = (char *)t_read(AF_TEST_SAMPLES "/../README.md", &len);
+
+	cr_assert_not_null(readme);
+	readme = realloc(readme, len + 1);
+	readme[len] = '\0';
+	cr_assert_eq(t_cli("--help", NULL, &help, &err), 0);
+	for (line = readme; line && *line; line = strchr(line, '\n'), line = line ? line + 1 : NULL) {
+		const char *end = strstr(line, " | "), *p;
+		if (strncmp(line, "| `-", 4) != 0 || !end)
+			continue;
+		for (p = strstr(line, "--"); p && p < end; p = strstr(p + 2, "--")) {
+			char opt[64];
+			size_t n = option_len(p);
+			cr_assert_lt(n, sizeof opt);
+			memcpy(opt, p, n);
+			opt[n] = '\0';
+			cr_assert(has_option(help, opt, n), "README's %s is not in --help", opt);
+			checked++;
+		}
+	}
+	for (line = help; line && *line; line = strchr(line, '\n'), line = line ? line + 1 : NULL) {
+		if (strncmp(line, "      --", 8) == 0 || strncmp(line, "  -", 3) == 0) {
+			const char *o = strstr(line, "--");
+			char opt[64];
+			size_t n = option_len(o);
+			cr_assert_lt(n, sizeof opt);
+			memcpy(opt, o, n);
+			opt[n] = '\0';
+			cr_assert(has_option(readme, opt, n), "--help's %s is not in the README", opt);
+			checked++;
+		}
+	}
+	cr_assert_gt(checked, 100);
+	views = strstr(help, "\nViews\n");
+	cr_assert_not_null(views);
+	for (line = views + 7; *line && *line == ' '; line = strchr(line, '\n') + 1)
+		cr_assert(strncmp(line, "      --", 8) == 0, "a view's help takes more than a line: %.60s",
+		          line);
+	free(readme);
+	free(help);
 	free(err);
 }

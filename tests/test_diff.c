@@ -286,3 +286,46 @@ Test(diff, folded_inputs_and_errors)
 	free(wall);
 	free(cpu);
 }
+
+/* samples/app-after.trace is the sample app after a known change: Json.parse
+ * three times slower, LayoutInflater.inflate twice as fast, no more
+ * Tracker.logEvent.  The diff of the two has exactly those changes. */
+Test(diff, the_after_sample_differs_by_its_changes)
+{
+	char *out = NULL, *err = NULL, *line, *next;
+	size_t parse = 0, inflate = 0, gone = 0;
+
+	cr_assert_eq(t_cli("--diff " AF_TEST_SAMPLES "/app.trace --format folded "
+	                   AF_TEST_SAMPLES "/app-after.trace", NULL, &out, &err), 0, "%s", err);
+	for (line = out; *line; line = next) {
+		char *nl = strchr(line, '\n'), *sp2, *sp1;
+		unsigned long long before, after;
+		cr_assert_not_null(nl);
+		*nl = '\0';
+		next = nl + 1;
+		sp2 = strrchr(line, ' ');
+		cr_assert_not_null(sp2);
+		*sp2 = '\0';
+		sp1 = strrchr(line, ' ');
+		cr_assert_not_null(sp1);
+		*sp1 = '\0';
+		before = strtoull(sp1 + 1, NULL, 10);
+		after = strtoull(sp2 + 1, NULL, 10);
+		if (strstr(line, "com.example.shop.analytics.Tracker.logEvent")) {
+			cr_assert_eq(after, 0, "%s", line);
+			gone++;
+		} else if (strcmp(strrchr(line, ';'), ";com.example.shop.data.Json.parse") == 0) {
+			cr_assert_eq(after, 3 * before, "%s", line);
+			parse++;
+		} else if (strcmp(strrchr(line, ';'), ";android.view.LayoutInflater.inflate") == 0) {
+			cr_assert(after < before && after * 2 + 40 >= before, "%s %llu %llu", line,
+			          before, after);
+			inflate++;
+		} else {
+			cr_assert_eq(after, before, "%s", line);
+		}
+	}
+	cr_assert(parse > 10 && inflate >= 1 && gone == 2, "%zu %zu %zu", parse, inflate, gone);
+	free(out);
+	free(err);
+}

@@ -384,3 +384,115 @@ Test(folded, nameattr_links_and_attributes)
 	free(in);
 	free(attrs);
 }
+
+/* --thread on folded input keeps the lines whose first frame is one of the
+ * names given (flamegraph users' stacks often begin with the thread), as
+ * for a trace's threads: before --reverse and the view's rules, and the
+ * share --minwidth prunes by is of the lines kept. */
+Test(folded, thread_selects_lines_by_their_first_frame)
+{
+	const char *text = "main;a;b 5\nmain;a 2\nRenderThread;c 7\nmain;c;d 1\n"
+	                   "pool-1;a;a 3\n";
+	const uint8_t *in = (const uint8_t *)text;
+	const char *main_only[] = {"main"}, *two[] = {"pool-1", "main"};
+	const char *inner[] = {"a"}, *none[] = {"Main"};
+	af_tree_options o = {.threads = main_only, .nthreads = 1};
+	af_trace *t = t_parse(in, strlen(text));
+	af_tree *tree = NULL;
+	af_error e = {0};
+	af_node_info ni;
+	char *s;
+	size_t i;
+	int has_d = 0;
+
+	s = t_folded(in, strlen(text), AF_CLOCK_WALL, &o);
+	cr_assert_str_eq(s, "main;a 2\nmain;a;b 5\nmain;c;d 1\n");
+	free(s);
+	o.threads = two;
+	o.nthreads = 2;
+	s = t_folded(in, strlen(text), AF_CLOCK_WALL, &o);
+	cr_assert_str_eq(s, "main;a 2\nmain;a;b 5\nmain;c;d 1\npool-1;a;a 3\n");
+	free(s);
+	o.threads = main_only;
+	o.nthreads = 1;
+	o.reverse = 1;
+	s = t_folded(in, strlen(text), AF_CLOCK_WALL, &o);
+	cr_assert_str_eq(s, "a;main 2\nb;a;main 5\nd;c;main 1\n");
+	free(s);
+	o.reverse = 0;
+	o.focus = "^a$"; /* pool-1's a;a is not there to merge */
+	s = t_folded(in, strlen(text), AF_CLOCK_WALL, &o);
+	cr_assert_str_eq(s, "a 2\na;b 5\n");
+	free(s);
+	o.focus = NULL;
+	o.exclude = "^a$";
+	s = t_folded(in, strlen(text), AF_CLOCK_WALL, &o);
+	cr_assert_str_eq(s, "main;c;d 1\n");
+	free(s);
+	o.exclude = NULL;
+
+	/* pruning for drawing: 10% of main's 8 keeps d (1); of all 18, not */
+	o.prune = 0.1;
+	o.prune_clock = AF_CLOCK_WALL;
+	cr_assert_eq(af_tree_from_trace(t, &o, &tree, &e), AF_OK, "%s", e.message);
+	af_tree_node(tree, 0, &ni);
+	cr_assert_eq(ni.total[AF_CLOCK_WALL], 8);
+	for (i = 0; i < af_tree_size(tree); i++) {
+		af_tree_node(tree, i, &ni);
+		has_d |= strcmp(ni.name, "d") == 0;
+	}
+	cr_assert(has_d, "d was pruned against the whole input");
+	af_tree_free(tree);
+	o.prune = 0;
+
+	/* only first frames count, and names are exact */
+	o.threads = inner;
+	cr_assert_eq(af_tree_from_trace(t, &o, &tree, &e), AF_ERR_EMPTY);
+	cr_assert_str_eq(e.message, "no line's first frame matches the --thread filter");
+	o.threads = none;
+	cr_assert_eq(af_tree_from_trace(t, &o, &tree, &e), AF_ERR_EMPTY);
+	af_trace_free(t);
+}
+
+Test(folded, thread_from_the_cli_for_graphs_tables_and_diffs)
+{
+	char *in = t_tmp("threads.folded"), *after = t_tmp("threads-after.folded");
+	char *out = NULL, *err = NULL, args[2048];
+	const char *text = "main;a;b 10\nmain;c 5\nworker;c 20\n";
+	const char *text2 = "main;a;b 30\nmain;c 5\nworker;c 1\n";
+
+	t_write(in, text, strlen(text));
+	t_write(after, text2, strlen(text2));
+	snprintf(args, sizeof args, "--thread main --no-javascript '%s'", in);
+	cr_assert_eq(t_cli(args, NULL, &out, &err), 0, "%s", err);
+	cr_assert(strstr(out, "<title>c (5 samples, 33.33%)</title>"), "%s", out);
+	cr_assert_null(strstr(out, "worker"));
+	free(out);
+	free(err);
+	snprintf(args, sizeof args, "--thread main --report - '%s'", in);
+	cr_assert_eq(t_cli(args, NULL, &out, &err), 0, "%s", err);
+	cr_assert_str_eq(out, "method\tcalls\trecursive_calls\tinclusive\tinclusive_pct\t"
+	                      "exclusive\texclusive_pct\n"
+	                      "main\t0\t0\t15\t100.00\t0\t0.00\n"
+	                      "b\t0\t0\t10\t66.67\t10\t66.67\n"
+	                      "a\t0\t0\t10\t66.67\t0\t0.00\n"
+	                      "c\t0\t0\t5\t33.33\t5\t33.33\n");
+	free(out);
+	free(err);
+	snprintf(args, sizeof args, "--thread main --diff '%s' '%s' --format folded", in,
+	         after);
+	cr_assert_eq(t_cli(args, NULL, &out, &err), 0, "%s", err);
+	cr_assert_str_eq(out, "main;a;b 10 30\nmain;c 5 5\n");
+	free(out);
+	free(err);
+	snprintf(args, sizeof args, "--thread nobody --report - '%s'", in);
+	cr_assert_eq(t_cli(args, NULL, &out, &err), 1);
+	cr_assert(strstr(err, ": no line's first frame matches the --thread filter\n"), "%s",
+	          err);
+	free(out);
+	free(err);
+	unlink(in);
+	unlink(after);
+	free(in);
+	free(after);
+}

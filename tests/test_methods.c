@@ -627,3 +627,33 @@ Test(methods, agrees_with_dmtracedump, .timeout = 120)
 		free(path);
 	}
 }
+
+/* --thread on folded input: the table holds the lines whose first frame is
+ * named, as the graph does, and its 100% is their total. */
+Test(methods, folded_input_thread_filter)
+{
+	const char *text = "main;f;f;g 3\nmain;f 1\nmain;g 2\nworker;g 4\n";
+	af_trace *t = t_parse((const uint8_t *)text, strlen(text));
+	const char *main_only[] = {"main"}, *g[] = {"g"};
+	af_tree_options o = {.threads = main_only, .nthreads = 1};
+	af_method_table *m = NULL;
+	af_error e = {0};
+
+	cr_assert_eq(af_method_table_build(t, &o, AF_CLOCK_WALL, &m, &e), AF_OK, "%s",
+	             e.message);
+	cr_assert_eq(m->total, 6);
+	cr_assert_eq(m->nrows, 3);
+	cr_assert_eq(row(m, "main")->inclusive, 6);
+	cr_assert_eq(row(m, "g")->inclusive, 5);
+	cr_assert_eq(row(m, "g")->exclusive, 5);
+	af_method_table_free(m);
+	cr_assert_eq(af_method_table_build(t, NULL, AF_CLOCK_WALL, &m, &e), AF_OK);
+	cr_assert_eq(m->total, 10);
+	cr_assert_eq(row(m, "g")->exclusive, 9);
+	af_method_table_free(m);
+	o.threads = g; /* a frame, not a first frame */
+	cr_assert_eq(af_method_table_build(t, &o, AF_CLOCK_WALL, &m, &e), AF_ERR_EMPTY);
+	cr_assert_str_eq(e.message, "no line's first frame matches the --thread filter");
+	cr_assert_null(m);
+	af_trace_free(t);
+}

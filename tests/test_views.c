@@ -473,6 +473,55 @@ Test(views, reverse_then_focus)
 	           "com.example.app.Main$Inner.work;com.example.app.Main.run;main 100\n");
 }
 
+/* The root's children are threads only when nothing re-rooted the paths:
+ * a focus frame or a reversed path's leaf is a frame, coloured as one. */
+Test(views, first_frames_are_threads_unless_focused_or_reversed)
+{
+	size_t len, i;
+	uint8_t *buf = app(&len);
+	af_trace *t = t_parse(buf, len);
+	af_tree_options plain = {0}, focus = {.focus = "Http\\.get$"}, rev = {.reverse = 1};
+	const af_tree_options *opts[] = {&plain, &focus, &rev};
+	char *out = NULL, *err = NULL, *svg;
+	unsigned r, g, b;
+
+	for (i = 0; i < 3; i++) {
+		af_tree *tree = NULL;
+		af_error e = {0};
+		af_node_info ni;
+		size_t k;
+		cr_assert_eq(af_tree_from_trace(t, opts[i], &tree, &e), AF_OK, "%s", e.message);
+		for (k = 1; k < af_tree_size(tree); k++) {
+			af_tree_node(tree, k, &ni);
+			cr_assert_eq(ni.thread, i == 0 && ni.depth == 1, "%s", ni.name);
+		}
+		af_tree_free(tree);
+	}
+	af_trace_free(t);
+	free(buf);
+
+	/* the android palette's beige is for threads: {215..235, 205..225, 150..170} */
+	cr_assert_eq(t_cli("--no-javascript --focus 'Choreographer\\.doFrame$' " SAMPLE, NULL,
+	                   &out, &err), 0, "%s", err);
+	svg = strstr(out, "<title>android.view.Choreographer.doFrame (");
+	cr_assert_not_null(svg);
+	svg = strstr(svg, "fill=\"#");
+	cr_assert(svg && sscanf(svg + 7, "%2x%2x%2x", &r, &g, &b) == 3);
+	cr_assert(!(r >= 215 && r <= 235 && g >= 205 && g <= 225 && b >= 150 && b <= 170),
+	          "the focus frame is coloured as a thread: #%02x%02x%02x", r, g, b);
+	free(out);
+	free(err);
+	cr_assert_eq(t_cli("--no-javascript " SAMPLE, NULL, &out, &err), 0, "%s", err);
+	svg = strstr(out, "<title>main (");
+	cr_assert_not_null(svg);
+	svg = strstr(svg, "fill=\"#");
+	cr_assert(svg && sscanf(svg + 7, "%2x%2x%2x", &r, &g, &b) == 3);
+	cr_assert(r >= 215 && r <= 235 && g >= 205 && g <= 225 && b >= 150 && b <= 170,
+	          "#%02x%02x%02x", r, g, b);
+	free(out);
+	free(err);
+}
+
 Test(views, deep_recursion_without_the_c_stack)
 {
 	af_writer_options wo = {.variant = AF_VARIANT_REGULAR, .clock = AF_WRITER_DUAL};
@@ -706,6 +755,36 @@ Test(views, mapping_names_folded_frames)
 	                      "main;" M "onCreate;" M "qq(int);nodot 2\n");
 	free(got);
 	af_mapping_free(m);
+}
+
+/* samples/app-obfuscated.trace is the sample app renamed by R8, with
+ * samples/app-mapping.txt: deobfuscated, it is the sample, names and
+ * parameter types alike. */
+Test(views, mapping_restores_the_release_sample)
+{
+	static const char *const sig[] = {"", "--signatures "};
+	char args[1024], *want = NULL, *got = NULL, *raw = NULL, *err = NULL;
+	int k;
+
+	for (k = 0; k < 2; k++) {
+		snprintf(args, sizeof args, "%s--format folded %s", sig[k], SAMPLE);
+		cr_assert_eq(t_cli(args, NULL, &want, &err), 0, "%s", err);
+		free(err);
+		snprintf(args, sizeof args, "%s--format folded %s/app-obfuscated.trace", sig[k],
+		         AF_TEST_SAMPLES);
+		cr_assert_eq(t_cli(args, NULL, &raw, &err), 0, "%s", err);
+		free(err);
+		cr_assert(strstr(raw, ";o.d.a") && !strstr(raw, "Json.parse"));
+		snprintf(args, sizeof args,
+		         "%s--mapping %s/app-mapping.txt --format folded %s/app-obfuscated.trace",
+		         sig[k], AF_TEST_SAMPLES, AF_TEST_SAMPLES);
+		cr_assert_eq(t_cli(args, NULL, &got, &err), 0, "%s", err);
+		free(err);
+		cr_assert_str_eq(got, want);
+		free(want);
+		free(got);
+		free(raw);
+	}
 }
 
 Test(views, bad_mappings_say_the_line)

@@ -349,6 +349,9 @@ typedef struct af_node_info {
 	                                   of a diff: BEFORE's time */
 	int removed;       /* a diff's removed band: a path BEFORE had and AFTER
 	                      lacks; self and total are BEFORE's time */
+	int thread;        /* a thread (a first frame of folded input): a child
+	                      of the root, unless --reverse or --focus made the
+	                      root's children frames */
 } af_node_info;
 
 void af_tree_node(const af_tree *tree, size_t i, af_node_info *info);
