@@ -110,12 +110,13 @@ static int af_ptree_link(af_ptree *t, uint32_t parent, uint32_t idx)
 	af_pnode *p = &t->nodes[parent];
 	uint32_t r;
 
+	/* room first: a failure leaves the parent as it was */
+	if (p->nkids + 1 > AF_PTREE_NARROW && af_slots_reserve(t, t->nhashed + p->nkids + 1))
+		return -1;
 	t->nodes[idx].sibling = p->child;
 	p->child = idx;
 	if (++p->nkids <= AF_PTREE_NARROW)
 		return 0;
-	if (af_slots_reserve(t, t->nhashed + p->nkids))
-		return -1;
 	if (p->nkids == AF_PTREE_NARROW + 1) {
 		for (r = p->child; r != AF_NONE; r = t->nodes[r].sibling)
 			af_slots_put(t->slots, t->nslots - 1, parent, t->nodes[r].key, r);
@@ -147,8 +148,12 @@ uint32_t af_ptree_child(af_ptree *t, uint32_t parent, uint32_t key)
 				return t->slots[i].node - 1;
 	}
 	idx = af_ptree_push(t, parent, key);
-	if (idx == AF_NONE || af_ptree_link(t, parent, idx))
+	if (idx == AF_NONE)
 		return AF_NONE;
+	if (af_ptree_link(t, parent, idx)) {
+		t->len--; /* the node was never reachable */
+		return AF_NONE;
+	}
 	return idx;
 }
 
@@ -507,7 +512,7 @@ static af_status af_tree_copy(af_tree *tree, const af_trace *trace,
 				if (vc != AF_NONE && af_set_hashed(tree, vc, 1))
 					goto nomem;
 			}
-			if (vc == AF_NONE) {
+			if (vc == AF_NONE && !hashed) {
 				vc = af_ptree_append(&tree->pt, v, name);
 				if (vc != AF_NONE && depth - group >= 16 &&
 				    af_u32map_put(&seen, name, vc))
