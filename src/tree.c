@@ -601,9 +601,8 @@ static af_status af_tree_seal(af_tree *tree, af_error *err)
 	/* only differential input has a first count to sum */
 	tree->base_total = tree->differential
 	                   ? af_calloc(tree->mem, n, sizeof *tree->base_total) : NULL;
-	if (!tree->depth || !tree->total || (tree->differential && !tree->base_total)) {
-		return af_fail(err, AF_ERR_NOMEM, -1, "out of memory");
-	}
+	if (!tree->depth || !tree->total || (tree->differential && !tree->base_total))
+		return af_fail(err, AF_ERR_NOMEM, -1, "out of memory building the call tree");
 	/* siblings are drawn in name order: rank every name once, both ways */
 	{
 		size_t nn = tree->names.len;
@@ -611,7 +610,7 @@ static af_status af_tree_seal(af_tree *tree, af_error *err)
 		tree->rank = af_malloc(tree->mem, (nn ? nn : 1) * 2 * sizeof *tree->rank);
 		if (!named || !tree->rank) {
 			af_free(tree->mem, named);
-			return af_fail(err, AF_ERR_NOMEM, -1, "out of memory");
+			return af_fail(err, AF_ERR_NOMEM, -1, "out of memory building the call tree");
 		}
 		for (i = 0; i < 2 * nn; i++) {
 			named[i].s = tree->names.str[i / 2];
@@ -679,7 +678,8 @@ static af_status af_tree_build(const af_trace *trace, const af_tree_options *opt
 	root = all == AF_NONE ? AF_NONE : af_ptree_root(&tree->pt, all);
 	if (root == AF_NONE) {
 		af_tree_free(tree);
-		return af_fail(err, AF_ERR_NOMEM, -1, "out of memory");
+		af_view_free(&view);
+		return af_fail(err, AF_ERR_NOMEM, -1, "out of memory building the call tree");
 	}
 	/* same-named threads merge: their nodes find children by hash */
 	for (i = 0; i < trace->nthreads; i++) {
@@ -847,8 +847,9 @@ static uint32_t af_diff_node(af_tree *out, const af_tree *src, const uint32_t *m
 	return af_ptree_child(&out->pt, map[src->pt.nodes[src_node].parent], key);
 }
 
-af_status af_tree_diff(const af_tree *before, const af_tree *after,
-                       const af_diff_options *opt, af_tree **out, af_error *err)
+static af_status af_tree_compare(const af_tree *before, const af_tree *after,
+                                 const af_diff_options *opt, af_tree **out,
+                                 af_error *err)
 {
 	af_clock clock = opt ? opt->clock : AF_CLOCK_WALL;
 	size_t na = after->pt.len, nb = before->pt.len, n, i;
@@ -873,7 +874,7 @@ af_status af_tree_diff(const af_tree *before, const af_tree *after,
 		scale = (double)after->total[0][clock] / (double)before->total[0][clock];
 	t = af_calloc(mem, 1, sizeof *t);
 	if (!t)
-		return af_fail(err, AF_ERR_NOMEM, -1, "out of memory");
+		return af_fail(err, AF_ERR_NOMEM, -1, "out of memory comparing the profiles");
 	t->mem = af_mem_ref(mem);
 	t->names.mem = mem;
 	t->name_of.mem = mem;
@@ -966,7 +967,8 @@ af_status af_tree_diff(const af_tree *before, const af_tree *after,
 	af_free(mem, tot_before);
 	if ((st = af_tree_seal(t, err)) != AF_OK) {
 		af_tree_free(t);
-		return st;
+		return st == AF_ERR_NOMEM ? af_fail(err, st, -1, "out of memory comparing "
+		                                    "the profiles") : st;
 	}
 	*out = t;
 	return AF_OK;
@@ -978,6 +980,14 @@ nomem:
 	af_free(mem, tot_before);
 	af_tree_free(t);
 	return af_fail(err, AF_ERR_NOMEM, -1, "out of memory comparing the profiles");
+}
+
+af_status af_tree_diff(const af_tree *before, const af_tree *after,
+                       const af_diff_options *opt, af_tree **out, af_error *err)
+{
+	/* the diff's blocks come from AFTER's allocator and budget */
+	return af_mem_explain(after->mem, af_tree_compare(before, after, opt, out, err),
+	                      err);
 }
 
 int af_tree_is_pruned(const af_tree *tree)

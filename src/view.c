@@ -338,7 +338,8 @@ static af_status af_view_cut(af_view *v, const af_ptree *pt, const af_names *nam
 			st = out->len >= out->max_nodes
 			             ? af_fail(err, AF_ERR_LIMIT, -1, "call tree has more than %u nodes",
 			                       out->max_nodes)
-			             : af_fail(err, AF_ERR_NOMEM, -1, "out of memory");
+			             : af_fail(err, AF_ERR_NOMEM, -1,
+			                       "out of memory cutting the call tree");
 			goto out;
 		}
 		map[i] = x;

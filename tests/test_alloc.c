@@ -279,6 +279,26 @@ static int t_run(t_alloc *a, const t_case *c, FILE *sink)
 	return !failed;
 }
 
+/* Parse, the merged tree, folded text. */
+static int t_run_folded(t_alloc *a, const t_case *c, FILE *sink)
+{
+	af_trace *t = NULL;
+	af_tree *tree = NULL;
+	af_error e = {0};
+	af_status st;
+	int failed = 1;
+
+	if (t_parse_case(a, c, 0, &t))
+		return 0;
+	st = af_tree_from_trace(t, NULL, &tree, &e);
+	if (!t_failed(a, st, &e, "tree"))
+		failed = t_failed(a, af_folded_write(tree, AF_CLOCK_WALL, sink, &e), &e,
+		                  "folded");
+	af_tree_free(tree);
+	af_trace_free(t);
+	return !failed;
+}
+
 /* Each view rule alone, then all together. */
 static int t_run_rules(t_alloc *a, const t_case *c, FILE *sink)
 {
@@ -734,6 +754,39 @@ static uint8_t *t_rich(af_writer_options o, int before, size_t *len)
 	return t_finish(w, len, NULL);
 }
 
+/* Four threads each calling `n` methods of their own under one frame: the
+ * two cores' trees outgrow what they reserved, and so does the merge. */
+static uint8_t *t_wide(uint32_t n, size_t *len)
+{
+	af_writer *w = af_writer_new(&(af_writer_options){.clock = AF_WRITER_DUAL});
+	uint32_t tid, i, clock = 0;
+	char name[32];
+
+	cr_assert_not_null(w);
+	cr_assert_eq(af_writer_method(w, 4, "com.example.Work", "run", "()V", ""), 0);
+	for (i = 0; i < 4 * n; i++) {
+		snprintf(name, sizeof name, "step%u", i);
+		cr_assert_eq(af_writer_method(w, 8 + 4 * i, "com.example.Work", name, "()V", ""),
+		             0);
+	}
+	for (tid = 1; tid <= 4; tid++) {
+		snprintf(name, sizeof name, "worker-%u", tid);
+		cr_assert_eq(af_writer_thread(w, tid, name), 0);
+	}
+	for (tid = 1; tid <= 4; tid++)
+		cr_assert_eq(af_writer_record(w, tid, 4, AF_ENTER, clock, clock), 0);
+	for (i = 0; i < n; i++)
+		for (tid = 1; tid <= 4; tid++) {
+			uint32_t id = 8 + 4 * ((tid - 1) * n + i);
+			clock += 3;
+			cr_assert_eq(af_writer_record(w, tid, id, AF_ENTER, clock, clock + 1), 0);
+			cr_assert_eq(af_writer_record(w, tid, id, AF_EXIT, clock + 2, clock + 5), 0);
+		}
+	for (tid = 1; tid <= 4; tid++)
+		cr_assert_eq(af_writer_record(w, tid, 4, AF_EXIT, clock + 9, clock + 9), 0);
+	return t_finish(w, len, NULL);
+}
+
 static const char t_mapping_txt[] =
 	"# compiler: R8\n"
 	"com.example.app.Cache -> a.b:\n"
@@ -760,6 +813,11 @@ Test(alloc, failing_allocations_two_cores)
 	cr_assert_gt(recovered, 0, "no failure fell back to one core");
 	c.name = "two cores, method tables";
 	c.run = t_run_methods;
+	t_inject(&c);
+	free(buf);
+	buf = t_wide(50, &len);
+	c = (t_case){.name = "two cores, trees outgrowing their room", .run = t_run_folded,
+	             .buf = buf, .len = len, .jobs = 2};
 	t_inject(&c);
 	free(buf);
 }
@@ -982,6 +1040,70 @@ Test(alloc, budget_covers_the_trees_of_a_trace)
 	af_tree_free(two);
 	af_trace_free(t);
 	free(text);
+}
+
+/* The method table and a diff count against the budget of their trace
+ * (a diff: AFTER's), and say so when it stops them. */
+Test(alloc, budget_covers_method_tables_and_diffs)
+{
+	size_t len, len2;
+	uint8_t *after = t_rich((af_writer_options){.clock = AF_WRITER_DUAL}, 0, &len);
+	uint8_t *before = t_rich((af_writer_options){.clock = AF_WRITER_DUAL}, 1, &len2);
+	af_parse_options po = {0};
+	af_diff_options how = {.clock = AF_CLOCK_WAIT, .normalize = 1};
+	af_trace *tb = NULL;
+	af_tree *bt = NULL;
+	af_error e = {0};
+	uint64_t limit;
+	int stopped[2] = {0, 0}, done[2] = {0, 0};
+
+	cr_assert_eq(af_trace_parse(before, len2, NULL, &tb, &e), AF_OK, "%s", e.message);
+	cr_assert_eq(af_tree_from_trace(tb, NULL, &bt, &e), AF_OK, "%s", e.message);
+	for (limit = 4096; !(done[0] && done[1]); limit += 256) {
+		af_trace *t = NULL;
+		af_tree *at = NULL, *d = NULL;
+		af_method_table *tab = NULL;
+		af_status st;
+
+		cr_assert_lt(limit, 8u << 20, "no budget was enough");
+		po.limits.max_memory = limit;
+		if (af_trace_parse(after, len, &po, &t, &e) != AF_OK) {
+			cr_assert(strncmp(e.message, "memory budget of ", 17) == 0, "%s", e.message);
+			continue;
+		}
+		if (!done[0]) {
+			st = af_method_table_build(t, NULL, AF_CLOCK_WAIT, &tab, &e);
+			af_method_table_free(tab);
+			if (st == AF_OK) {
+				done[0] = 1;
+			} else {
+				cr_assert_eq(st, AF_ERR_LIMIT, "%s", e.message);
+				cr_assert(strstr(e.message, "MB exceeded building the method table; "
+				                            "--max-memory raises it"), "%s", e.message);
+				stopped[0]++;
+			}
+		}
+		if (!done[1] && af_tree_from_trace(t, NULL, &at, &e) == AF_OK) {
+			st = af_tree_diff(bt, at, &how, &d, &e);
+			af_tree_free(d);
+			if (st == AF_OK) {
+				done[1] = 1;
+			} else {
+				cr_assert_eq(st, AF_ERR_LIMIT, "%s", e.message);
+				cr_assert(strstr(e.message, "MB exceeded comparing the profiles; "
+				                            "--max-memory raises it"), "%s", e.message);
+				stopped[1]++;
+			}
+		}
+		af_tree_free(at);
+		af_trace_free(t);
+	}
+	cr_assert_gt(stopped[0], 0);
+	cr_assert_gt(stopped[1], 0);
+	af_tree_free(bt);
+	af_trace_free(tb);
+	free(after);
+	free(before);
 }
 
 Test(alloc, max_memory_option)
