@@ -58,11 +58,8 @@ typedef struct af_mem {
 	_Atomic uint64_t used, peak;
 	_Atomic uint32_t refused;  /* allocations the budget refused */
 	_Atomic uint32_t refs;
-	int is_static;             /* af_mem_default: never freed */
+	int is_static;             /* mem.c's fallback context: never freed */
 } af_mem;
-
-/** malloc with no budget, for objects made without an allocator. */
-extern af_mem af_mem_default;
 
 /** Half the physical memory, or 4 GiB when it cannot be told. */
 uint64_t af_mem_default_budget(void);

@@ -19,10 +19,6 @@
 #include "mapping.h"
 #include "tree.h"
 
-/* A mapping is loaded once, before any trace, and shared by them all: its
- * memory comes from malloc, not from a trace's allocator or budget. */
-#define AF_MAP_MEM (&af_mem_default)
-
 typedef struct af_member {
 	const char *name;   /* original name; qualified when R8 moved it */
 	const char *ret;    /* original return type */
@@ -48,20 +44,27 @@ struct af_mapping {
 	af_member *members;
 	size_t nmembers, mcap;
 	af_names text;       /* every string kept, each allocated once */
+	af_mem *mem;         /* the allocator given to the parse, referenced;
+	                        no budget: a mapping outlives the traces it
+	                        serves and belongs to none of them */
 };
 
 void af_mapping_free(af_mapping *m)
 {
+	af_mem *mem;
+
 	if (!m)
 		return;
+	mem = m->mem;
 	af_names_free(&m->obf);
 	af_names_free(&m->keys);
 	af_names_free(&m->text);
-	af_free(AF_MAP_MEM, m->orig);
-	af_free(AF_MAP_MEM, m->line);
-	af_free(AF_MAP_MEM, m->groups);
-	af_free(AF_MAP_MEM, m->members);
-	af_free(AF_MAP_MEM, m);
+	af_free(mem, m->orig);
+	af_free(mem, m->line);
+	af_free(mem, m->groups);
+	af_free(mem, m->members);
+	af_free(mem, m);
+	af_mem_unref(mem);
 }
 
 static af_status af_mapping_fail(af_error *err, af_status st, long long line,
@@ -137,7 +140,7 @@ static int af_group_key(af_buf *key, uint32_t cid, const char *obf, size_t len)
 static uint32_t af_group_of(af_mapping *m, uint32_t cid, const char *obf,
                             size_t len)
 {
-	af_buf key = {.mem = AF_MAP_MEM};
+	af_buf key = {.mem = m->mem};
 	uint32_t id = AF_NONE;
 	size_t before = m->keys.len;
 
@@ -146,7 +149,7 @@ static uint32_t af_group_of(af_mapping *m, uint32_t cid, const char *obf,
 	af_buf_free(&key);
 	if (id == AF_NONE)
 		return id;
-	if (AF_GROW(AF_MAP_MEM, m->groups, m->gcap, (size_t)id + 1))
+	if (AF_GROW(m->mem, m->groups, m->gcap, (size_t)id + 1))
 		return AF_NONE;
 	if (id == before) {
 		m->groups[id].first = m->groups[id].last = AF_NONE;
@@ -164,7 +167,7 @@ static af_status af_member_line(af_mapping *m, uint32_t cid, const char *s,
 	long long lo = -1, hi = -1;
 	af_member *mb;
 	uint32_t g, idx;
-	af_buf params = {.mem = AF_MAP_MEM};
+	af_buf params = {.mem = m->mem};
 	size_t i;
 
 	if (!arrow)
@@ -217,7 +220,7 @@ static af_status af_member_line(af_mapping *m, uint32_t cid, const char *s,
 		if (ch != ' ' && af_buf_append(&params, &ch, 1))
 			goto nomem;
 	}
-	if (AF_GROW(AF_MAP_MEM, m->members, m->mcap, m->nmembers + 1))
+	if (AF_GROW(m->mem, m->members, m->mcap, m->nmembers + 1))
 		goto nomem;
 	mb = &m->members[m->nmembers];
 	mb->ret = af_keep(m, s, (size_t)(sp - 1 - s));
@@ -258,7 +261,7 @@ static af_status af_mapping_join(af_mapping *m, af_error *err)
 
 	for (g = 0; g < m->keys.len; g++) {
 		af_mgroup *gr = &m->groups[g];
-		af_buf b = {.mem = AF_MAP_MEM};
+		af_buf b = {.mem = m->mem};
 		uint32_t i, j, cid = (uint32_t)strtoul(m->keys.str[g], NULL, 10);
 		int any = 0, qualified = 0, plain = 0, bad = 0, pass;
 
@@ -298,8 +301,9 @@ static af_status af_mapping_join(af_mapping *m, af_error *err)
 	return AF_OK;
 }
 
-af_status af_mapping_parse(const void *buf, size_t len, af_mapping **out,
-                           af_error *err)
+/* Parses with blocks from `mem`, which the mapping references. */
+static af_status af_mapping_parse_mem(const void *buf, size_t len, af_mem *mem,
+                                      af_mapping **out, af_error *err)
 {
 	const char *p = buf, *end = p + len;
 	af_mapping *m;
@@ -315,10 +319,11 @@ af_status af_mapping_parse(const void *buf, size_t len, af_mapping **out,
 		return af_mapping_fail(err, AF_ERR_FORMAT, lineno + 1,
 		                       "NUL byte: not a mapping file");
 	}
-	m = af_calloc(AF_MAP_MEM, 1, sizeof *m);
+	m = af_calloc(mem, 1, sizeof *m);
 	if (!m)
-		return af_fail(err, AF_ERR_NOMEM, -1, "out of memory");
-	m->obf.mem = m->keys.mem = m->text.mem = AF_MAP_MEM;
+		return af_fail(err, AF_ERR_NOMEM, -1, "out of memory reading the mapping");
+	m->mem = af_mem_ref(mem);
+	m->obf.mem = m->keys.mem = m->text.mem = mem;
 	while (p < end) {
 		const char *eol = memchr(p, '\n', (size_t)(end - p)), *s, *e, *arrow;
 		const char *next = eol ? eol + 1 : end;
@@ -361,8 +366,8 @@ af_status af_mapping_parse(const void *buf, size_t len, af_mapping **out,
 				goto fail;
 			}
 			cid = af_names_intern(&m->obf, x, (size_t)(xe - x));
-			if (cid == AF_NONE || AF_GROW(AF_MAP_MEM, m->orig, m->ocap, (size_t)cid + 1) ||
-			    AF_GROW(AF_MAP_MEM, m->line, m->lcap, (size_t)cid + 1))
+			if (cid == AF_NONE || AF_GROW(mem, m->orig, m->ocap, (size_t)cid + 1) ||
+			    AF_GROW(mem, m->line, m->lcap, (size_t)cid + 1))
 				goto nomem;
 			if (cid != before) {
 				char what[160];
@@ -396,33 +401,66 @@ fail:
 	return st;
 }
 
-af_status af_mapping_load(const char *path, af_mapping **out, af_error *err)
+af_status af_mapping_parse_with(const void *buf, size_t len,
+                                const af_allocator *allocator, af_mapping **out,
+                                af_error *err)
 {
-	FILE *f = fopen(path, "rb");
-	af_buf b = {.mem = AF_MAP_MEM};
+	af_mem *mem = af_mem_new(allocator, UINT64_MAX);
+	af_status st;
+
+	*out = NULL;
+	if (!mem)
+		return af_fail(err, AF_ERR_NOMEM, -1, "out of memory reading the mapping");
+	st = af_mapping_parse_mem(buf, len, mem, out, err);
+	af_mem_unref(mem);
+	return st;
+}
+
+af_status af_mapping_parse(const void *buf, size_t len, af_mapping **out,
+                           af_error *err)
+{
+	return af_mapping_parse_with(buf, len, NULL, out, err);
+}
+
+af_status af_mapping_load_with(const char *path, const af_allocator *allocator,
+                               af_mapping **out, af_error *err)
+{
+	FILE *f;
+	af_mem *mem;
+	af_buf b = {0};
 	char chunk[65536];
 	size_t n;
 	af_status st;
 
 	*out = NULL;
-	if (!f)
+	if (!(f = fopen(path, "rb")))
 		return af_fail(err, AF_ERR_IO, -1, "cannot open: %s", strerror(errno));
+	if (!(mem = af_mem_new(allocator, UINT64_MAX))) {
+		fclose(f);
+		return af_fail(err, AF_ERR_NOMEM, -1, "out of memory reading the mapping");
+	}
+	b.mem = mem;
 	while ((n = fread(chunk, 1, sizeof chunk, f)) > 0) {
 		if (af_buf_append(&b, chunk, n)) {
-			fclose(f);
-			af_buf_free(&b);
-			return af_fail(err, AF_ERR_NOMEM, -1, "out of memory");
+			st = af_fail(err, AF_ERR_NOMEM, -1, "out of memory reading the mapping");
+			goto out;
 		}
 	}
 	if (ferror(f)) {
-		fclose(f);
-		af_buf_free(&b);
-		return af_fail(err, AF_ERR_IO, -1, "read failed");
+		st = af_fail(err, AF_ERR_IO, -1, "read failed");
+		goto out;
 	}
+	st = af_mapping_parse_mem(b.data ? b.data : "", b.len, mem, out, err);
+out:
 	fclose(f);
-	st = af_mapping_parse(b.data ? b.data : "", b.len, out, err);
 	af_buf_free(&b);
+	af_mem_unref(mem);
 	return st;
+}
+
+af_status af_mapping_load(const char *path, af_mapping **out, af_error *err)
+{
+	return af_mapping_load_with(path, NULL, out, err);
 }
 
 const char *af_mapping_class(const af_mapping *m, const char *cls)
@@ -458,7 +496,7 @@ static int af_desc_type(const af_mapping *m, const char *d, size_t len, size_t *
 	case 'V': prim = "void"; break;
 	case 'L': {
 		const char *semi = memchr(d + *i, ';', len - *i);
-		af_buf cls = {.mem = AF_MAP_MEM};
+		af_buf cls = {.mem = out->mem};
 		const char *orig;
 		if (!semi || semi == d + *i + 1)
 			return 1;
@@ -529,35 +567,39 @@ int af_mapping_params(const af_mapping *m, const char *desc, af_buf *out)
 	return af_buf_append(out, desc, strlen(desc));
 }
 
-const char *af_mapping_method(const af_mapping *m, const char *cls,
-                              const char *name, const char *desc)
+int af_mapping_lookup(const af_mapping *m, const char *cls, const char *name,
+                      const char *desc, af_mem *scratch, const char **out)
 {
 	uint32_t cid = af_names_find(&m->obf, cls, strlen(cls)), g, i;
 	const af_mgroup *gr;
 	const char *pick = NULL;
-	af_buf params = {.mem = AF_MAP_MEM}, ret = {.mem = AF_MAP_MEM};
+	af_buf params = {.mem = scratch}, ret = {.mem = scratch};
 	int r;
 
+	*out = NULL;
 	if (cid == AF_NONE)
-		return NULL;
+		return 0;
 	if (af_group_key(&params, cid, name, strlen(name))) {
 		af_buf_free(&params);
-		return NULL;
+		return -1;
 	}
 	g = af_names_find(&m->keys, params.data, params.len);
 	params.len = 0;
 	if (g == AF_NONE) {
 		af_buf_free(&params);
-		return NULL;
+		return 0;
 	}
 	gr = &m->groups[g];
 	if (!desc || !*desc || !strchr(gr->joined, '|')) {
 		af_buf_free(&params);
-		return gr->joined;
+		*out = gr->joined;
+		return 0;
 	}
 	/* overloads: the one whose original types the descriptor gives */
 	r = af_desc_split(m, desc, ",", &params, &ret);
-	if (r == 0 && af_buf_append(&params, "", 1) == 0 && af_buf_append(&ret, "", 1) == 0) {
+	if (r == 0 && (af_buf_append(&params, "", 1) || af_buf_append(&ret, "", 1)))
+		r = -1;
+	if (r == 0) {
 		for (i = gr->first; i != AF_NONE; i = m->members[i].next) {
 			const af_member *mb = &m->members[i];
 			if (mb->inlined || strcmp(mb->params, params.data) != 0 ||
@@ -572,5 +614,16 @@ const char *af_mapping_method(const af_mapping *m, const char *cls,
 	}
 	af_buf_free(&params);
 	af_buf_free(&ret);
-	return pick ? pick : gr->joined;
+	if (r < 0)
+		return -1;
+	*out = pick ? pick : gr->joined;
+	return 0;
+}
+
+const char *af_mapping_method(const af_mapping *m, const char *cls,
+                              const char *name, const char *desc)
+{
+	const char *found;
+
+	return af_mapping_lookup(m, cls, name, desc, m->mem, &found) ? NULL : found;
 }

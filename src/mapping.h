@@ -13,4 +13,11 @@
  * Returns 0, or -1 when out of memory. */
 int af_mapping_params(const af_mapping *m, const char *desc, af_buf *out);
 
+/** af_mapping_method() with its scratch blocks from `scratch` (the caller's
+ * allocator), telling a failure from a name the mapping lacks: returns 0
+ * with *out the original name or NULL when the mapping does not name it,
+ * or -1 when out of memory. */
+int af_mapping_lookup(const af_mapping *m, const char *cls, const char *name,
+                      const char *desc, af_mem *scratch, const char **out);
+
 #endif

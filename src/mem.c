@@ -43,9 +43,9 @@ static void af_libc_free(void *ctx, void *ptr)
 static const af_allocator af_libc = {af_libc_malloc, af_libc_realloc,
                                      af_libc_free, NULL};
 
-/* For objects made without an allocator of their own (fonts, name maps):
- * malloc, no budget, never freed. */
-af_mem af_mem_default = {
+/* What af_mem_check falls back on in a release build: malloc, no budget,
+ * never freed.  Only here: every object holds the context it was given. */
+static af_mem af_mem_default = {
 	.a = {af_libc_malloc, af_libc_realloc, af_libc_free, NULL},
 	.limit = UINT64_MAX,
 	.is_static = 1,

@@ -113,9 +113,9 @@ out:
 	return tot;
 }
 
-af_status af_method_table_build(const af_trace *trace, const af_tree_options *opt,
-                                af_clock clock, af_method_table **out,
-                                af_error *err)
+static af_status af_method_table_make(const af_trace *trace,
+                                      const af_tree_options *opt, af_clock clock,
+                                      af_method_table **out, af_error *err)
 {
 	const af_pnode *nodes = trace->tree.nodes;
 	const uint64_t(*tot)[AF_CLOCK_RECORDED] = (const uint64_t(*)[AF_CLOCK_RECORDED])trace->totals;
@@ -146,7 +146,7 @@ af_status af_method_table_build(const af_trace *trace, const af_tree_options *op
 	}
 	if (!m || (clock == AF_CLOCK_WAIT && !(wait = af_wait_totals(&trace->tree)))) {
 		af_method_table_free(m ? &m->pub : NULL);
-		return af_fail(err, AF_ERR_NOMEM, -1, "out of memory");
+		return af_fail(err, AF_ERR_NOMEM, -1, "out of memory building the method table");
 	}
 	m->pub.clock = clock;
 	m->pub.is_time = trace->info.variant != AF_VARIANT_FOLDED;
@@ -267,6 +267,14 @@ out:
 	af_free(mem, active);
 	af_free(mem, roots);
 	return st;
+}
+
+af_status af_method_table_build(const af_trace *trace, const af_tree_options *opt,
+                                af_clock clock, af_method_table **out,
+                                af_error *err)
+{
+	return af_mem_explain(trace->mem,
+	                      af_method_table_make(trace, opt, clock, out, err), err);
 }
 
 /* ------------------------------------------------------------------ */

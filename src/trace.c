@@ -127,10 +127,12 @@ af_status af_trace_absorb(af_trace *t, af_trace *w, af_error *err)
 		w->tree = tmp;
 		off = 0;
 	} else if (af_ptree_absorb(&t->tree, &w->tree, &off)) {
-		return af_fail(err, t->tree.len + w->tree.len > t->tree.max_nodes
-		                        ? AF_ERR_LIMIT : AF_ERR_NOMEM, -1,
-		               "cannot add %zu call paths (limit %u)", w->tree.len,
-		               t->tree.max_nodes);
+		if (t->tree.len + w->tree.len > t->tree.max_nodes)
+			return af_fail(err, AF_ERR_LIMIT, -1,
+			               "cannot add %zu call paths (limit %u)", w->tree.len,
+			               t->tree.max_nodes);
+		return af_fail(err, AF_ERR_NOMEM, -1,
+		               "out of memory merging the threads read on two cores");
 	}
 	if (AF_GROW(t->mem, t->threads, t->threads_cap, t->nthreads + w->nthreads))
 		return af_fail(err, AF_ERR_NOMEM, -1, "out of memory");

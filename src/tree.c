@@ -110,12 +110,13 @@ static int af_ptree_link(af_ptree *t, uint32_t parent, uint32_t idx)
 	af_pnode *p = &t->nodes[parent];
 	uint32_t r;
 
+	/* room first: a failure leaves the parent as it was */
+	if (p->nkids + 1 > AF_PTREE_NARROW && af_slots_reserve(t, t->nhashed + p->nkids + 1))
+		return -1;
 	t->nodes[idx].sibling = p->child;
 	p->child = idx;
 	if (++p->nkids <= AF_PTREE_NARROW)
 		return 0;
-	if (af_slots_reserve(t, t->nhashed + p->nkids))
-		return -1;
 	if (p->nkids == AF_PTREE_NARROW + 1) {
 		for (r = p->child; r != AF_NONE; r = t->nodes[r].sibling)
 			af_slots_put(t->slots, t->nslots - 1, parent, t->nodes[r].key, r);
@@ -147,8 +148,12 @@ uint32_t af_ptree_child(af_ptree *t, uint32_t parent, uint32_t key)
 				return t->slots[i].node - 1;
 	}
 	idx = af_ptree_push(t, parent, key);
-	if (idx == AF_NONE || af_ptree_link(t, parent, idx))
+	if (idx == AF_NONE)
 		return AF_NONE;
+	if (af_ptree_link(t, parent, idx)) {
+		t->len--; /* the node was never reachable */
+		return AF_NONE;
+	}
 	return idx;
 }
 
@@ -552,7 +557,7 @@ static af_status af_tree_copy(af_tree *tree, const af_trace *trace,
 				if (vc != AF_NONE && af_set_hashed(tree, vc, 1))
 					goto nomem;
 			}
-			if (vc == AF_NONE) {
+			if (vc == AF_NONE && !hashed) {
 				vc = af_ptree_append(&tree->pt, v, name);
 				if (vc != AF_NONE && depth - group >= 16 &&
 				    af_u32map_put(&seen, name, vc))
@@ -641,9 +646,8 @@ static af_status af_tree_seal(af_tree *tree, af_error *err)
 	/* only differential input has a first count to sum */
 	tree->base_total = tree->differential
 	                   ? af_calloc(tree->mem, n, sizeof *tree->base_total) : NULL;
-	if (!tree->depth || !tree->total || (tree->differential && !tree->base_total)) {
-		return af_fail(err, AF_ERR_NOMEM, -1, "out of memory");
-	}
+	if (!tree->depth || !tree->total || (tree->differential && !tree->base_total))
+		return af_fail(err, AF_ERR_NOMEM, -1, "out of memory building the call tree");
 	/* siblings are drawn in name order: rank every name once, both ways */
 	{
 		size_t nn = tree->names.len;
@@ -651,7 +655,7 @@ static af_status af_tree_seal(af_tree *tree, af_error *err)
 		tree->rank = af_malloc(tree->mem, (nn ? nn : 1) * 2 * sizeof *tree->rank);
 		if (!named || !tree->rank) {
 			af_free(tree->mem, named);
-			return af_fail(err, AF_ERR_NOMEM, -1, "out of memory");
+			return af_fail(err, AF_ERR_NOMEM, -1, "out of memory building the call tree");
 		}
 		for (i = 0; i < 2 * nn; i++) {
 			named[i].s = tree->names.str[i / 2];
@@ -719,7 +723,8 @@ static af_status af_tree_build(const af_trace *trace, const af_tree_options *opt
 	root = all == AF_NONE ? AF_NONE : af_ptree_root(&tree->pt, all);
 	if (root == AF_NONE) {
 		af_tree_free(tree);
-		return af_fail(err, AF_ERR_NOMEM, -1, "out of memory");
+		af_view_free(&view);
+		return af_fail(err, AF_ERR_NOMEM, -1, "out of memory building the call tree");
 	}
 	/* same-named threads merge: their nodes find children by hash */
 	for (i = 0; i < trace->nthreads; i++) {
@@ -891,8 +896,9 @@ static uint32_t af_diff_node(af_tree *out, const af_tree *src, const uint32_t *m
 	return af_ptree_child(&out->pt, map[src->pt.nodes[src_node].parent], key);
 }
 
-af_status af_tree_diff(const af_tree *before, const af_tree *after,
-                       const af_diff_options *opt, af_tree **out, af_error *err)
+static af_status af_tree_compare(const af_tree *before, const af_tree *after,
+                                 const af_diff_options *opt, af_tree **out,
+                                 af_error *err)
 {
 	af_clock clock = opt ? opt->clock : AF_CLOCK_WALL;
 	size_t na = after->pt.len, nb = before->pt.len, n, i;
@@ -917,7 +923,7 @@ af_status af_tree_diff(const af_tree *before, const af_tree *after,
 		scale = (double)after->total[0][clock] / (double)before->total[0][clock];
 	t = af_calloc(mem, 1, sizeof *t);
 	if (!t)
-		return af_fail(err, AF_ERR_NOMEM, -1, "out of memory");
+		return af_fail(err, AF_ERR_NOMEM, -1, "out of memory comparing the profiles");
 	t->mem = af_mem_ref(mem);
 	t->names.mem = mem;
 	t->name_of.mem = mem;
@@ -1011,7 +1017,8 @@ af_status af_tree_diff(const af_tree *before, const af_tree *after,
 	af_free(mem, tot_before);
 	if ((st = af_tree_seal(t, err)) != AF_OK) {
 		af_tree_free(t);
-		return st;
+		return st == AF_ERR_NOMEM ? af_fail(err, st, -1, "out of memory comparing "
+		                                    "the profiles") : st;
 	}
 	*out = t;
 	return AF_OK;
@@ -1023,6 +1030,14 @@ nomem:
 	af_free(mem, tot_before);
 	af_tree_free(t);
 	return af_fail(err, AF_ERR_NOMEM, -1, "out of memory comparing the profiles");
+}
+
+af_status af_tree_diff(const af_tree *before, const af_tree *after,
+                       const af_diff_options *opt, af_tree **out, af_error *err)
+{
+	/* the diff's blocks come from AFTER's allocator and budget */
+	return af_mem_explain(after->mem, af_tree_compare(before, after, opt, out, err),
+	                      err);
 }
 
 int af_tree_is_pruned(const af_tree *tree)

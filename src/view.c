@@ -27,6 +27,10 @@ static af_status af_view_regcomp(regex_t *re, const char *pattern,
 
 	if (rc == 0)
 		return AF_OK;
+	/* the C library's own allocation failed: not the pattern's fault */
+	if (rc == REG_ESPACE)
+		return af_fail(err, AF_ERR_NOMEM, -1,
+		               "out of memory compiling the %s regular expression", what);
 	regerror(rc, re, msg, sizeof msg);
 	return af_fail(err, AF_ERR_ARG, -1, "bad %s regular expression '%.60s': %s",
 	               what, pattern, msg);
@@ -149,7 +153,8 @@ uint32_t af_view_method_name(const af_trace *t, uint32_t mid,
 	bad |= af_buf_append(&cls, "", 1);
 	if (!bad && opt->mapping) {
 		ocls = af_mapping_class(opt->mapping, cls.data);
-		oname = af_mapping_method(opt->mapping, cls.data, m->name, m->sig);
+		bad = af_mapping_lookup(opt->mapping, cls.data, m->name, m->sig,
+		                        names->mem, &oname);
 	}
 	if (!ocls)
 		ocls = cls.data;
@@ -190,7 +195,8 @@ uint32_t af_view_frame_name(const char *frame, const af_tree_options *opt,
 		bad |= af_buf_append(&name, "", 1);
 		if (!bad) {
 			ocls = af_mapping_class(opt->mapping, cls.data);
-			oname = af_mapping_method(opt->mapping, cls.data, name.data, NULL);
+			bad = af_mapping_lookup(opt->mapping, cls.data, name.data, NULL,
+			                        names->mem, &oname);
 		}
 	}
 	if (ocls || oname) {
@@ -332,7 +338,8 @@ static af_status af_view_cut(af_view *v, const af_ptree *pt, const af_names *nam
 			st = out->len >= out->max_nodes
 			             ? af_fail(err, AF_ERR_LIMIT, -1, "call tree has more than %u nodes",
 			                       out->max_nodes)
-			             : af_fail(err, AF_ERR_NOMEM, -1, "out of memory");
+			             : af_fail(err, AF_ERR_NOMEM, -1,
+			                       "out of memory cutting the call tree");
 			goto out;
 		}
 		map[i] = x;

@@ -6,6 +6,7 @@
  */
 #define _DEFAULT_SOURCE
 #include <criterion/criterion.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -20,11 +21,15 @@
 typedef struct t_alloc {
 	long calls;     /* malloc and realloc calls so far */
 	long fail_at;   /* the call that fails (1-based); 0: none */
+	int once;       /* only that call fails; else every call from it on */
 	int refused;    /* the failing call was reached */
 	long live;      /* blocks held */
 	size_t bytes;   /* bytes held */
 	size_t peak;
 } t_alloc;
+
+/* The two-core reader allocates from two threads at once. */
+static pthread_mutex_t t_lock = PTHREAD_MUTEX_INITIALIZER;
 
 /* Each block keeps its size in front, so frees can be counted. */
 typedef union t_head {
@@ -35,7 +40,7 @@ typedef union t_head {
 static int t_refuse(t_alloc *a)
 {
 	a->calls++;
-	if (a->fail_at && a->calls >= a->fail_at) {
+	if (a->fail_at && (a->once ? a->calls == a->fail_at : a->calls >= a->fail_at)) {
 		a->refused = 1;
 		return 1;
 	}
@@ -49,9 +54,8 @@ static void t_took(t_alloc *a, size_t size)
 		a->peak = a->bytes;
 }
 
-static void *t_malloc(void *ctx, size_t size)
+static void *t_malloc_locked(t_alloc *a, size_t size)
 {
-	t_alloc *a = ctx;
 	t_head *h;
 
 	if (t_refuse(a) || !(h = malloc(sizeof *h + size)))
@@ -62,25 +66,41 @@ static void *t_malloc(void *ctx, size_t size)
 	return h + 1;
 }
 
+static void *t_malloc(void *ctx, size_t size)
+{
+	void *p;
+
+	pthread_mutex_lock(&t_lock);
+	p = t_malloc_locked(ctx, size);
+	pthread_mutex_unlock(&t_lock);
+	return p;
+}
+
 static void *t_realloc(void *ctx, void *p, size_t size)
 {
 	t_alloc *a = ctx;
-	t_head *h, *nh;
+	t_head *h, *nh = NULL;
 
-	if (!p)
-		return t_malloc(ctx, size);
-	if (t_refuse(a))
-		return NULL;
-	h = (t_head *)p - 1;
-	a->bytes -= h->size;
-	nh = realloc(h, sizeof *nh + size);
-	if (!nh) {
-		a->bytes += h->size;
-		return NULL;
+	pthread_mutex_lock(&t_lock);
+	if (!p) {
+		nh = t_malloc_locked(a, size);
+		pthread_mutex_unlock(&t_lock);
+		return nh;
 	}
-	nh->size = size;
-	t_took(a, size);
-	return nh + 1;
+	if (!t_refuse(a)) {
+		h = (t_head *)p - 1;
+		a->bytes -= h->size;
+		nh = realloc(h, sizeof *nh + size);
+		if (!nh) {
+			a->bytes += h->size;
+		} else {
+			nh->size = size;
+			t_took(a, size);
+			nh++;
+		}
+	}
+	pthread_mutex_unlock(&t_lock);
+	return nh;
 }
 
 static void t_free(void *ctx, void *p)
@@ -91,8 +111,10 @@ static void t_free(void *ctx, void *p)
 	if (!p)
 		return;
 	h = (t_head *)p - 1;
+	pthread_mutex_lock(&t_lock);
 	a->live--;
 	a->bytes -= h->size;
+	pthread_mutex_unlock(&t_lock);
 	free(h);
 }
 
@@ -107,14 +129,26 @@ static af_allocator t_allocator(t_alloc *a)
 
 typedef enum t_source { T_BYTES, T_PAIR } t_source;
 
-typedef struct t_case {
+typedef struct t_case t_case;
+
+/* One run of a scenario through allocator `a`, everything it writes going
+ * to `sink`; returns 1 when it went to the end. */
+typedef int (*t_scenario)(t_alloc *a, const t_case *c, FILE *sink);
+
+struct t_case {
 	const char *name;
+	t_scenario run;      /* NULL: the pipeline (t_run) */
 	t_source source;
 	const uint8_t *buf;  /* T_BYTES */
 	size_t len;
 	const char *base;    /* T_PAIR: base name of base.key + base.data */
 	int flamechart;
-} t_case;
+	int jobs;            /* af_parse_options.jobs */
+	const uint8_t *buf2; /* a diff's BEFORE */
+	size_t len2;
+	const char *mapping; /* mapping text, parsed through the allocator */
+	const char *mapping_path; /* or a mapping file, loaded through it */
+};
 
 static af_font *font;
 
@@ -134,24 +168,29 @@ static int t_failed(const t_alloc *a, af_status st, const af_error *e,
 	return 1;
 }
 
-/* Draws `tree` as SVG, PNG and (unless pruned) folded text. */
+/* Draws `tree` as interactive and static SVG, PNG (when `png`: cairo's
+ * side is the same for every tree) and (unless pruned) folded text. */
 static int t_draw(const t_alloc *a, const af_tree *tree, af_clock clock,
-                  FILE *sink, int folded)
+                  FILE *sink, int folded, int png)
 {
 	af_layout_options lo = {.clock = clock, .width = 400, .legend = 1,
 	                        .subtitle = "sub"};
 	af_render_options ro = {.font = font, .palette = AF_PALETTE_ANDROID,
 	                        .notes = "a -- note"};
+	af_render_options still = ro;
 	af_layout *l = NULL;
 	af_error e = {0};
 	af_status st;
 	int failed;
 
+	still.no_javascript = 1;
 	st = af_layout_build(tree, &lo, &l, &e);
 	if (t_failed(a, st, &e, "layout"))
 		return 1;
 	failed = t_failed(a, af_svg_write(l, &ro, sink, &e), &e, "svg") ||
-	         t_failed(a, af_cairo_write(l, AF_FORMAT_PNG, &ro, sink, &e), &e, "png");
+	         t_failed(a, af_svg_write(l, &still, sink, &e), &e, "static svg") ||
+	         (png && t_failed(a, af_cairo_write(l, AF_FORMAT_PNG, &ro, sink, &e), &e,
+	                          "png"));
 	af_layout_free(l);
 	if (failed)
 		return 1;
@@ -160,11 +199,65 @@ static int t_draw(const t_alloc *a, const af_tree *tree, af_clock clock,
 	return 0;
 }
 
-/* One run of the whole pipeline; returns 1 when it went to the end. */
-static int t_run(t_alloc *a, const t_case *c)
+/* Parses the case's input (its BEFORE with `before`) through `a`. */
+static int t_parse_case(t_alloc *a, const t_case *c, int before, af_trace **t)
 {
 	af_allocator al = t_allocator(a);
-	af_parse_options po = {.allocator = &al, .flamechart = c->flamechart};
+	af_parse_options po = {.allocator = &al, .flamechart = c->flamechart,
+	                       .jobs = c->jobs};
+	af_error e = {0};
+	af_status st;
+
+	*t = NULL;
+	if (before)
+		st = af_trace_parse(c->buf2, c->len2, &po, t, &e);
+	else if (c->source == T_PAIR)
+		st = af_trace_open(c->base, &po, t, &e);
+	else
+		st = af_trace_parse(c->buf, c->len, &po, t, &e);
+	if (t_failed(a, st, &e, "parse")) {
+		cr_assert_null(*t);
+		return 1;
+	}
+	return 0;
+}
+
+static af_clock t_clock_of(const af_trace *t)
+{
+	return af_trace_get_info(t)->has_clock[AF_CLOCK_WALL] ? AF_CLOCK_WALL
+	                                                      : AF_CLOCK_CPU;
+}
+
+/* Builds and draws the tree of each of `views` (as PNG too when `png`,
+ * else only the first); 1 when one failed. */
+static int t_views(t_alloc *a, const af_trace *t, af_tree_options *views, size_t n,
+                   af_clock clock, FILE *sink, int png)
+{
+	size_t v;
+
+	for (v = 0; v < n; v++) {
+		af_tree *tree = NULL;
+		af_error e = {0};
+		af_status st;
+		int failed;
+
+		st = af_tree_from_trace(t, &views[v], &tree, &e);
+		if (t_failed(a, st, &e, "tree")) {
+			cr_assert_null(tree);
+			return 1;
+		}
+		failed = t_draw(a, tree, views[v].min_share > 0 ? views[v].clock : clock,
+		                sink, views[v].prune == 0, png || v == 0);
+		af_tree_free(tree);
+		if (failed)
+			return 1;
+	}
+	return 0;
+}
+
+/* The whole pipeline: parse, the command's views, drawing. */
+static int t_run(t_alloc *a, const t_case *c, FILE *sink)
+{
 	af_tree_options views[4] = {
 		{0},                                   /* merged, for folded text */
 		{.prune = 0.001, .signatures = 1},     /* as the command draws */
@@ -172,60 +265,230 @@ static int t_run(t_alloc *a, const t_case *c)
 		{.one_thread = 1, .thread = 0},        /* the per-thread view */
 	};
 	af_trace *t = NULL;
+	af_clock clock;
+	int failed;
+
+	if (t_parse_case(a, c, 0, &t))
+		return 0;
+	clock = t_clock_of(t);
+	views[1].prune_clock = clock;
+	if (c->flamechart) /* flame charts are not pruned */
+		views[1] = views[0];
+	failed = t_views(a, t, views, 4, clock, sink, 1);
+	af_trace_free(t);
+	return !failed;
+}
+
+/* Parse, the merged tree, folded text. */
+static int t_run_folded(t_alloc *a, const t_case *c, FILE *sink)
+{
+	af_trace *t = NULL;
+	af_tree *tree = NULL;
 	af_error e = {0};
 	af_status st;
-	FILE *sink = fopen("/dev/null", "w");
-	size_t v;
-	int done = 0;
-	af_clock clock;
+	int failed = 1;
 
-	cr_assert_not_null(sink);
-	st = c->source == T_PAIR ? af_trace_open(c->base, &po, &t, &e)
-	                         : af_trace_parse(c->buf, c->len, &po, &t, &e);
-	if (t_failed(a, st, &e, "parse")) {
-		cr_assert_null(t);
-		goto out;
+	if (t_parse_case(a, c, 0, &t))
+		return 0;
+	st = af_tree_from_trace(t, NULL, &tree, &e);
+	if (!t_failed(a, st, &e, "tree"))
+		failed = t_failed(a, af_folded_write(tree, AF_CLOCK_WALL, sink, &e), &e,
+		                  "folded");
+	af_tree_free(tree);
+	af_trace_free(t);
+	return !failed;
+}
+
+/* Each view rule alone, then all together. */
+static int t_run_rules(t_alloc *a, const t_case *c, FILE *sink)
+{
+	af_tree_options views[] = {
+		{.focus = "App\\.(run|fib)"},
+		{.exclude = "View\\.draw|a\\.c\\."},
+		{.collapse_recursion = 1},
+		{.strip_package = 1, .signatures = 1},
+		{.min_share = 0.05, .clock = AF_CLOCK_WALL},
+		{.min_share = 0.05, .clock = AF_CLOCK_WAIT},
+		{.focus = "fib", .exclude = "a\\.c\\.a", .collapse_recursion = 1,
+		 .min_share = 0.01, .strip_package = 1, .reverse = 1},
+	};
+	af_trace *t = NULL;
+	size_t n = sizeof views / sizeof views[0], v;
+	int failed;
+
+	/* a flame chart's calls are each a small share */
+	for (v = 0; v < n; v++)
+		if (c->flamechart && views[v].min_share > 0)
+			views[v].min_share /= 10;
+	if (t_parse_case(a, c, 0, &t))
+		return 0;
+	if (!af_trace_get_info(t)->has_clock[AF_CLOCK_WAIT])
+		for (v = 0; v < n; v++)
+			views[v].clock = t_clock_of(t);
+	failed = t_views(a, t, views, n, t_clock_of(t), sink, 0);
+	af_trace_free(t);
+	return !failed;
+}
+
+/* Trees deobfuscated through a mapping read with the same allocator. */
+static int t_run_mapping(t_alloc *a, const t_case *c, FILE *sink)
+{
+	af_allocator al = t_allocator(a);
+	af_tree_options views[3] = {
+		{.signatures = 1},
+		{.strip_package = 1},
+		{.signatures = 1, .reverse = 1, .exclude = "Util"},
+	};
+	af_mapping *m = NULL;
+	af_trace *t = NULL;
+	af_error e = {0};
+	af_status st;
+	size_t v;
+	int failed;
+
+	st = c->mapping_path ? af_mapping_load_with(c->mapping_path, &al, &m, &e)
+	                     : af_mapping_parse_with(c->mapping, strlen(c->mapping), &al,
+	                                             &m, &e);
+	if (t_failed(a, st, &e, "mapping")) {
+		cr_assert_null(m);
+		return 0;
 	}
-	clock = af_trace_get_info(t)->has_clock[AF_CLOCK_WALL] ? AF_CLOCK_WALL
-	                                                       : AF_CLOCK_CPU;
-	for (v = 0; v < sizeof views / sizeof views[0]; v++) {
-		af_tree *tree = NULL;
-		int failed;
-		views[v].prune_clock = clock;
-		if (c->flamechart && v == 1)
-			continue; /* flame charts are not pruned */
-		st = af_tree_from_trace(t, &views[v], &tree, &e);
-		if (t_failed(a, st, &e, "tree")) {
-			cr_assert_null(tree);
+	for (v = 0; v < 3; v++)
+		views[v].mapping = m;
+	failed = t_parse_case(a, c, 0, &t) ||
+	         t_views(a, t, views, 3, t_clock_of(t), sink, 0);
+	af_trace_free(t);
+	af_mapping_free(m);
+	return !failed;
+}
+
+static int t_has_band(const af_tree *d)
+{
+	size_t i;
+
+	for (i = 0; i < af_tree_size(d); i++) {
+		af_node_info ni;
+		af_tree_node(d, i, &ni);
+		if (ni.removed)
+			return 1;
+	}
+	return 0;
+}
+
+/* Diffs of BEFORE (buf2) and AFTER (buf) on each clock, one normalized. */
+static int t_run_diff(t_alloc *a, const t_case *c, FILE *sink)
+{
+	af_diff_options how[] = {
+		{.clock = AF_CLOCK_WALL},
+		{.clock = AF_CLOCK_WALL, .normalize = 1},
+		{.clock = AF_CLOCK_CPU},
+		{.clock = AF_CLOCK_WAIT},
+	};
+	af_tree_options topt = {.signatures = 1};
+	af_trace *tb = NULL, *ta = NULL;
+	af_tree *before = NULL, *after = NULL;
+	af_error e = {0};
+	af_status st;
+	size_t i;
+	int failed = 1;
+
+	if (t_parse_case(a, c, 1, &tb) || t_parse_case(a, c, 0, &ta))
+		goto out;
+	st = af_tree_from_trace(tb, &topt, &before, &e);
+	if (t_failed(a, st, &e, "tree"))
+		goto out;
+	st = af_tree_from_trace(ta, &topt, &after, &e);
+	if (t_failed(a, st, &e, "tree"))
+		goto out;
+	for (i = 0; i < sizeof how / sizeof how[0]; i++) {
+		af_tree *d = NULL;
+		int bad;
+		if (!af_trace_get_info(ta)->has_clock[how[i].clock])
+			continue;
+		st = af_tree_diff(before, after, &how[i], &d, &e);
+		if (t_failed(a, st, &e, "diff")) {
+			cr_assert_null(d);
 			goto out;
 		}
-		failed = t_draw(a, tree, clock, sink, views[v].prune == 0);
-		af_tree_free(tree);
-		if (failed)
+		cr_assert(t_has_band(d), "%s: no removed band", c->name);
+		bad = t_draw(a, d, how[i].clock, sink, 1, i == 0);
+		af_tree_free(d);
+		if (bad)
 			goto out;
 	}
-	done = 1;
+	failed = 0;
+out:
+	af_tree_free(before);
+	af_tree_free(after);
+	af_trace_free(tb);
+	af_trace_free(ta);
+	return !failed;
+}
+
+/* Method tables on every clock the trace has, written both ways. */
+static int t_run_methods(t_alloc *a, const t_case *c, FILE *sink)
+{
+	af_tree_options opts[3] = {{0}, {.signatures = 1}, {.one_thread = 1, .thread = 1}};
+	af_trace *t = NULL;
+	int clock, failed = 1;
+	size_t o;
+
+	if (t_parse_case(a, c, 0, &t))
+		return 0;
+	for (clock = 0; clock < AF_CLOCK_COUNT; clock++) {
+		if (!af_trace_get_info(t)->has_clock[clock])
+			continue;
+		for (o = 0; o < 3; o++) {
+			af_method_table *tab = NULL;
+			af_error e = {0};
+			af_status st = af_method_table_build(t, &opts[o], (af_clock)clock, &tab, &e);
+			if (t_failed(a, st, &e, "method table")) {
+				cr_assert_null(tab);
+				goto out;
+			}
+			cr_assert_gt(tab->nrows, 2);
+			cr_assert_eq(af_method_table_write(tab, AF_TABLE_TSV, sink, &e), AF_OK);
+			cr_assert_eq(af_method_table_write(tab, AF_TABLE_TEXT, sink, &e), AF_OK);
+			af_method_table_free(tab);
+		}
+	}
+	failed = 0;
 out:
 	af_trace_free(t);
-	fclose(sink);
+	return !failed;
+}
+
+/* One run into a memory stream; the bytes written in *out (caller frees). */
+static int t_run_into(t_alloc *a, const t_case *c, char **out, size_t *len)
+{
+	FILE *sink = open_memstream(out, len);
+	int done;
+
+	cr_assert_not_null(sink);
+	done = (c->run ? c->run : t_run)(a, c, sink);
+	cr_assert_eq(fclose(sink), 0);
 	return done;
 }
 
-/* Runs the pipeline with allocation N failing, N = 1, 2, ... until a run
- * needs fewer than N allocations; every run must fail cleanly and give
- * back every block. */
-static void t_inject(const t_case *c)
+/* Runs the scenario with allocation N failing, N = 1, 2, ... until a run
+ * needs fewer than N allocations: every run must fail cleanly and give
+ * back every block.  Then each allocation alone fails: a run may recover
+ * (the two-core reader falls back to one core) but must then write
+ * exactly what a run without failures writes. */
+static long t_inject(const t_case *c)
 {
 	t_alloc clean = {0};
-	long n;
+	char *want = NULL, *got = NULL;
+	size_t want_len = 0, got_len = 0;
+	long n, recovered = 0;
 
-	cr_assert_eq(t_run(&clean, c), 1, "%s: the pipeline fails without injection",
-	             c->name);
+	cr_assert_eq(t_run_into(&clean, c, &want, &want_len), 1,
+	             "%s: the scenario fails without injection", c->name);
 	cr_assert_eq(clean.live, 0, "%s: %ld blocks leaked", c->name, clean.live);
 	cr_assert_gt(clean.calls, 10);
 	for (n = 1;; n++) {
 		t_alloc a = {.fail_at = n};
-		int done = t_run(&a, c);
+		int done = t_run_into(&a, c, &got, &got_len);
 		cr_assert_eq(a.live, 0, "%s: %ld blocks leaked when allocation %ld failed",
 		             c->name, a.live, n);
 		cr_assert_eq(a.bytes, 0);
@@ -233,13 +496,34 @@ static void t_inject(const t_case *c)
 			/* only a run that never reached the failing call may finish */
 			cr_assert_not(a.refused, "%s: allocation %ld failed unnoticed",
 			              c->name, n);
+			cr_assert(got_len == want_len && memcmp(got, want, want_len) == 0,
+			          "%s: a second run wrote something else", c->name);
+			free(got);
 			break;
 		}
+		free(got);
 	}
 	cr_assert_eq(n, clean.calls + 1, "%s: %ld runs for %ld allocations", c->name,
 	             n, clean.calls);
-	cr_log_info("%s: allocation made to fail at each of %ld calls\n", c->name,
-	            clean.calls);
+	for (n = 1; n <= clean.calls; n++) {
+		t_alloc a = {.fail_at = n, .once = 1};
+		int done = t_run_into(&a, c, &got, &got_len);
+		cr_assert_eq(a.live, 0, "%s: %ld blocks leaked when allocation %ld alone "
+		             "failed", c->name, a.live, n);
+		cr_assert(a.refused);
+		if (done) {
+			cr_assert(got_len == want_len && memcmp(got, want, want_len) == 0,
+			          "%s: allocation %ld failed and the run went on to write "
+			          "something else (%zu bytes, not %zu)", c->name, n, got_len,
+			          want_len);
+			recovered++;
+		}
+		free(got);
+	}
+	cr_log_info("%s: allocation made to fail at each of %ld calls (%ld recovered "
+	            "from)\n", c->name, clean.calls, recovered);
+	free(want);
+	return recovered;
 }
 
 static void t_open_font(void)
@@ -401,6 +685,233 @@ Test(alloc, failing_allocations_folded)
 	t_inject(&c);
 }
 
+/* ------------------------------------------------------------------ */
+/* Views, mappings, diffs, method tables, the two-core reader          */
+
+/* Method ids of t_rich. */
+enum { M_RUN = 4, M_FIB = 8, M_LOOP = 12, M_PUTI = 16, M_PUTS = 20, M_CLEAR = 24,
+       M_STORE = 28, M_LOG = 32, M_DRAW = 36 };
+
+static void t_call(af_writer *w, uint32_t tid, uint32_t id, int action, uint32_t *cpu,
+                   uint32_t *wall, uint32_t cpu_step, uint32_t wall_step)
+{
+	*cpu += cpu_step;
+	*wall += wall_step;
+	cr_assert_eq(af_writer_record(w, tid, id, action, *cpu, *wall), 0);
+}
+
+/* Four threads (two named alike), direct recursion, obfuscated classes
+ * with overloads, off-CPU time; `before` gives a BEFORE profile that
+ * differs from it (another mix, and a path AFTER lacks). */
+static uint8_t *t_rich(af_writer_options o, int before, size_t *len)
+{
+	static const uint32_t tids[4] = {1, 7, 9, 12};
+	af_writer *w = af_writer_new(&o);
+	uint32_t cpu[4] = {0}, wall[4] = {0};
+	int i, k, d;
+
+	cr_assert_not_null(w);
+	cr_assert_eq(af_writer_thread(w, 1, "main"), 0);
+	cr_assert_eq(af_writer_thread(w, 7, "RenderThread"), 0);
+	cr_assert_eq(af_writer_thread(w, 9, "worker"), 0);
+	cr_assert_eq(af_writer_thread(w, 12, "main"), 0);
+	cr_assert_eq(af_writer_method(w, M_RUN, "com.example.App", "run", "()V", "A.java"), 0);
+	cr_assert_eq(af_writer_method(w, M_FIB, "com.example.App", "fib", "(I)I", "A.java"), 0);
+	cr_assert_eq(af_writer_method(w, M_LOOP, "android.os.Looper", "loop", "()V", ""), 0);
+	cr_assert_eq(af_writer_method(w, M_PUTI, "a.b", "a", "(I)V", ""), 0);
+	cr_assert_eq(af_writer_method(w, M_PUTS, "a.b", "a", "(Ljava/lang/String;)V", ""), 0);
+	cr_assert_eq(af_writer_method(w, M_CLEAR, "a.b", "c", "()V", ""), 0);
+	cr_assert_eq(af_writer_method(w, M_STORE, "a.b", "d", "(La/b;[J)V", ""), 0);
+	cr_assert_eq(af_writer_method(w, M_LOG, "a.c", "a", "(La/b;)V", ""), 0);
+	cr_assert_eq(af_writer_method(w, M_DRAW, "com.example.View", "draw",
+	                              "(Landroid/graphics/Canvas;)V", ""), 0);
+	for (i = 0; i < 12; i++) {
+		for (k = 0; k < 4; k++) {
+			uint32_t tid = tids[k], *c = &cpu[k], *wl = &wall[k];
+			int depth = 2 + (i + k) % 3;
+			t_call(w, tid, M_LOOP, AF_ENTER, c, wl, 1, 2);
+			t_call(w, tid, M_RUN, AF_ENTER, c, wl, 2, 3);
+			for (d = 0; d < depth; d++)
+				t_call(w, tid, M_FIB, AF_ENTER, c, wl, 3 + d, 5 + 2 * d);
+			t_call(w, tid, (i + k) % 2 ? M_PUTI : M_PUTS, AF_ENTER, c, wl, 2, 9);
+			t_call(w, tid, M_STORE, AF_ENTER, c, wl, 1, 4);
+			t_call(w, tid, M_STORE, AF_EXIT, c, wl, 4, 20);
+			t_call(w, tid, (i + k) % 2 ? M_PUTI : M_PUTS, AF_EXIT, c, wl, 1, 1);
+			for (d = 0; d < depth; d++)
+				t_call(w, tid, M_FIB, AF_EXIT, c, wl, 2, 3);
+			if (before ? k != 2 : k == 2) {
+				t_call(w, tid, M_LOG, AF_ENTER, c, wl, 1, 1);
+				t_call(w, tid, M_CLEAR, AF_ENTER, c, wl, 6, 30);
+				t_call(w, tid, M_CLEAR, AF_EXIT, c, wl, 1, 2);
+				t_call(w, tid, M_LOG, AF_EXIT, c, wl, 1, 1);
+			}
+			t_call(w, tid, M_RUN, AF_EXIT, c, wl, 1, 1);
+			t_call(w, tid, M_DRAW, AF_ENTER, c, wl, 5 + before * 4, 7);
+			t_call(w, tid, M_DRAW, AF_EXIT, c, wl, 9, 11 + 3 * k);
+			t_call(w, tid, M_LOOP, AF_EXIT, c, wl, 1, 1);
+		}
+	}
+	return t_finish(w, len, NULL);
+}
+
+/* Four threads each calling `n` methods of their own under one frame: the
+ * two cores' trees outgrow what they reserved, and so does the merge. */
+static uint8_t *t_wide(uint32_t n, size_t *len)
+{
+	af_writer *w = af_writer_new(&(af_writer_options){.clock = AF_WRITER_DUAL});
+	uint32_t tid, i, clock = 0;
+	char name[32];
+
+	cr_assert_not_null(w);
+	cr_assert_eq(af_writer_method(w, 4, "com.example.Work", "run", "()V", ""), 0);
+	for (i = 0; i < 4 * n; i++) {
+		snprintf(name, sizeof name, "step%u", i);
+		cr_assert_eq(af_writer_method(w, 8 + 4 * i, "com.example.Work", name, "()V", ""),
+		             0);
+	}
+	for (tid = 1; tid <= 4; tid++) {
+		snprintf(name, sizeof name, "worker-%u", tid);
+		cr_assert_eq(af_writer_thread(w, tid, name), 0);
+	}
+	for (tid = 1; tid <= 4; tid++)
+		cr_assert_eq(af_writer_record(w, tid, 4, AF_ENTER, clock, clock), 0);
+	for (i = 0; i < n; i++)
+		for (tid = 1; tid <= 4; tid++) {
+			uint32_t id = 8 + 4 * ((tid - 1) * n + i);
+			clock += 3;
+			cr_assert_eq(af_writer_record(w, tid, id, AF_ENTER, clock, clock + 1), 0);
+			cr_assert_eq(af_writer_record(w, tid, id, AF_EXIT, clock + 2, clock + 5), 0);
+		}
+	for (tid = 1; tid <= 4; tid++)
+		cr_assert_eq(af_writer_record(w, tid, 4, AF_EXIT, clock + 9, clock + 9), 0);
+	return t_finish(w, len, NULL);
+}
+
+static const char t_mapping_txt[] =
+	"# compiler: R8\n"
+	"com.example.app.Cache -> a.b:\n"
+	"    int size -> a\n"
+	"    1:3:void put(int):12:14 -> a\n"
+	"    4:6:void put(java.lang.String):20:22 -> a\n"
+	"    void clear() -> c\n"
+	"    7:9:void helper():30:32 -> d\n"
+	"    7:9:void store(com.example.app.Cache,long[]):40:42 -> d\n"
+	"com.example.app.Util -> a.c:\n"
+	"    void log(com.example.app.Cache) -> a\n";
+
+/* The two-core reader on a trace of four threads, each allocation of the
+ * workers and of the merge failing in turn (a worker's failure falls back
+ * to one core, which must give the same graphs). */
+Test(alloc, failing_allocations_two_cores)
+{
+	size_t len;
+	uint8_t *buf = t_rich((af_writer_options){.clock = AF_WRITER_DUAL}, 0, &len);
+	t_case c = {.name = "two cores", .buf = buf, .len = len, .jobs = 2};
+	long recovered = t_inject(&c);
+
+	/* the workers' failures are the ones recovered from */
+	cr_assert_gt(recovered, 0, "no failure fell back to one core");
+	c.name = "two cores, method tables";
+	c.run = t_run_methods;
+	t_inject(&c);
+	free(buf);
+	buf = t_wide(50, &len);
+	c = (t_case){.name = "two cores, trees outgrowing their room", .run = t_run_folded,
+	             .buf = buf, .len = len, .jobs = 2};
+	t_inject(&c);
+	free(buf);
+}
+
+Test(alloc, failing_allocations_view_rules)
+{
+	size_t len;
+	uint8_t *buf = t_rich((af_writer_options){.clock = AF_WRITER_DUAL}, 0, &len);
+	t_case c = {.name = "view rules", .run = t_run_rules, .buf = buf, .len = len};
+	static const char folded[] =
+		"main;com.example.App.run;com.example.App.fib;com.example.App.fib 30\n"
+		"main;com.example.App.run;a.b.a 12\n"
+		"main;android.os.Looper.loop;com.example.View.draw 20\n"
+		"worker;com.example.App.fib;com.example.App.fib;com.example.App.fib 7\n";
+
+	t_inject(&c);
+	c.name = "view rules, flame chart";
+	c.flamechart = 1;
+	t_inject(&c);
+	free(buf);
+	c.name = "view rules, folded";
+	c.flamechart = 0;
+	c.buf = (const uint8_t *)folded;
+	c.len = sizeof folded - 1;
+	t_inject(&c);
+}
+
+Test(alloc, failing_allocations_mapping)
+{
+	size_t len;
+	uint8_t *buf = t_rich((af_writer_options){.clock = AF_WRITER_DUAL}, 0, &len);
+	char *path = t_tmp("alloc-mapping.txt");
+	t_case c = {.name = "mapping", .run = t_run_mapping, .buf = buf, .len = len,
+	            .mapping = t_mapping_txt};
+	static const char folded[] =
+		"main;a.b.a;a.b.d 5\n"
+		"main;a.c.a;a.b.c 3\n"
+		"main;a/b.a 2\n";
+
+	t_inject(&c);
+	t_write(path, t_mapping_txt, sizeof t_mapping_txt - 1);
+	c.name = "mapping loaded from a file";
+	c.mapping_path = path;
+	t_inject(&c);
+	c.name = "mapping, folded";
+	c.mapping_path = NULL;
+	c.buf = (const uint8_t *)folded;
+	c.len = sizeof folded - 1;
+	t_inject(&c);
+	unlink(path);
+	free(path);
+	free(buf);
+}
+
+Test(alloc, failing_allocations_diff)
+{
+	size_t len, len2;
+	uint8_t *after = t_rich((af_writer_options){.clock = AF_WRITER_DUAL}, 0, &len);
+	uint8_t *before = t_rich((af_writer_options){.clock = AF_WRITER_DUAL}, 1, &len2);
+	t_case c = {.name = "diff of two traces", .run = t_run_diff, .buf = after,
+	            .len = len, .buf2 = before, .len2 = len2};
+	static const char fa[] = "main;a;b 10\nmain;a;c 5\nmain;d 7\n";
+	static const char fb[] = "main;a;b 4\nmain;e;f 9\nmain;d 7\n";
+
+	t_inject(&c);
+	c.name = "diff of two traces read on two cores";
+	c.jobs = 2;
+	t_inject(&c);
+	c.name = "diff of folded profiles";
+	c.jobs = 0;
+	c.buf = (const uint8_t *)fa;
+	c.len = sizeof fa - 1;
+	c.buf2 = (const uint8_t *)fb;
+	c.len2 = sizeof fb - 1;
+	t_inject(&c);
+	free(after);
+	free(before);
+}
+
+Test(alloc, failing_allocations_method_table)
+{
+	size_t len;
+	uint8_t *buf = t_rich((af_writer_options){.clock = AF_WRITER_DUAL}, 0, &len);
+	t_case c = {.name = "method table", .run = t_run_methods, .buf = buf, .len = len};
+	static const char folded[] = "main;a;b;a 10\nmain;a;c 5\nworker;d;a 7\n";
+
+	t_inject(&c);
+	free(buf);
+	c.name = "method table, folded";
+	c.buf = (const uint8_t *)folded;
+	c.len = sizeof folded - 1;
+	t_inject(&c);
+}
+
 /* The name maps and the font take an allocator too. */
 Test(alloc, failing_allocations_namemap_and_font)
 {
@@ -529,6 +1040,70 @@ Test(alloc, budget_covers_the_trees_of_a_trace)
 	af_tree_free(two);
 	af_trace_free(t);
 	free(text);
+}
+
+/* The method table and a diff count against the budget of their trace
+ * (a diff: AFTER's), and say so when it stops them. */
+Test(alloc, budget_covers_method_tables_and_diffs)
+{
+	size_t len, len2;
+	uint8_t *after = t_rich((af_writer_options){.clock = AF_WRITER_DUAL}, 0, &len);
+	uint8_t *before = t_rich((af_writer_options){.clock = AF_WRITER_DUAL}, 1, &len2);
+	af_parse_options po = {0};
+	af_diff_options how = {.clock = AF_CLOCK_WAIT, .normalize = 1};
+	af_trace *tb = NULL;
+	af_tree *bt = NULL;
+	af_error e = {0};
+	uint64_t limit;
+	int stopped[2] = {0, 0}, done[2] = {0, 0};
+
+	cr_assert_eq(af_trace_parse(before, len2, NULL, &tb, &e), AF_OK, "%s", e.message);
+	cr_assert_eq(af_tree_from_trace(tb, NULL, &bt, &e), AF_OK, "%s", e.message);
+	for (limit = 4096; !(done[0] && done[1]); limit += 256) {
+		af_trace *t = NULL;
+		af_tree *at = NULL, *d = NULL;
+		af_method_table *tab = NULL;
+		af_status st;
+
+		cr_assert_lt(limit, 8u << 20, "no budget was enough");
+		po.limits.max_memory = limit;
+		if (af_trace_parse(after, len, &po, &t, &e) != AF_OK) {
+			cr_assert(strncmp(e.message, "memory budget of ", 17) == 0, "%s", e.message);
+			continue;
+		}
+		if (!done[0]) {
+			st = af_method_table_build(t, NULL, AF_CLOCK_WAIT, &tab, &e);
+			af_method_table_free(tab);
+			if (st == AF_OK) {
+				done[0] = 1;
+			} else {
+				cr_assert_eq(st, AF_ERR_LIMIT, "%s", e.message);
+				cr_assert(strstr(e.message, "MB exceeded building the method table; "
+				                            "--max-memory raises it"), "%s", e.message);
+				stopped[0]++;
+			}
+		}
+		if (!done[1] && af_tree_from_trace(t, NULL, &at, &e) == AF_OK) {
+			st = af_tree_diff(bt, at, &how, &d, &e);
+			af_tree_free(d);
+			if (st == AF_OK) {
+				done[1] = 1;
+			} else {
+				cr_assert_eq(st, AF_ERR_LIMIT, "%s", e.message);
+				cr_assert(strstr(e.message, "MB exceeded comparing the profiles; "
+				                            "--max-memory raises it"), "%s", e.message);
+				stopped[1]++;
+			}
+		}
+		af_tree_free(at);
+		af_trace_free(t);
+	}
+	cr_assert_gt(stopped[0], 0);
+	cr_assert_gt(stopped[1], 0);
+	af_tree_free(bt);
+	af_trace_free(tb);
+	free(after);
+	free(before);
 }
 
 Test(alloc, max_memory_option)

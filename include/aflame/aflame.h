@@ -240,9 +240,22 @@ typedef struct af_mapping af_mapping;
 AF_NODISCARD af_status af_mapping_parse(const void *buf, size_t len,
                                         af_mapping **out, af_error *err);
 
+/** As af_mapping_parse(), with the mapping's blocks from `allocator`
+ * (NULL: malloc), which must stay usable until af_mapping_free().  No
+ * budget applies: a mapping belongs to no trace. */
+AF_NODISCARD af_status af_mapping_parse_with(const void *buf, size_t len,
+                                             const af_allocator *allocator,
+                                             af_mapping **out, af_error *err);
+
 /** Reads and parses the mapping file at `path`. */
 AF_NODISCARD af_status af_mapping_load(const char *path, af_mapping **out,
                                        af_error *err);
+
+/** As af_mapping_load(), with the mapping's blocks (and the file's bytes
+ * while it is parsed) from `allocator` (NULL: malloc). */
+AF_NODISCARD af_status af_mapping_load_with(const char *path,
+                                            const af_allocator *allocator,
+                                            af_mapping **out, af_error *err);
 
 /** Frees a mapping.  NULL is a no-op. */
 void af_mapping_free(af_mapping *m);
@@ -258,7 +271,9 @@ const char *af_mapping_class(const af_mapping *m, const char *cls);
  * gives; when nothing picks one, the candidates' names are joined by '|'
  * ("put|putAll").  Frames R8 inlined into a method are not candidates.  A
  * name holding '.' is qualified with its own class (R8 moves methods
- * between classes).  Owned by the mapping. */
+ * between classes).  Owned by the mapping.  The lookup takes a few
+ * scratch blocks from the mapping's allocator; NULL too when they cannot be
+ * had (the call tree's own lookups report that as AF_ERR_NOMEM). */
 const char *af_mapping_method(const af_mapping *m, const char *cls,
                               const char *name, const char *desc);
 
