@@ -463,9 +463,22 @@ af_status af_view_reshape(af_view *v, af_ptree *pt, const af_names *names,
 		if (offset)
 			*offset_cap = *offset ? pt->len : 0;
 	}
-	if (pt->nodes[0].child == AF_NONE)
-		return af_fail(err, AF_ERR_EMPTY, -1, "%s",
-		               v->has_focus ? "no frame matches the focus expression"
-		                            : "the view's rules leave no frame");
+	/* empty: nothing under the root, or (a trace's) only threads with no
+	 * time of their own left */
+	{
+		uint32_t k;
+		int empty = 1;
+		for (k = pt->nodes[0].child; k != AF_NONE && empty; k = pt->nodes[k].sibling) {
+			int hit = af_view_hit(v, names, pt->nodes[k].key);
+			if (hit < 0)
+				return af_fail(err, AF_ERR_NOMEM, -1, "out of memory cutting the call tree");
+			empty = (hit & HIT_THREAD) && pt->nodes[k].child == AF_NONE &&
+			        !pt->nodes[k].self[AF_CLOCK_WALL] && !pt->nodes[k].self[AF_CLOCK_CPU];
+		}
+		if (empty)
+			return af_fail(err, AF_ERR_EMPTY, -1, "%s",
+			               v->has_focus ? "no frame matches the focus expression"
+			                            : "the view's rules leave no frame");
+	}
 	return AF_OK;
 }

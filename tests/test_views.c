@@ -928,6 +928,11 @@ Test(views, cli_errors)
 	cr_assert_str_eq(err, "aflame-render: " SAMPLE ": no frame matches the focus expression\n");
 	free(out);
 	free(err);
+	/* every frame excluded: the threads are left with no time at all */
+	cr_assert_eq(t_cli("--exclude . '" SAMPLE "'", NULL, &out, &err), 1);
+	cr_assert_str_eq(err, "aflame-render: " SAMPLE ": the view's rules leave no frame\n");
+	free(out);
+	free(err);
 	cr_assert_eq(t_cli("--mapping /nonexistent/mapping.txt '" SAMPLE "'", NULL, &out, &err), 1);
 	cr_assert_str_eq(err, "aflame-render: /nonexistent/mapping.txt: cannot open: "
 	                      "No such file or directory\n");
