@@ -79,7 +79,7 @@ static uint32_t af_method_name(af_methods *m, const af_trace *trace, af_u32map *
  * recorded, so the parse keeps no totals of it).  NULL when out of memory. */
 static uint64_t *af_wait_totals(const af_ptree *t)
 {
-	size_t n = t->len, i, no = 0, top = 0;
+	size_t n = t->len, i;
 	uint64_t *tot = af_calloc(t->mem, n ? n : 1, sizeof *tot);
 	uint32_t *order = af_malloc(t->mem, (n ? n : 1) * sizeof *order);
 	uint32_t *stack = af_malloc(t->mem, (n ? n : 1) * sizeof *stack);
@@ -89,19 +89,7 @@ static uint64_t *af_wait_totals(const af_ptree *t)
 		tot = NULL;
 		goto out;
 	}
-	/* parents first (an adopted root may come after its children) */
-	for (i = 0; i < n; i++) {
-		if (t->nodes[i].parent != AF_NONE)
-			continue;
-		stack[top++] = (uint32_t)i;
-		while (top) {
-			uint32_t x = stack[--top], r;
-			order[no++] = x;
-			for (r = t->nodes[x].child; r != AF_NONE; r = t->nodes[r].sibling)
-				stack[top++] = r;
-		}
-	}
-	for (i = no; i-- > 0;) {
+	for (i = af_ptree_order(t, order, stack); i-- > 0;) {
 		uint32_t x = order[i], p = t->nodes[x].parent;
 		tot[x] += af_pnode_wait(&t->nodes[x]);
 		if (p != AF_NONE)

@@ -233,9 +233,27 @@ static void af_totals_by_index(const af_ptree *t, uint64_t (*tot)[AF_CLOCK_RECOR
 	}
 }
 
+size_t af_ptree_order(const af_ptree *t, uint32_t *order, uint32_t *stack)
+{
+	size_t i, no = 0, top = 0;
+
+	for (i = 0; i < t->len; i++) {
+		if (t->nodes[i].parent != AF_NONE)
+			continue;
+		stack[top++] = (uint32_t)i;
+		while (top) {
+			uint32_t x = stack[--top], r;
+			order[no++] = x;
+			for (r = t->nodes[x].child; r != AF_NONE; r = t->nodes[r].sibling)
+				stack[top++] = r;
+		}
+	}
+	return no;
+}
+
 int af_ptree_totals(const af_ptree *t, uint64_t (*tot)[AF_CLOCK_RECORDED])
 {
-	size_t n = t->len, i, no = 0, top = 0;
+	size_t n = t->len, i, no;
 	uint32_t *order, *stack;
 	int c;
 
@@ -252,17 +270,7 @@ int af_ptree_totals(const af_ptree *t, uint64_t (*tot)[AF_CLOCK_RECORDED])
 	}
 	/* an orphan exit made an older root the child of a newer one, so walk
 	 * from the roots instead of going by index */
-	for (i = 0; i < n; i++) {
-		if (t->nodes[i].parent != AF_NONE)
-			continue;
-		stack[top++] = (uint32_t)i;
-		while (top) {
-			uint32_t x = stack[--top], r;
-			order[no++] = x;
-			for (r = t->nodes[x].child; r != AF_NONE; r = t->nodes[r].sibling)
-				stack[top++] = r;
-		}
-	}
+	no = af_ptree_order(t, order, stack);
 	memset(tot, 0, n * sizeof *tot);
 	for (i = no; i-- > 0;) {
 		uint32_t x = order[i], p = t->nodes[x].parent;

@@ -74,6 +74,12 @@ uint32_t af_ptree_append(af_ptree *t, uint32_t parent, uint32_t key);
  * was.  Returns 0, or -1 when out of memory or over max_nodes. */
 int af_ptree_absorb(af_ptree *dst, const af_ptree *src, uint32_t *offset);
 
+/** Fills `order` (room for every node) with the nodes, each parent before
+ * its children, walking from the roots (an adopted root can come after its
+ * children by index).  Returns how many; `stack` is scratch of the same
+ * size. */
+size_t af_ptree_order(const af_ptree *t, uint32_t *order, uint32_t *stack);
+
 /** Fills `tot` (one entry per node) with each node's subtree total. */
 int af_ptree_totals(const af_ptree *t, uint64_t (*tot)[AF_CLOCK_RECORDED]);
 
