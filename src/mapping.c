@@ -17,7 +17,7 @@
 #include <string.h>
 
 #include "mapping.h"
-#include "tree.h"
+#include "trace.h"
 
 typedef struct af_member {
 	const char *name;   /* original name; qualified when R8 moved it */
@@ -469,59 +469,18 @@ const char *af_mapping_class(const af_mapping *m, const char *cls)
 	return id == AF_NONE ? NULL : m->orig[id];
 }
 
+static const char *af_rename_class(const void *m, const char *cls)
+{
+	return af_mapping_class(m, cls);
+}
+
 /* Appends the Java name of the type at desc[*i], classes deobfuscated;
  * returns 0, 1 when it does not parse, -1 when out of memory. */
 static int af_desc_type(const af_mapping *m, const char *d, size_t len, size_t *i,
                         af_buf *out)
 {
-	size_t dims = 0, k;
-	const char *prim = NULL;
-	int r = 0;
-
-	while (*i < len && d[*i] == '[') {
-		dims++;
-		(*i)++;
-	}
-	if (*i >= len)
-		return 1;
-	switch (d[*i]) {
-	case 'B': prim = "byte"; break;
-	case 'C': prim = "char"; break;
-	case 'D': prim = "double"; break;
-	case 'F': prim = "float"; break;
-	case 'I': prim = "int"; break;
-	case 'J': prim = "long"; break;
-	case 'S': prim = "short"; break;
-	case 'Z': prim = "boolean"; break;
-	case 'V': prim = "void"; break;
-	case 'L': {
-		const char *semi = memchr(d + *i, ';', len - *i);
-		af_buf cls = {.mem = out->mem};
-		const char *orig;
-		if (!semi || semi == d + *i + 1)
-			return 1;
-		for (k = *i + 1; d + k < semi && !r; k++)
-			r = af_buf_append(&cls, d[k] == '/' ? "." : d + k, 1);
-		r |= af_buf_append(&cls, "", 1);
-		if (r) {
-			af_buf_free(&cls);
-			return -1;
-		}
-		orig = m ? af_mapping_class(m, cls.data) : NULL;
-		r = af_buf_append(out, orig ? orig : cls.data, strlen(orig ? orig : cls.data));
-		af_buf_free(&cls);
-		*i = (size_t)(semi - d) + 1;
-		break;
-	}
-	default: return 1;
-	}
-	if (prim) {
-		r = af_buf_append(out, prim, strlen(prim));
-		(*i)++;
-	}
-	for (k = 0; k < dims && !r; k++)
-		r = af_buf_append(out, "[]", 2);
-	return r ? -1 : 0;
+	int r = af_java_type(out, d, len, i, m ? af_rename_class : NULL, m);
+	return r == 0 ? 0 : r == -1 ? 1 : -1;
 }
 
 /* Fills `params` ("int,com.x.Foo") and `ret` from a descriptor; 0, 1 when

@@ -600,8 +600,9 @@ void af_trace_set_clocks(af_trace *t, int dual)
 /* ------------------------------------------------------------------ */
 /* Frame names                                                         */
 
-/* Appends the Java type at d[*i] (a descriptor type) in source form. */
-static int af_append_type(af_buf *b, const char *d, size_t len, size_t *i)
+int af_java_type(af_buf *b, const char *d, size_t len, size_t *i,
+                 const char *(*rename)(const void *ctx, const char *cls),
+                 const void *ctx)
 {
 	size_t dims = 0, k;
 	const char *prim = NULL;
@@ -623,14 +624,22 @@ static int af_append_type(af_buf *b, const char *d, size_t len, size_t *i)
 	case 'Z': prim = "boolean"; break;
 	case 'V': prim = "void"; break;
 	case 'L': {
-		size_t end = *i + 1;
+		size_t end = *i + 1, from = b->len;
+		const char *to;
 		while (end < len && d[end] != ';')
 			end++;
-		if (end >= len)
+		if (end >= len || end == *i + 1)
 			return -1;
-		for (k = *i + 1; k < end; k++)
-			if (af_buf_append(b, d[k] == '/' ? "." : d + k, 1))
+		if (af_buf_append(b, d + *i + 1, end - *i - 1))
+			return -2;
+		for (k = from; k < b->len; k++)
+			if (b->data[k] == '/')
+				b->data[k] = '.';
+		if (rename && (to = rename(ctx, b->data + from)) != NULL) {
+			b->len = from;
+			if (af_buf_append(b, to, strlen(to)))
 				return -2;
+		}
 		*i = end + 1;
 		break;
 	}
@@ -665,7 +674,7 @@ static int af_append_params(af_buf *b, const char *sig)
 		if (!first && af_buf_append(b, ", ", 2))
 			return -1;
 		first = 0;
-		r = af_append_type(b, sig, len, &i);
+		r = af_java_type(b, sig, len, &i, NULL, NULL);
 		if (r == -2)
 			return -1;
 		if (r)

@@ -92,6 +92,14 @@ af_trace *af_trace_worker(const af_trace *t);
  * error when out of memory or over the node limit. */
 af_status af_trace_absorb(af_trace *t, af_trace *w, af_error *err);
 
+/** Appends the Java type at d[*i] (a descriptor type, "[I" or
+ * "Lcom/x/Foo;") in source form ("int[]", "com.x.Foo") and moves *i past
+ * it; each class is passed through `rename` when given (NULL back: kept).
+ * 0, -1 when it does not parse, -2 when out of memory. */
+int af_java_type(af_buf *b, const char *d, size_t len, size_t *i,
+                 const char *(*rename)(const void *ctx, const char *cls),
+                 const void *ctx);
+
 /** Reports progress every 4 MiB of input. */
 static inline void af_trace_progress(af_trace *t, size_t done, size_t total)
 {
