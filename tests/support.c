@@ -9,6 +9,7 @@
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
+#include <zlib.h>
 
 #include "support.h"
 
@@ -159,4 +160,22 @@ int t_xml_ok(const char *data, size_t len, char **why)
 	}
 	xmlFreeDoc(doc);
 	return 1;
+}
+
+uint8_t *t_gzip(const uint8_t *in, size_t len, size_t *out_len)
+{
+	z_stream z;
+	uint8_t *out = malloc(len + 1024);
+
+	memset(&z, 0, sizeof z);
+	cr_assert_eq(deflateInit2(&z, 6, Z_DEFLATED, 15 + 16, 8, Z_DEFAULT_STRATEGY),
+	             Z_OK);
+	z.next_in = (Bytef *)in;
+	z.avail_in = (uInt)len;
+	z.next_out = out;
+	z.avail_out = (uInt)(len + 1024);
+	cr_assert_eq(deflate(&z, Z_FINISH), Z_STREAM_END);
+	*out_len = z.total_out;
+	deflateEnd(&z);
+	return out;
 }

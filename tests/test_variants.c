@@ -168,24 +168,6 @@ Test(variants, regular_cut_mid_record_keeps_whole_records)
 	free(buf);
 }
 
-static uint8_t *gzip_bytes(const uint8_t *in, size_t len, size_t *out_len)
-{
-	z_stream z;
-	uint8_t *out = malloc(len + 1024);
-
-	memset(&z, 0, sizeof z);
-	cr_assert_eq(deflateInit2(&z, 6, Z_DEFLATED, 15 + 16, 8, Z_DEFAULT_STRATEGY),
-	             Z_OK);
-	z.next_in = (Bytef *)in;
-	z.avail_in = (uInt)len;
-	z.next_out = out;
-	z.avail_out = (uInt)(len + 1024);
-	cr_assert_eq(deflate(&z, Z_FINISH), Z_STREAM_END);
-	*out_len = z.total_out;
-	deflateEnd(&z);
-	return out;
-}
-
 Test(variants, gzip_of_any_variant)
 {
 	af_writer_options all[] = {
@@ -197,7 +179,7 @@ Test(variants, gzip_of_any_variant)
 	for (k = 0; k < 2; k++) {
 		size_t len, zlen;
 		uint8_t *buf = program(all[k], &len, NULL);
-		uint8_t *z = gzip_bytes(buf, len, &zlen);
+		uint8_t *z = t_gzip(buf, len, &zlen);
 		af_trace *t = t_parse(z, zlen);
 		char *f;
 		cr_assert(af_trace_get_info(t)->gzip);
@@ -416,7 +398,7 @@ Test(variants, gzip_bomb_stops_at_the_input_limit)
 	af_error e = {0};
 
 	cr_assert_not_null(zeros);
-	z = gzip_bytes(zeros, n, &zlen);
+	z = t_gzip(zeros, n, &zlen);
 	cr_assert_lt(zlen, 100000);
 	cr_assert_eq(af_trace_parse(z, zlen, &p, &t, &e), AF_ERR_LIMIT);
 	cr_assert_null(t);
