@@ -229,3 +229,60 @@ Test(real, every_trace_renders_to_every_format)
 	}
 	af_font_free(font);
 }
+
+/* Text of a trace's folded output on both recorded clocks, its counts and
+ * thread order, read with `jobs` cores. */
+static char *read_with(const char *name, int jobs)
+{
+	char *path = t_trace_path(name), *text = NULL;
+	af_parse_options po = {.jobs = jobs};
+	af_trace *t = NULL;
+	af_tree *tree = NULL;
+	af_error e = {0};
+	size_t tlen = 0, i;
+	FILE *f = open_memstream(&text, &tlen);
+	const af_trace_info *in;
+	af_clock c;
+
+	cr_assert_eq(af_trace_open(path, &po, &t, &e), AF_OK, "%s: %s", name, e.message);
+	in = af_trace_get_info(t);
+	fprintf(f, "%llu %llu %llu %llu %llu %llu\n", (unsigned long long)in->records,
+	        (unsigned long long)in->orphan_exits, (unsigned long long)in->open_at_end,
+	        (unsigned long long)in->unwinds, (unsigned long long)in->unknown_method_calls,
+	        (unsigned long long)in->mismatched_exits);
+	for (i = 0; i < af_trace_thread_count(t); i++) {
+		af_thread_info ti;
+		af_trace_thread(t, i, &ti);
+		fprintf(f, "%u %s\n", ti.tid, ti.name);
+	}
+	cr_assert_eq(af_tree_from_trace(t, NULL, &tree, &e), AF_OK);
+	for (c = 0; c < AF_CLOCK_COUNT; c++)
+		if (in->has_clock[c])
+			cr_assert_eq(af_folded_write(tree, c, f, &e), AF_OK);
+	fclose(f);
+	af_tree_free(tree);
+	af_trace_free(t);
+	free(path);
+	return text;
+}
+
+/* Real regular traces (orphan exits, unwinds, open frames, unknown ids)
+ * read on two cores, each taking some of the threads, give exactly what
+ * one core gives. */
+Test(real, two_cores_read_what_one_reads)
+{
+	size_t k;
+
+	if (!t_have_traces())
+		cr_skip_test("real traces not found in " AF_TEST_TRACES);
+	for (k = 0; k < sizeof real / sizeof real[0]; k++) {
+		char *one, *two;
+		if (real[k].version > 3 || real[k].with_records < 2)
+			continue; /* streaming, or one thread: nothing to split */
+		one = read_with(real[k].file, 1);
+		two = read_with(real[k].file, 2);
+		cr_assert(strcmp(one, two) == 0, "%s differs on two cores", real[k].file);
+		free(one);
+		free(two);
+	}
+}
