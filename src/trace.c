@@ -465,39 +465,75 @@ af_status af_trace_record(af_trace *t, uint32_t tid, uint32_t method_action,
 	return AF_OK;
 }
 
-/* Each thread's off-CPU time: over its call paths (by method id), wall
- * self time minus thread-cpu self time, never below zero.  A walk from
- * each thread's root, off the C stack. */
-static int af_trace_sum_waits(af_trace *t)
+/* One pass over the paths, children before parents: each path's subtree
+ * totals, each thread's off-CPU time (dual clock: wall minus thread-cpu,
+ * never below zero, per path) and the calls to methods the method table
+ * does not name.  A clock the trace lacks is cleared first: one-clock
+ * records fed their value to both.  Returns -1 when out of memory. */
+static int af_trace_sums(af_trace *t)
 {
-	uint32_t *stack = af_malloc(t->mem, (t->tree.len ? t->tree.len : 1) * sizeof *stack);
-	size_t i, top;
+	af_pnode *nodes = t->tree.nodes;
+	size_t n = t->tree.len, no = n, k, i;
+	uint64_t(*tot)[AF_CLOCK_RECORDED];
+	uint64_t *waited = NULL;
+	uint32_t *order = NULL, *stack = NULL, idx;
+	af_u32map unknown = {.mem = t->mem};
+	int wait = t->info.has_clock[AF_CLOCK_WALL] && t->info.has_clock[AF_CLOCK_CPU];
+	int methods = t->info.variant != AF_VARIANT_FOLDED;
+	int c, r = -1;
 
-	if (!stack)
-		return -1;
-	for (i = 0; i < t->nthreads; i++) {
-		af_thread *th = &t->threads[i];
-		th->waited = 0;
-		top = 0;
-		stack[top++] = th->root;
-		while (top) {
-			const af_pnode *n = &t->tree.nodes[stack[--top]];
-			uint32_t k;
-			if (n->self[AF_CLOCK_WALL] > n->self[AF_CLOCK_CPU])
-				th->waited += n->self[AF_CLOCK_WALL] - n->self[AF_CLOCK_CPU];
-			for (k = n->child; k != AF_NONE; k = t->tree.nodes[k].sibling)
-				stack[top++] = k;
+	tot = t->totals = af_calloc(t->mem, n ? n : 1, sizeof *t->totals);
+	if (!tot || (wait && !(waited = af_calloc(t->mem, n ? n : 1, sizeof *waited))))
+		goto out;
+	if (t->tree.adopted) {
+		/* an orphan exit made an older root the child of a newer one */
+		order = af_malloc(t->mem, (n ? n : 1) * sizeof *order);
+		stack = af_malloc(t->mem, (n ? n : 1) * sizeof *stack);
+		if (!order || !stack)
+			goto out;
+		no = af_ptree_order(&t->tree, order, stack);
+	}
+	for (k = no; k-- > 0;) {
+		af_pnode *nd = &nodes[i = order ? order[k] : k];
+		uint32_t p = nd->parent;
+		for (c = 0; c < AF_CLOCK_RECORDED; c++) {
+			if (!t->info.has_clock[c])
+				nd->self[c] = 0;
+			tot[i][c] += nd->self[c];
+		}
+		if (wait && nd->self[AF_CLOCK_WALL] > nd->self[AF_CLOCK_CPU])
+			waited[i] += nd->self[AF_CLOCK_WALL] - nd->self[AF_CLOCK_CPU];
+		if (p == AF_NONE)
+			continue;
+		for (c = 0; c < AF_CLOCK_RECORDED; c++)
+			tot[p][c] += tot[i][c];
+		if (wait)
+			waited[p] += waited[i];
+		if (methods && !af_u32map_get(&t->method_index, nd->key, &idx)) {
+			t->info.unknown_method_calls += nd->calls;
+			if (!af_u32map_get(&unknown, nd->key, &idx)) {
+				if (af_u32map_put(&unknown, nd->key, 0))
+					goto out;
+				t->info.unknown_methods++;
+			}
 		}
 	}
+	for (i = 0; i < t->nthreads; i++)
+		t->threads[i].waited = wait ? waited[t->threads[i].root] : 0;
+	r = 0;
+out:
+	af_u32map_free(&unknown);
+	af_free(t->mem, waited);
+	af_free(t->mem, order);
 	af_free(t->mem, stack);
-	return 0;
+	return r;
 }
 
 af_status af_trace_finish(af_trace *t, af_error *err)
 {
 	long long end = (long long)t->input_len;
 	size_t i, top = 0;
-	uint32_t idx, *decl_of;
+	uint32_t *decl_of;
 	int c;
 
 	/* declared ids, truncated to the records' width, and record ids */
@@ -538,47 +574,14 @@ af_status af_trace_finish(af_trace *t, af_error *err)
 	}
 	af_free(t->mem, decl_of);
 	t->info.threads_with_records = (uint32_t)t->nthreads;
-	/* one-clock records fed their value to both clocks: keep the real one */
-	for (c = 0; c < AF_CLOCK_RECORDED; c++) {
-		if (t->info.has_clock[c])
-			continue;
-		for (i = 0; i < t->tree.len; i++)
-			t->tree.nodes[i].self[c] = 0;
-		for (i = 0; i < t->nthreads; i++)
-			t->threads[i].elapsed[c] = 0;
-	}
-	t->totals = af_malloc(t->mem, (t->tree.len ? t->tree.len : 1) * sizeof *t->totals);
-	if (!t->totals || af_ptree_totals(&t->tree, t->totals))
+	for (i = 0; i < t->nthreads; i++)
+		for (c = 0; c < AF_CLOCK_RECORDED; c++)
+			if (!t->info.has_clock[c])
+				t->threads[i].elapsed[c] = 0;
+	if (af_trace_sums(t))
 		return af_fail(err, AF_ERR_NOMEM, end, "out of memory");
 	t->info.has_clock[AF_CLOCK_WAIT] =
 		t->info.has_clock[AF_CLOCK_WALL] && t->info.has_clock[AF_CLOCK_CPU];
-	if (t->info.has_clock[AF_CLOCK_WAIT] && af_trace_sum_waits(t))
-		return af_fail(err, AF_ERR_NOMEM, end, "out of memory");
-	if (t->info.variant == AF_VARIANT_FOLDED)
-		return AF_OK;
-	/* calls to methods the method table does not name */
-	for (i = 0; i < t->tree.len; i++) {
-		const af_pnode *n = &t->tree.nodes[i];
-		if (n->parent != AF_NONE &&
-		    !af_u32map_get(&t->method_index, n->key, &idx))
-			t->info.unknown_method_calls += n->calls;
-	}
-	{
-		af_u32map seen = {.mem = t->mem};
-		for (i = 0; i < t->tree.len; i++) {
-			const af_pnode *n = &t->tree.nodes[i];
-			if (n->parent == AF_NONE ||
-			    af_u32map_get(&t->method_index, n->key, &idx) ||
-			    af_u32map_get(&seen, n->key, &idx))
-				continue;
-			if (af_u32map_put(&seen, n->key, 0)) {
-				af_u32map_free(&seen);
-				return af_fail(err, AF_ERR_NOMEM, end, "out of memory");
-			}
-			t->info.unknown_methods++;
-		}
-		af_u32map_free(&seen);
-	}
 	return AF_OK;
 }
 

@@ -130,16 +130,21 @@ static int af_ptree_link(af_ptree *t, uint32_t parent, uint32_t idx)
 
 uint32_t af_ptree_child(af_ptree *t, uint32_t parent, uint32_t key)
 {
-	const af_pnode *nodes = t->nodes;
-	uint32_t idx = nodes[parent].child;
+	af_pnode *nodes = t->nodes;
+	uint32_t idx = nodes[parent].child, prev;
 
-	/* the newest child is often the one asked for again */
+	/* the child asked for last is often the one asked for again */
 	if (idx != AF_NONE && nodes[idx].key == key)
 		return idx;
 	if (nodes[parent].nkids <= AF_PTREE_NARROW) {
-		for (; idx != AF_NONE; idx = nodes[idx].sibling)
-			if (nodes[idx].key == key)
+		for (prev = idx; idx != AF_NONE; prev = idx, idx = nodes[idx].sibling)
+			if (nodes[idx].key == key) {
+				/* move it to the front, where the next call looks first */
+				nodes[prev].sibling = nodes[idx].sibling;
+				nodes[idx].sibling = nodes[parent].child;
+				nodes[parent].child = idx;
 				return idx;
+			}
 	} else {
 		size_t mask = t->nslots - 1, i;
 		for (i = af_slot_of(parent, key, mask); t->slots[i].node;
@@ -155,22 +160,6 @@ uint32_t af_ptree_child(af_ptree *t, uint32_t parent, uint32_t key)
 		return AF_NONE;
 	}
 	return idx;
-}
-
-uint32_t af_ptree_find(const af_ptree *t, uint32_t parent, uint32_t key)
-{
-	size_t mask, i;
-	uint32_t idx = t->nodes[parent].child;
-
-	if (idx != AF_NONE && t->nodes[idx].key == key)
-		return idx;
-	if (!t->nslots)
-		return AF_NONE;
-	mask = t->nslots - 1;
-	for (i = af_slot_of(parent, key, mask); t->slots[i].node; i = (i + 1) & mask)
-		if (t->slots[i].key == key && t->slots[i].parent == parent)
-			return t->slots[i].node - 1;
-	return AF_NONE;
 }
 
 uint32_t af_ptree_append(af_ptree *t, uint32_t parent, uint32_t key)
@@ -215,24 +204,6 @@ int af_ptree_absorb(af_ptree *dst, const af_ptree *src, uint32_t *offset)
 	return 0;
 }
 
-/* Totals when every parent comes before its children, as nodes are added:
- * one pass from the end, no walk. */
-static void af_totals_by_index(const af_ptree *t, uint64_t (*tot)[AF_CLOCK_RECORDED])
-{
-	size_t i;
-	int c;
-
-	for (i = 0; i < t->len; i++)
-		for (c = 0; c < AF_CLOCK_RECORDED; c++)
-			tot[i][c] = t->nodes[i].self[c];
-	for (i = t->len; i-- > 0;) {
-		uint32_t p = t->nodes[i].parent;
-		if (p != AF_NONE)
-			for (c = 0; c < AF_CLOCK_RECORDED; c++)
-				tot[p][c] += tot[i][c];
-	}
-}
-
 size_t af_ptree_order(const af_ptree *t, uint32_t *order, uint32_t *stack)
 {
 	size_t i, no = 0, top = 0;
@@ -249,40 +220,6 @@ size_t af_ptree_order(const af_ptree *t, uint32_t *order, uint32_t *stack)
 		}
 	}
 	return no;
-}
-
-int af_ptree_totals(const af_ptree *t, uint64_t (*tot)[AF_CLOCK_RECORDED])
-{
-	size_t n = t->len, i, no;
-	uint32_t *order, *stack;
-	int c;
-
-	if (!t->adopted) {
-		af_totals_by_index(t, tot);
-		return 0;
-	}
-	order = af_malloc(t->mem, (n ? n : 1) * sizeof *order);
-	stack = af_malloc(t->mem, (n ? n : 1) * sizeof *stack);
-	if (!order || !stack) {
-		af_free(t->mem, order);
-		af_free(t->mem, stack);
-		return -1;
-	}
-	/* an orphan exit made an older root the child of a newer one, so walk
-	 * from the roots instead of going by index */
-	no = af_ptree_order(t, order, stack);
-	memset(tot, 0, n * sizeof *tot);
-	for (i = no; i-- > 0;) {
-		uint32_t x = order[i], p = t->nodes[x].parent;
-		for (c = 0; c < AF_CLOCK_RECORDED; c++) {
-			tot[x][c] += t->nodes[x].self[c];
-			if (p != AF_NONE)
-				tot[p][c] += tot[x][c];
-		}
-	}
-	af_free(t->mem, order);
-	af_free(t->mem, stack);
-	return 0;
 }
 
 int af_ptree_adopt(af_ptree *t, uint32_t new_root, uint32_t old_root,
