@@ -32,6 +32,11 @@ static af_trace *af_trace_alloc(af_mem *mem, af_limits lim,
 		af_mem_unref(mem);
 		return NULL;
 	}
+	if (pthread_mutex_init(&t->names_lock, NULL)) {
+		af_free(mem, t);
+		af_mem_unref(mem);
+		return NULL;
+	}
 	t->mem = mem;
 	t->limits = lim;
 	if (opt) {
@@ -93,6 +98,8 @@ void af_trace_free(af_trace *t)
 	af_u32map_free(&t->method_index);
 	af_names_free(&t->frames);
 	af_ptree_free(&t->tree);
+	af_shared_names_unref(t->shared_names);
+	pthread_mutex_destroy(&t->names_lock);
 	af_free(mem, t);
 	af_mem_unref(mem);
 }

@@ -7,6 +7,8 @@
 #ifndef AF_TRACE_H
 #define AF_TRACE_H
 
+#include <pthread.h>
+
 #include "tree.h"
 
 typedef struct af_method {
@@ -71,6 +73,8 @@ struct af_trace {
 	uint64_t (*started)[AF_CLOCK_RECORDED]; /* flame chart: per node, the thread's
 	                             charged time when the call began */
 	size_t started_cap;
+	pthread_mutex_t names_lock; /* guards the one lazy field below */
+	af_shared_names *shared_names; /* made by the first tree that needs them */
 	char *arena;              /* newest string chunk; each links the previous */
 	char *arena_pos;
 	size_t arena_left;

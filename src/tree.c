@@ -2,6 +2,8 @@
  * tree.c - the prefix tree of call chains, and the public call-tree view
  * built from a parsed trace.
  */
+#include <pthread.h>
+#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -261,6 +263,30 @@ static int af_named_cmp(const void *a, const void *b)
 }
 
 
+/* Every name's place in sibling order, both ways it can end (see
+ * af_tree_ranks()); NULL when out of memory. */
+static uint32_t *af_rank_names(af_mem *mem, const af_names *names)
+{
+	size_t nn = names->len, i;
+	af_named *named = af_malloc(mem, (nn ? nn : 1) * 2 * sizeof *named);
+	uint32_t *rank = af_malloc(mem, (nn ? nn : 1) * 2 * sizeof *rank);
+
+	if (!named || !rank) {
+		af_free(mem, named);
+		af_free(mem, rank);
+		return NULL;
+	}
+	for (i = 0; i < 2 * nn; i++) {
+		named[i].s = names->str[i / 2];
+		named[i].key = (uint32_t)i;
+	}
+	qsort(named, 2 * nn, sizeof *named, af_named_cmp);
+	for (i = 0; i < 2 * nn; i++)
+		rank[named[i].key] = (uint32_t)i;
+	af_free(mem, named);
+	return rank;
+}
+
 struct af_tree {
 	af_mem *mem;        /* the trace's: allocator and budget */
 	af_ptree pt;        /* keys are name ids */
@@ -275,12 +301,15 @@ struct af_tree {
 	uint64_t (*offset)[AF_CLOCK_RECORDED]; /* flame chart of a trace: where a
 	                    call began within its caller; NULL otherwise */
 	size_t offset_cap;
-	af_names names;     /* interned frame names */
+	af_names own;       /* names this tree interned itself */
+	const af_names *names; /* &own, or the trace's shared names */
+	af_shared_names *shared; /* held while the tree borrows its names */
 	af_u32map name_of;  /* method id -> name id, while building */
 	af_u32map full;     /* name id -> id of the name with its package,
 	                       where labels are without it */
 	uint8_t *hashed;    /* while building: see af_set_hashed() */
-	uint32_t *rank;     /* per name id * 2 (+1 when ended by ';'): order */
+	const uint32_t *rank; /* per name id * 2 (+1 when ended by ';'): order */
+	uint32_t *own_rank; /* the rank this tree made, when its names are own */
 	size_t hashed_cap;
 	int is_time;        /* values are µs (trace input) */
 	int wait;           /* both recorded clocks: the wait clock is there */
@@ -398,19 +427,128 @@ static size_t af_first_frames_selected(const af_trace *trace,
 	return n;
 }
 
+/* ------------------------------------------------------------------ */
+/* The names of a trace's default view                                 */
+
+struct af_shared_names {
+	atomic_uint refs;   /* the trace's, and one per tree using them */
+	af_mem *mem;
+	af_names names;     /* "all" (id 0), thread names, frame names */
+	af_u32map of_key;   /* raw key (method id, folded frame id) -> name id */
+	uint32_t *thread;   /* trace thread index -> name id */
+	uint32_t *rank;     /* as af_tree_ranks() */
+};
+
+void af_shared_names_unref(af_shared_names *s)
+{
+	af_mem *mem;
+
+	if (!s || atomic_fetch_sub(&s->refs, 1) != 1)
+		return;
+	mem = s->mem;
+	af_names_free(&s->names);
+	af_u32map_free(&s->of_key);
+	af_free(mem, s->thread);
+	af_free(mem, s->rank);
+	af_free(mem, s);
+	af_mem_unref(mem);
+}
+
+/* Names every frame and thread of `t` as a tree without renaming rules
+ * does, and ranks them; NULL when out of memory. */
+static af_shared_names *af_shared_names_make(const af_trace *t)
+{
+	af_shared_names *s = af_calloc(t->mem, 1, sizeof *s);
+	size_t i;
+
+	if (!s)
+		return NULL;
+	atomic_init(&s->refs, 1);
+	s->mem = af_mem_ref(t->mem);
+	s->names.mem = s->mem;
+	s->of_key.mem = s->mem;
+	s->thread = af_malloc(s->mem, (t->nthreads ? t->nthreads : 1) * sizeof *s->thread);
+	if (!s->thread || af_names_intern(&s->names, "all", 3) == AF_NONE)
+		goto fail;
+	for (i = 0; i < t->nthreads; i++) {
+		const char *name = t->threads[i].name;
+		s->thread[i] = af_names_intern_clean(&s->names, name, strlen(name));
+		if (s->thread[i] == AF_NONE)
+			goto fail;
+	}
+	if (t->info.variant == AF_VARIANT_FOLDED) {
+		for (i = 0; i < t->frames.len; i++) {
+			const char *f = t->frames.str[i];
+			uint32_t id = af_names_intern(&s->names, f, strlen(f));
+			if (id == AF_NONE || af_u32map_put(&s->of_key, (uint32_t)i, id))
+				goto fail;
+		}
+	} else {
+		/* the methods the table names, then any ids it does not */
+		for (i = 0; i < t->nmethods; i++) {
+			uint32_t mid = t->methods[i].id;
+			uint32_t id = af_trace_frame_name(t, mid, 0, &s->names);
+			if (id == AF_NONE || af_u32map_put(&s->of_key, mid, id))
+				goto fail;
+		}
+		for (i = 0; t->info.unknown_methods && i < t->tree.len; i++) {
+			const af_pnode *n = &t->tree.nodes[i];
+			uint32_t id;
+			if (n->parent == AF_NONE || af_u32map_get(&s->of_key, n->key, &id))
+				continue;
+			id = af_trace_frame_name(t, n->key, 0, &s->names);
+			if (id == AF_NONE || af_u32map_put(&s->of_key, n->key, id))
+				goto fail;
+		}
+	}
+	s->rank = af_rank_names(s->mem, &s->names);
+	if (s->rank)
+		return s;
+fail:
+	af_shared_names_unref(s);
+	return NULL;
+}
+
+/* A reference to the trace's shared names, made by the first caller (the
+ * trace is const to its readers: the lock guards this one lazy field). */
+static af_shared_names *af_trace_names_ref(const af_trace *trace)
+{
+	af_trace *t = (af_trace *)trace;
+	af_shared_names *s;
+
+	pthread_mutex_lock(&t->names_lock);
+	if (!t->shared_names)
+		t->shared_names = af_shared_names_make(t);
+	s = t->shared_names;
+	if (s)
+		atomic_fetch_add(&s->refs, 1);
+	pthread_mutex_unlock(&t->names_lock);
+	return s;
+}
+
+/* The name id of trace thread `th` (index `i`) in the tree's names. */
+static uint32_t af_tree_thread_name(af_tree *tree, const af_thread *th, size_t i)
+{
+	if (tree->shared)
+		return tree->shared->thread[i];
+	return af_names_intern_clean(&tree->own, th->name, strlen(th->name));
+}
+
 /* The interned display name of a raw node's key, cached per build. */
 static uint32_t af_view_name(af_tree *tree, const af_trace *trace, uint32_t key,
                              const af_tree_options *opt)
 {
 	uint32_t name;
 
+	if (tree->shared)
+		return af_u32map_get(&tree->shared->of_key, key, &name) ? name : AF_NONE;
 	if (af_u32map_get(&tree->name_of, key, &name))
 		return name;
 	if (trace->info.variant == AF_VARIANT_FOLDED)
-		name = af_view_frame_name(trace->frames.str[key], opt, &tree->names,
+		name = af_view_frame_name(trace->frames.str[key], opt, &tree->own,
 		                          &tree->full);
 	else
-		name = af_view_method_name(trace, key, opt, &tree->names, &tree->full);
+		name = af_view_method_name(trace, key, opt, &tree->own, &tree->full);
 	if (name == AF_NONE || af_u32map_put(&tree->name_of, key, name))
 		return AF_NONE;
 	return name;
@@ -593,24 +731,9 @@ static af_status af_tree_seal(af_tree *tree, af_error *err)
 	                   ? af_calloc(tree->mem, n, sizeof *tree->base_total) : NULL;
 	if (!tree->depth || !tree->total || (tree->differential && !tree->base_total))
 		return af_fail(err, AF_ERR_NOMEM, -1, "out of memory building the call tree");
-	/* siblings are drawn in name order: rank every name once, both ways */
-	{
-		size_t nn = tree->names.len;
-		af_named *named = af_malloc(tree->mem, (nn ? nn : 1) * 2 * sizeof *named);
-		tree->rank = af_malloc(tree->mem, (nn ? nn : 1) * 2 * sizeof *tree->rank);
-		if (!named || !tree->rank) {
-			af_free(tree->mem, named);
-			return af_fail(err, AF_ERR_NOMEM, -1, "out of memory building the call tree");
-		}
-		for (i = 0; i < 2 * nn; i++) {
-			named[i].s = tree->names.str[i / 2];
-			named[i].key = (uint32_t)i;
-		}
-		qsort(named, 2 * nn, sizeof *named, af_named_cmp);
-		for (i = 0; i < 2 * nn; i++)
-			tree->rank[named[i].key] = (uint32_t)i;
-		af_free(tree->mem, named);
-	}
+	/* siblings are drawn in name order */
+	if (!tree->rank && !(tree->rank = tree->own_rank = af_rank_names(tree->mem, &tree->own)))
+		return af_fail(err, AF_ERR_NOMEM, -1, "out of memory building the call tree");
 	/* parents precede children: depths forwards, totals backwards */
 	for (i = 1; i < n; i++)
 		tree->depth[i] = tree->depth[tree->pt.nodes[i].parent] + 1;
@@ -660,11 +783,25 @@ static af_status af_tree_build(const af_trace *trace, const af_tree_options *opt
 		                      err);
 	}
 	tree->mem = af_mem_ref(trace->mem);
-	tree->names.mem = tree->mem;
+	tree->own.mem = tree->mem;
+	tree->names = &tree->own;
 	tree->name_of.mem = tree->mem;
 	tree->full.mem = tree->mem;
 	af_ptree_init(&tree->pt, trace->limits.max_nodes, tree->mem);
-	all = af_names_intern(&tree->names, "all", 3);
+	/* without renaming rules every tree of a trace names its frames alike:
+	 * those names are made and ranked once, and shared */
+	if (!af_view_renames(opt) &&
+	    (trace->info.variant == AF_VARIANT_FOLDED || !(opt && opt->signatures))) {
+		tree->shared = af_trace_names_ref(trace);
+		if (!tree->shared) {
+			af_tree_free(tree);
+			af_view_free(&view);
+			return af_fail(err, AF_ERR_NOMEM, -1, "out of memory naming frames");
+		}
+		tree->names = &tree->shared->names;
+		tree->rank = tree->shared->rank;
+	}
+	all = tree->shared ? 0 : af_names_intern(&tree->own, "all", 3);
 	root = all == AF_NONE ? AF_NONE : af_ptree_root(&tree->pt, all);
 	if (root == AF_NONE) {
 		af_tree_free(tree);
@@ -678,7 +815,7 @@ static af_status af_tree_build(const af_trace *trace, const af_tree_options *opt
 		if (!th->records ||
 		    (opt && opt->one_thread ? i != opt->thread : !af_thread_selected(th, opt)))
 			continue;
-		tname = af_names_intern_clean(&tree->names, th->name, strlen(th->name));
+		tname = af_tree_thread_name(tree, th, i);
 		if (tname == AF_NONE || af_view_thread_name(&view, tname))
 			goto nomem;
 		af_u32map_get(&tnames, tname, &count);
@@ -726,7 +863,7 @@ static af_status af_tree_build(const af_trace *trace, const af_tree_options *opt
 		if (opt && opt->one_thread ? i != opt->thread : !af_thread_selected(th, opt))
 			continue;
 		selected++;
-		tname = af_names_intern_clean(&tree->names, th->name, strlen(th->name));
+		tname = af_tree_thread_name(tree, th, i);
 		/* a flame chart keeps same-named threads apart: each has its time */
 		v = tname == AF_NONE ? AF_NONE
 		    : trace->flamechart ? af_ptree_append(&tree->pt, root, tname)
@@ -759,7 +896,7 @@ static af_status af_tree_build(const af_trace *trace, const af_tree_options *opt
 		af_view_free(&view);
 		return st;
 	}
-	st = af_view_reshape(&view, &tree->pt, &tree->names,
+	st = af_view_reshape(&view, &tree->pt, tree->names,
 	                     tree->offset ? &tree->offset : NULL, &tree->offset_cap, err);
 	af_view_free(&view);
 	if (st != AF_OK) {
@@ -795,12 +932,13 @@ void af_tree_free(af_tree *tree)
 		return;
 	mem = tree->mem;
 	af_ptree_free(&tree->pt);
-	af_names_free(&tree->names);
+	af_names_free(&tree->own);
+	af_shared_names_unref(tree->shared);
 	af_u32map_free(&tree->name_of);
 	af_u32map_free(&tree->full);
 	af_free(mem, tree->hashed);
 	af_free(mem, tree->hidden);
-	af_free(mem, tree->rank);
+	af_free(mem, tree->own_rank);
 	af_free(mem, tree->depth);
 	af_free(mem, tree->total);
 	af_free(mem, tree->base_total);
@@ -834,7 +972,7 @@ static uint32_t af_diff_node(af_tree *out, const af_tree *src, const uint32_t *m
                              uint32_t src_node)
 {
 	const char *name = af_tree_name(src, src_node);
-	uint32_t key = af_names_intern(&out->names, name, strlen(name));
+	uint32_t key = af_names_intern(&out->own, name, strlen(name));
 
 	if (key == AF_NONE)
 		return AF_NONE;
@@ -870,7 +1008,8 @@ static af_status af_tree_compare(const af_tree *before, const af_tree *after,
 	if (!t)
 		return af_fail(err, AF_ERR_NOMEM, -1, "out of memory comparing the profiles");
 	t->mem = af_mem_ref(mem);
-	t->names.mem = mem;
+	t->own.mem = mem;
+	t->names = &t->own;
 	t->name_of.mem = mem;
 	t->full.mem = mem;
 	t->wait = clock == AF_CLOCK_WAIT;
@@ -879,7 +1018,7 @@ static af_status af_tree_compare(const af_tree *before, const af_tree *after,
 	t->diff = t->differential = 1;
 	t->not_threads = after->not_threads;
 	t->is_time = before->is_time && after->is_time;
-	key = af_names_intern(&t->names, "all", 3);
+	key = af_names_intern(&t->own, "all", 3);
 	if (key == AF_NONE || af_ptree_root(&t->pt, key) == AF_NONE)
 		goto nomem;
 	map = af_malloc(mem, (na > nb ? na : nb) * sizeof *map);
@@ -929,7 +1068,7 @@ static af_status af_tree_compare(const af_tree *before, const af_tree *after,
 			/* the callers' chain, made once per caller */
 			size_t depth = 0;
 			if (t->band == AF_NONE) {
-				key = af_names_intern(&t->names, "[removed]", 9);
+				key = af_names_intern(&t->own, "[removed]", 9);
 				if (key == AF_NONE ||
 				    (t->band = af_ptree_append(&t->pt, 0, key)) == AF_NONE)
 					goto nomem;
@@ -1012,8 +1151,8 @@ void af_tree_node(const af_tree *tree, size_t i, af_node_info *info)
 
 	uint32_t whole;
 
-	info->name = tree->names.str[n->key];
-	info->full_name = af_u32map_get(&tree->full, n->key, &whole) ? tree->names.str[whole]
+	info->name = tree->names->str[n->key];
+	info->full_name = af_u32map_get(&tree->full, n->key, &whole) ? tree->names->str[whole]
 	                                                              : info->name;
 	info->parent = n->parent;
 	info->depth = tree->depth[i];
@@ -1035,7 +1174,7 @@ const af_pnode *af_tree_nodes(const af_tree *tree)
 
 const char *af_tree_name(const af_tree *tree, uint32_t node)
 {
-	return tree->names.str[tree->pt.nodes[node].key];
+	return tree->names->str[tree->pt.nodes[node].key];
 }
 
 uint32_t af_tree_name_id(const af_tree *tree, uint32_t node)
@@ -1045,12 +1184,12 @@ uint32_t af_tree_name_id(const af_tree *tree, uint32_t node)
 
 uint32_t af_tree_name_count(const af_tree *tree)
 {
-	return tree->names.len;
+	return tree->names->len;
 }
 
 const char *af_tree_name_by_id(const af_tree *tree, uint32_t id)
 {
-	return tree->names.str[id];
+	return tree->names->str[id];
 }
 
 uint64_t af_tree_self(const af_tree *tree, uint32_t node, af_clock clock)

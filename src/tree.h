@@ -128,6 +128,13 @@ int af_u32map_get(const af_u32map *m, uint32_t key, uint32_t *value);
 int af_u32map_put(af_u32map *m, uint32_t key, uint32_t value);
 void af_u32map_free(af_u32map *m);
 
+/** The frame and thread names of a trace's default view (no renaming
+ * rules), made once on first use and shared, with their order, by every
+ * tree that needs no other names.  Counted references: the trace holds
+ * one, each tree using them another. */
+typedef struct af_shared_names af_shared_names;
+void af_shared_names_unref(af_shared_names *s);
+
 /* ------------------------------------------------------------------ */
 /* Private access to the public call-tree view, for layout and output  */
 
