@@ -29,9 +29,16 @@ static const struct af_kind_style {
 
 static int af_has_prefix(const char *s, const char *const *heads)
 {
-	for (; *heads; heads++)
-		if (strncmp(s, *heads, strlen(*heads)) == 0)
+	for (; *heads; heads++) {
+		const char *h = *heads, *p = s;
+		/* most names differ at the first byte: no strlen, no call */
+		while (*h && *h == *p) {
+			h++;
+			p++;
+		}
+		if (!*h)
 			return 1;
+	}
 	return 0;
 }
 
@@ -216,14 +223,6 @@ static int af_ends_with(const char *s, const char *tail)
 	return n >= t && strcmp(s + n - t, tail) == 0;
 }
 
-static int af_starts_with_any(const char *s, const char *const *heads)
-{
-	for (; *heads; heads++)
-		if (strncmp(s, *heads, strlen(*heads)) == 0)
-			return 1;
-	return 0;
-}
-
 /* The palettes that pick a hue by what a frame is. */
 static af_palette af_kind(af_palette p, const char *name)
 {
@@ -244,7 +243,7 @@ static af_palette af_kind(af_palette p, const char *name)
 	if (strstr(name, "::"))
 		return AF_PALETTE_YELLOW;
 	if (p == AF_PALETTE_JAVA)
-		return af_starts_with_any(name, java) ? AF_PALETTE_GREEN : AF_PALETTE_RED;
+		return af_has_prefix(name, java) ? AF_PALETTE_GREEN : AF_PALETTE_RED;
 	if (p == AF_PALETTE_JS)
 		return strstr(name, ".js") || strchr(name, '/') ? AF_PALETTE_GREEN
 		       : strchr(name, ':')                       ? AF_PALETTE_AQUA

@@ -77,13 +77,55 @@ static void af_svg_script(FILE *out, const af_layout *l, const af_render_options
 /* One decimal, without "-0.0". */
 static void af_num(FILE *out, double v)
 {
-	double r = round(v * 10) / 10;
-	if (r == 0)
-		r = 0;
-	if (r == floor(r))
-		fprintf(out, "%.0f", r);
-	else
-		fprintf(out, "%.1f", r);
+	char buf[32], *p = buf + sizeof buf;
+	double t = round(v * 10);
+	unsigned long long k;
+
+	if (!(fabs(t) < 1e15)) { /* never for coordinates; kept exact anyway */
+		double r = t / 10;
+		fprintf(out, r == floor(r) ? "%.0f" : "%.1f", r == 0 ? 0 : r);
+		return;
+	}
+	/* tenths as an integer: "12", "12.5", "-0.5", never "-0" */
+	k = (unsigned long long)fabs(t);
+	if (k % 10) {
+		*--p = (char)('0' + k % 10);
+		*--p = '.';
+	}
+	k /= 10;
+	do
+		*--p = (char)('0' + k % 10);
+	while (k /= 10);
+	if (t < 0)
+		*--p = '-';
+	fwrite(p, 1, (size_t)(buf + sizeof buf - p), out);
+}
+
+/* Ends a <rect> with its fill: `" fill="#rrggbb"/>`. */
+static void af_fill(FILE *out, af_rgb c)
+{
+	static const char hex[] = "0123456789abcdef";
+	const unsigned char v[3] = {c.r, c.g, c.b};
+	char tail[] = "\" fill=\"#rrggbb\"/>";
+	int i;
+
+	for (i = 0; i < 3; i++) {
+		tail[9 + 2 * i] = hex[v[i] >> 4];
+		tail[10 + 2 * i] = hex[v[i] & 15];
+	}
+	fputs(tail, out);
+}
+
+/* Appends `v` in decimal and a comma to the script's data. */
+static int af_data_uint(af_buf *b, unsigned long long v)
+{
+	char buf[24], *p = buf + sizeof buf;
+
+	*--p = ',';
+	do
+		*--p = (char)('0' + v % 10);
+	while (v /= 10);
+	return af_buf_append(b, p, (size_t)(buf + sizeof buf - p));
 }
 
 /* --nameattr: writes the attributes given for `name`: with `link`, an <a>
@@ -224,9 +266,9 @@ static af_status af_svg_frames(const af_layout *l, const af_render_options *opt,
 				index[id] = (uint32_t)nnames;
 				names[nnames++] = id;
 			}
-			bad = af_buf_printf(&data, "%u,%llu,%llu,", index[id],
-			                    (unsigned long long)ni.total[l->clock],
-			                    (unsigned long long)ni.calls);
+			bad = af_data_uint(&data, index[id]) |
+			      af_data_uint(&data, ni.total[l->clock]) |
+			      af_data_uint(&data, ni.calls);
 			if (st->differential) {
 				double d = (double)ni.self[l->clock] - (double)ni.base_self;
 				bad |= af_buf_printf(&data, "%.0f,", opt->negate ? -d : d);
@@ -248,7 +290,7 @@ static af_status af_svg_frames(const af_layout *l, const af_render_options *opt,
 			fputs("\" height=\"", out);
 			af_num(out, r->h);
 		}
-		fprintf(out, "\" fill=\"#%02x%02x%02x\"/>", col.r, col.g, col.b);
+		af_fill(out, col);
 		/* fit first, escape after: an entity is never cut in two */
 		n = r->h >= fs + 2 ? af_style_fit(st, ni.name, r->w, &dots) : 0;
 		if (n > 0) {
