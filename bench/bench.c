@@ -3,6 +3,7 @@
  * times aflame-render on them.
  *
  *   aflame-bench CLI WORKDIR [RUNS]
+ *   aflame-bench --stages TRACE [RUNS]
  *   aflame-bench --pathological CLI WORKDIR [RUNS] [SCALE]
  *
  * The program traced is made up but shaped like an app: 20,000 methods,
@@ -11,6 +12,10 @@
  * fixed, so the inputs are the same on every machine.  Every step runs in a
  * child process; the table gives the median wall time of RUNS runs, the
  * rates, and the child's peak resident memory.
+ *
+ * --stages times the steps of drawing one trace's merged graph in this
+ * process: parse, call tree, layout, SVG, PNG (the main run ends with it
+ * for the largest input).
  *
  * --pathological times the sizes robustness is about: 10 million distinct
  * call paths, and 1 GB of folded text (SCALE, e.g. 0.001, shrinks both for a
@@ -275,6 +280,70 @@ static int pathological(const char *self, const char *cli, const char *dir, int 
 	return 0;
 }
 
+/* The steps of drawing the merged graph of `path` as the command does,
+ * timed in this process (no process start, no output file): the median of
+ * `runs` for each, in ms. */
+static int stages(const char *path, int runs)
+{
+	static const char *const names[] = {
+		"parse + aggregate (two cores)", "call tree (pruned as for drawing)",
+		"layout", "SVG, written to /dev/null", "PNG, drawn and encoded to /dev/null"};
+	enum { NSTAGES = sizeof names / sizeof names[0] };
+	double t[NSTAGES][32];
+	af_font *font = NULL;
+	af_error e = {0};
+	int i, k, fail = 0;
+
+	if (af_font_open(NULL, &font, &e) != AF_OK) {
+		fprintf(stderr, "aflame-bench: font: %s\n", e.message);
+		return -1;
+	}
+	for (i = 0; i < runs && !fail; i++) {
+		af_parse_options po = {.jobs = 2};
+		af_tree_options to = {.prune = 0.1 / (1200 - 20) / 4, .clock = AF_CLOCK_WALL};
+		af_layout_options lo = {.clock = AF_CLOCK_WALL, .legend = 1};
+		af_render_options ro = {.font = font, .palette = AF_PALETTE_ANDROID};
+		af_trace *tr = NULL;
+		af_tree *tree = NULL;
+		af_layout *l = NULL;
+		FILE *sink = fopen("/dev/null", "w");
+		double t0 = now();
+
+		fail = !sink || af_trace_open(path, &po, &tr, &e) != AF_OK;
+		t[0][i] = now() - t0;
+		t0 = now();
+		fail = fail || af_tree_from_trace(tr, &to, &tree, &e) != AF_OK;
+		t[1][i] = now() - t0;
+		t0 = now();
+		fail = fail || af_layout_build(tree, &lo, &l, &e) != AF_OK;
+		t[2][i] = now() - t0;
+		t0 = now();
+		fail = fail || af_svg_write(l, &ro, sink, &e) != AF_OK || fflush(sink);
+		t[3][i] = now() - t0;
+		t0 = now();
+		fail = fail || af_cairo_write(l, AF_FORMAT_PNG, &ro, sink, &e) != AF_OK ||
+		       fflush(sink);
+		t[4][i] = now() - t0;
+		if (sink)
+			fclose(sink);
+		af_layout_free(l);
+		af_tree_free(tree);
+		af_trace_free(tr);
+	}
+	af_font_free(font);
+	if (fail) {
+		fprintf(stderr, "aflame-bench: %s: %s\n", path, e.message);
+		return -1;
+	}
+	printf("| stage (in process, median of %d) | wall |\n|---|---|\n", runs);
+	for (k = 0; k < NSTAGES; k++) {
+		qsort(t[k], (size_t)runs, sizeof t[k][0], cmp_double);
+		printf("| %s | %.1f ms |\n", names[k], t[k][runs / 2] * 1e3);
+	}
+	fflush(stdout);
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	static const long sizes[] = {100000, 1000000, 4000000};
@@ -296,6 +365,10 @@ int main(int argc, char **argv)
 		af_trace_free(t);
 		return 0;
 	}
+	if (argc >= 3 && strcmp(argv[1], "--stages") == 0) {
+		int n = argc > 3 ? atoi(argv[3]) : 5;
+		return n >= 1 && n <= 31 ? (stages(argv[2], n) ? 1 : 0) : 2;
+	}
 	if (argc >= 4 && strcmp(argv[1], "--pathological") == 0) {
 		int n = argc > 4 ? atoi(argv[4]) : 3;
 		double scale = argc > 5 ? atof(argv[5]) : 1;
@@ -309,6 +382,7 @@ int main(int argc, char **argv)
 	}
 	if (argc < 3) {
 		fputs("usage: aflame-bench CLI WORKDIR [RUNS]\n"
+		      "       aflame-bench --stages TRACE [RUNS]\n"
 		      "       aflame-bench --pathological CLI WORKDIR [RUNS] [SCALE]\n", stderr);
 		return 2;
 	}
@@ -362,6 +436,7 @@ int main(int argc, char **argv)
 			return 1;
 	}
 	snprintf(cmd, sizeof cmd, "%s/merged.svg", dir);
-	printf("\nmerged SVG of the largest input: %.1f MB\n", (double)size_of(cmd) / 1e6);
-	return 0;
+	printf("\nmerged SVG of the largest input: %.1f MB\n\n", (double)size_of(cmd) / 1e6);
+	/* where the merged graph's time goes, without the process around it */
+	return stages(trace, runs) ? 1 : 0;
 }
