@@ -240,6 +240,7 @@ int af_ptree_adopt(af_ptree *t, uint32_t new_root, uint32_t old_root,
  * before the count when the frame has self time, else ';' before a child. */
 typedef struct af_named {
 	const char *s;
+	size_t len;
 	uint32_t key; /* name id * 2 + 1 when ended by ';' */
 } af_named;
 
@@ -247,21 +248,19 @@ typedef struct af_named {
 static int af_named_cmp(const void *a, const void *b)
 {
 	const af_named *x = a, *y = b;
-	const unsigned char *p = (const unsigned char *)x->s;
-	const unsigned char *q = (const unsigned char *)y->s;
-	unsigned cp, cq;
+	size_t m = x->len < y->len ? x->len : y->len;
+	int c = memcmp(x->s, y->s, m);
+	unsigned cx, cy;
 
-	while (*p && *p == *q) {
-		p++;
-		q++;
-	}
-	cp = *p ? *p : (x->key & 1 ? ';' : ' ');
-	cq = *q ? *q : (y->key & 1 ? ';' : ' ');
-	if (cp != cq)
-		return cp < cq ? -1 : 1;
+	if (c)
+		return c;
+	/* one is a prefix of the other, or both are the same name */
+	cx = m < x->len ? (unsigned char)x->s[m] : x->key & 1 ? ';' : ' ';
+	cy = m < y->len ? (unsigned char)y->s[m] : y->key & 1 ? ';' : ' ';
+	if (cx != cy)
+		return cx < cy ? -1 : 1;
 	return (x->key > y->key) - (x->key < y->key);
 }
-
 
 /* Every name's place in sibling order, both ways it can end (see
  * af_tree_ranks()); NULL when out of memory. */
@@ -278,6 +277,7 @@ static uint32_t *af_rank_names(af_mem *mem, const af_names *names)
 	}
 	for (i = 0; i < 2 * nn; i++) {
 		named[i].s = names->str[i / 2];
+		named[i].len = i % 2 ? named[i - 1].len : strlen(named[i].s);
 		named[i].key = (uint32_t)i;
 	}
 	qsort(named, 2 * nn, sizeof *named, af_named_cmp);
