@@ -12,7 +12,6 @@
 #include "font.h"
 #include "style.h"
 
-#define AF_PI 3.14159265358979323846
 #define AF_CAIRO_MAX_SIDE 32767 /* cairo's image surface limit */
 
 static cairo_status_t af_write_file(void *closure, const unsigned char *data,
@@ -26,15 +25,28 @@ static cairo_status_t af_write_file(void *closure, const unsigned char *data,
 static void af_rounded(cairo_t *cr, double x, double y, double w, double h,
                        double r)
 {
+	/* a quarter circle as cairo draws a small one: a single Bézier whose
+	 * handles are 4/3 tan(pi/8) of the radius, without the trigonometry */
+	double k;
+
 	if (r > w / 2)
 		r = w / 2;
 	if (r > h / 2)
 		r = h / 2;
+	if (!(r > 0)) {
+		cairo_rectangle(cr, x, y, w, h);
+		return;
+	}
+	k = 0.55228474983079340 * r;
 	cairo_new_sub_path(cr);
-	cairo_arc(cr, x + w - r, y + r, r, -AF_PI / 2, 0);
-	cairo_arc(cr, x + w - r, y + h - r, r, 0, AF_PI / 2);
-	cairo_arc(cr, x + r, y + h - r, r, AF_PI / 2, AF_PI);
-	cairo_arc(cr, x + r, y + r, r, AF_PI, 3 * AF_PI / 2);
+	cairo_move_to(cr, x + w - r, y);
+	cairo_curve_to(cr, x + w - r + k, y, x + w, y + r - k, x + w, y + r);
+	cairo_line_to(cr, x + w, y + h - r);
+	cairo_curve_to(cr, x + w, y + h - r + k, x + w - r + k, y + h, x + w - r, y + h);
+	cairo_line_to(cr, x + r, y + h);
+	cairo_curve_to(cr, x + r - k, y + h, x, y + h - r + k, x, y + h - r);
+	cairo_line_to(cr, x, y + r);
+	cairo_curve_to(cr, x, y + r - k, x + r - k, y, x + r, y);
 	cairo_close_path(cr);
 }
 
