@@ -355,43 +355,35 @@ nomem:
 	return NULL;
 }
 
-af_status af_trace_record(af_trace *t, uint32_t tid, uint32_t method_action,
-                          uint32_t t0, uint32_t t1, long long off,
-                          af_error *err)
+af_status af_trace_no_path(const af_trace *t, long long off, af_error *err)
+{
+	if (t->tree.len >= t->tree.max_nodes)
+		return af_fail(err, AF_ERR_LIMIT, off, "cannot add call path %zu (limit %u)",
+		               t->tree.len + 1, t->tree.max_nodes);
+	return af_fail(err, AF_ERR_NOMEM, off, "out of memory adding call path %zu",
+	               t->tree.len + 1);
+}
+
+af_status af_trace_record_rest(af_trace *t, uint32_t tid, uint32_t method_action,
+                               uint32_t t0, uint32_t t1, long long off,
+                               af_error *err)
 {
 	af_thread *th = af_thread_for(t, tid & t->tid_mask, off, err);
-	uint32_t now[AF_CLOCK_RECORDED];
 	uint32_t mid = method_action & ~3u, node;
 	af_pnode *nodes;
 	int c;
 
 	if (!th)
 		return AF_ERR_NOMEM;
-	now[AF_CLOCK_CPU] = t0;
-	now[AF_CLOCK_WALL] = t1;
 	t->info.records++;
-	nodes = t->tree.nodes;
 	if (th->records++ == 0) {
 		th->first_off = off;
-		for (c = 0; c < AF_CLOCK_RECORDED; c++)
-			th->last[c] = now[c];
+		th->last[AF_CLOCK_CPU] = t0;
+		th->last[AF_CLOCK_WALL] = t1;
 	} else {
-		for (c = 0; c < AF_CLOCK_RECORDED; c++) {
-			uint32_t d = now[c] - th->last[c]; /* unwraps modulo 2^32 */
-			if (d > 0x7FFFFFFFu) {
-				t->info.time_backwards[c]++;
-				d = 0;
-			}
-			th->last[c] = now[c];
-			th->elapsed[c] += d;
-			if (th->depth) {
-				nodes[th->stack[th->depth - 1]].self[c] += d;
-				th->charged[c] += d;
-			} else {
-				th->empty[c] += d;
-			}
-		}
+		af_trace_charge(t, th, t0, t1);
 	}
+	nodes = t->tree.nodes;
 
 	switch (method_action & 3) {
 	case 0: /* enter */
@@ -417,13 +409,7 @@ af_status af_trace_record(af_trace *t, uint32_t tid, uint32_t method_action,
 			                      mid);
 		}
 		if (node == AF_NONE)
-			return t->tree.len >= t->tree.max_nodes
-			       ? af_fail(err, AF_ERR_LIMIT, off,
-			                 "cannot add call path %zu (limit %u)",
-			                 t->tree.len + 1, t->tree.max_nodes)
-			       : af_fail(err, AF_ERR_NOMEM, off,
-			                 "out of memory adding call path %zu",
-			                 t->tree.len + 1);
+			return af_trace_no_path(t, off, err);
 		if (AF_GROW(t->mem, th->stack, th->cap, th->depth + 1))
 			return af_fail(err, AF_ERR_NOMEM, off, "out of memory");
 		t->tree.nodes[node].calls++;

@@ -111,12 +111,89 @@ static inline void af_trace_progress(af_trace *t, size_t done, size_t total)
 		t->progress(t->progress_ctx, done, total);
 }
 
+/** Charges the time since a thread's previous record to its innermost
+ * frame (or, with none open, to its time before the first call). */
+static inline void af_trace_charge(af_trace *t, af_thread *th, uint32_t t0, uint32_t t1)
+{
+	const uint32_t now[AF_CLOCK_RECORDED] = {[AF_CLOCK_CPU] = t0, [AF_CLOCK_WALL] = t1};
+	uint32_t d[AF_CLOCK_RECORDED];
+	int c;
+
+	for (c = 0; c < AF_CLOCK_RECORDED; c++) {
+		d[c] = now[c] - th->last[c]; /* unwraps modulo 2^32 */
+		if (AF_UNLIKELY(d[c] > 0x7FFFFFFFu)) {
+			t->info.time_backwards[c]++;
+			d[c] = 0;
+		}
+		th->last[c] = now[c];
+		th->elapsed[c] += d[c];
+	}
+	if (th->depth) {
+		af_pnode *top = &t->tree.nodes[th->stack[th->depth - 1]];
+		for (c = 0; c < AF_CLOCK_RECORDED; c++) {
+			top->self[c] += d[c];
+			th->charged[c] += d[c];
+		}
+	} else {
+		for (c = 0; c < AF_CLOCK_RECORDED; c++)
+			th->empty[c] += d[c];
+	}
+}
+
+/** af_trace_record() for every record its inline part does not take. */
+af_status af_trace_record_rest(af_trace *t, uint32_t tid, uint32_t method_action,
+                               uint32_t t0, uint32_t t1, long long off,
+                               af_error *err);
+
+/** The error for a call path af_ptree_child() could not add. */
+af_status af_trace_no_path(const af_trace *t, long long off, af_error *err);
+
 /** Feeds one record.  `t0` is the thread-cpu time and `t1` the wall time;
  * a one-clock record passes its value in both.  `off` is the record's
- * byte offset, for messages. */
-af_status af_trace_record(af_trace *t, uint32_t tid, uint32_t method_action,
-                          uint32_t t0, uint32_t t1, long long off,
-                          af_error *err);
+ * byte offset, for messages.
+ *
+ * Inline, for the parsers' record loops: the common records (a thread
+ * already seen, an enter merged into the tree with room on the stack, an
+ * exit with a frame open) are taken here; the rest, and every failure, by
+ * af_trace_record_rest(). */
+static inline af_status af_trace_record(af_trace *t, uint32_t tid,
+                                        uint32_t method_action, uint32_t t0,
+                                        uint32_t t1, long long off, af_error *err)
+{
+	uint32_t k = tid & t->tid_mask, act = method_action & 3;
+	uint32_t mid = method_action & ~3u, node;
+	af_thread *th;
+
+	if (AF_UNLIKELY(k >= t->thread_of_len || !t->thread_of[k] || t->flamechart))
+		return af_trace_record_rest(t, tid, method_action, t0, t1, off, err);
+	th = &t->threads[t->thread_of[k] - 1];
+	if (AF_UNLIKELY(th->records == 0 || act == 3 ||
+	                (act == 0 ? th->depth >= th->cap || th->depth >= t->limits.max_depth
+	                          : th->depth == 0)))
+		return af_trace_record_rest(t, tid, method_action, t0, t1, off, err);
+	t->info.records++;
+	th->records++;
+	af_trace_charge(t, th, t0, t1);
+	if (act == 0) {
+		t->info.enters++;
+		node = af_ptree_child(&t->tree, th->depth ? th->stack[th->depth - 1] : th->root,
+		                      mid);
+		if (AF_UNLIKELY(node == AF_NONE))
+			return af_trace_no_path(t, off, err);
+		t->tree.nodes[node].calls++;
+		th->calls++;
+		th->stack[th->depth++] = node;
+	} else {
+		if (act == 1)
+			t->info.exits++;
+		else
+			t->info.unwinds++;
+		node = th->stack[--th->depth];
+		if (t->tree.nodes[node].key != mid)
+			t->info.mismatched_exits++;
+	}
+	return AF_OK;
+}
 
 /** Declares a thread name (key line or streaming item at `off`). */
 af_status af_trace_declare_thread(af_trace *t, uint32_t tid, const char *name,
