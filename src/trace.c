@@ -96,6 +96,7 @@ void af_trace_free(af_trace *t)
 	af_free(mem, t->totals);
 	af_free(mem, t->methods);
 	af_u32map_free(&t->method_index);
+	af_free(mem, t->dense);
 	af_names_free(&t->frames);
 	af_ptree_free(&t->tree);
 	af_shared_names_unref(t->shared_names);
@@ -458,6 +459,30 @@ af_status af_trace_record_rest(af_trace *t, uint32_t tid, uint32_t method_action
 	return AF_OK;
 }
 
+/* Indexes the method table by id without hashing when the ids are dense
+ * enough (at most four slots per method); -1 when out of memory. */
+static int af_trace_index_dense(af_trace *t)
+{
+	uint32_t lo = UINT32_MAX, hi = 0;
+	size_t i, len;
+
+	for (i = 0; i < t->nmethods; i++) {
+		lo = t->methods[i].id < lo ? t->methods[i].id : lo;
+		hi = t->methods[i].id > hi ? t->methods[i].id : hi;
+	}
+	len = t->nmethods ? (size_t)((hi - lo) >> 2) + 1 : 0;
+	if (!t->nmethods || len > 4 * t->nmethods + 1024)
+		return 0;
+	t->dense = af_calloc(t->mem, len, sizeof *t->dense);
+	if (!t->dense)
+		return -1;
+	for (i = 0; i < t->nmethods; i++)
+		t->dense[(t->methods[i].id - lo) >> 2] = (uint32_t)i + 1;
+	t->dense_lo = lo;
+	t->dense_len = len;
+	return 0;
+}
+
 /* One pass over the paths, children before parents: each path's subtree
  * totals, each thread's off-CPU time (dual clock: wall minus thread-cpu,
  * never below zero, per path) and the calls to methods the method table
@@ -502,7 +527,7 @@ static int af_trace_sums(af_trace *t)
 			tot[p][c] += tot[i][c];
 		if (wait)
 			waited[p] += waited[i];
-		if (methods && !af_u32map_get(&t->method_index, nd->key, &idx)) {
+		if (methods && !af_trace_method(t, nd->key, &idx)) {
 			t->info.unknown_method_calls += nd->calls;
 			if (!af_u32map_get(&unknown, nd->key, &idx)) {
 				if (af_u32map_put(&unknown, nd->key, 0))
@@ -571,7 +596,7 @@ af_status af_trace_finish(af_trace *t, af_error *err)
 		for (c = 0; c < AF_CLOCK_RECORDED; c++)
 			if (!t->info.has_clock[c])
 				t->threads[i].elapsed[c] = 0;
-	if (af_trace_sums(t))
+	if (af_trace_index_dense(t) || af_trace_sums(t))
 		return af_fail(err, AF_ERR_NOMEM, end, "out of memory");
 	t->info.has_clock[AF_CLOCK_WAIT] =
 		t->info.has_clock[AF_CLOCK_WALL] && t->info.has_clock[AF_CLOCK_CPU];
@@ -691,7 +716,7 @@ uint32_t af_trace_frame_name(const af_trace *t, uint32_t mid, int signatures,
 	uint32_t idx, id;
 	int bad = 0;
 
-	if (af_u32map_get(&t->method_index, mid, &idx)) {
+	if (af_trace_method(t, mid, &idx)) {
 		const af_method *m = &t->methods[idx];
 		size_t i;
 		/* Dalvik writes classes with slashes */

@@ -51,6 +51,13 @@ struct af_trace {
 	af_method *methods;
 	size_t nmethods, methods_cap;
 	af_u32map method_index;   /* method id -> index in methods */
+	uint32_t *dense;          /* the same without hashing, made at the end
+	                             when the ids are dense, as ART's are (it
+	                             numbers its methods; Dalvik's ids are
+	                             addresses): entry (id - dense_lo) / 4 holds
+	                             the index + 1, 0 for none; else NULL */
+	uint32_t dense_lo;
+	size_t dense_len;
 
 	af_decl_thread *decl;     /* declared threads, in key order */
 	size_t ndecl, decl_cap;
@@ -103,6 +110,20 @@ af_status af_trace_absorb(af_trace *t, af_trace *w, af_error *err);
 int af_java_type(af_buf *b, const char *d, size_t len, size_t *i,
                  const char *(*rename)(const void *ctx, const char *cls),
                  const void *ctx);
+
+/** Finds method `mid` (low two bits clear) in the method table: 1 and its
+ * index in *idx, or 0 when the table does not name it. */
+static inline int af_trace_method(const af_trace *t, uint32_t mid, uint32_t *idx)
+{
+	if (t->dense) {
+		size_t k = (size_t)((mid - t->dense_lo) >> 2);
+		if (mid < t->dense_lo || k >= t->dense_len || !t->dense[k])
+			return 0;
+		*idx = t->dense[k] - 1;
+		return 1;
+	}
+	return af_u32map_get(&t->method_index, mid, idx);
+}
 
 /** Reports progress every 4 MiB of input. */
 static inline void af_trace_progress(af_trace *t, size_t done, size_t total)

@@ -434,7 +434,8 @@ struct af_shared_names {
 	atomic_uint refs;   /* the trace's, and one per tree using them */
 	af_mem *mem;
 	af_names names;     /* "all" (id 0), thread names, frame names */
-	af_u32map of_key;   /* raw key (method id, folded frame id) -> name id */
+	uint32_t *of_index; /* method index, or folded frame id -> name id */
+	af_u32map of_key;   /* method ids the method table does not name -> name id */
 	uint32_t *thread;   /* trace thread index -> name id */
 	uint32_t *rank;     /* as af_tree_ranks() */
 };
@@ -447,6 +448,7 @@ void af_shared_names_unref(af_shared_names *s)
 		return;
 	mem = s->mem;
 	af_names_free(&s->names);
+	af_free(mem, s->of_index);
 	af_u32map_free(&s->of_key);
 	af_free(mem, s->thread);
 	af_free(mem, s->rank);
@@ -477,31 +479,32 @@ static af_shared_names *af_shared_names_make(const af_trace *t)
 			goto fail;
 	}
 	if (t->info.variant == AF_VARIANT_FOLDED) {
-		for (i = 0; i < t->frames.len; i++) {
+		s->of_index = af_malloc(s->mem, (t->frames.len ? t->frames.len : 1) * sizeof *s->of_index);
+		for (i = 0; s->of_index && i < t->frames.len; i++) {
 			const char *f = t->frames.str[i];
-			uint32_t id = af_names_intern(&s->names, f, strlen(f));
-			if (id == AF_NONE || af_u32map_put(&s->of_key, (uint32_t)i, id))
+			if ((s->of_index[i] = af_names_intern(&s->names, f, strlen(f))) == AF_NONE)
 				goto fail;
 		}
 	} else {
 		/* the methods the table names, then any ids it does not */
-		for (i = 0; i < t->nmethods; i++) {
-			uint32_t mid = t->methods[i].id;
-			uint32_t id = af_trace_frame_name(t, mid, 0, &s->names);
-			if (id == AF_NONE || af_u32map_put(&s->of_key, mid, id))
+		s->of_index = af_malloc(s->mem, (t->nmethods ? t->nmethods : 1) * sizeof *s->of_index);
+		for (i = 0; s->of_index && i < t->nmethods; i++) {
+			s->of_index[i] = af_trace_frame_name(t, t->methods[i].id, 0, &s->names);
+			if (s->of_index[i] == AF_NONE)
 				goto fail;
 		}
-		for (i = 0; t->info.unknown_methods && i < t->tree.len; i++) {
+		for (i = 0; s->of_index && t->info.unknown_methods && i < t->tree.len; i++) {
 			const af_pnode *n = &t->tree.nodes[i];
 			uint32_t id;
-			if (n->parent == AF_NONE || af_u32map_get(&s->of_key, n->key, &id))
+			if (n->parent == AF_NONE || af_trace_method(t, n->key, &id) ||
+			    af_u32map_get(&s->of_key, n->key, &id))
 				continue;
 			id = af_trace_frame_name(t, n->key, 0, &s->names);
 			if (id == AF_NONE || af_u32map_put(&s->of_key, n->key, id))
 				goto fail;
 		}
 	}
-	s->rank = af_rank_names(s->mem, &s->names);
+	s->rank = s->of_index ? af_rank_names(s->mem, &s->names) : NULL;
 	if (s->rank)
 		return s;
 fail:
@@ -540,8 +543,14 @@ static uint32_t af_view_name(af_tree *tree, const af_trace *trace, uint32_t key,
 {
 	uint32_t name;
 
-	if (tree->shared)
-		return af_u32map_get(&tree->shared->of_key, key, &name) ? name : AF_NONE;
+	if (tree->shared) {
+		const af_shared_names *s = tree->shared;
+		if (trace->info.variant == AF_VARIANT_FOLDED)
+			return s->of_index[key];
+		if (af_trace_method(trace, key, &name))
+			return s->of_index[name];
+		return af_u32map_get(&s->of_key, key, &name) ? name : AF_NONE;
+	}
 	if (af_u32map_get(&tree->name_of, key, &name))
 		return name;
 	if (trace->info.variant == AF_VARIANT_FOLDED)

@@ -145,7 +145,7 @@ uint32_t af_view_method_name(const af_trace *t, uint32_t mid,
 	int bad = 0;
 
 	/* unknown ids keep their placeholder, which has no package */
-	if (!af_view_renames(opt) || !af_u32map_get(&t->method_index, mid, &idx))
+	if (!af_view_renames(opt) || !af_trace_method(t, mid, &idx))
 		return af_trace_frame_name(t, mid, opt && opt->signatures, names);
 	m = &t->methods[idx];
 	for (c = m->cls; *c && !bad; c++)
