@@ -146,7 +146,8 @@ static cairo_status_t af_draw(cairo_t *cr, const af_layout *l, af_font *font,
 
 		af_tree_node(l->tree, r->node, &ni);
 		c = af_style_fill(st, &ni);
-		af_rounded(cr, r->x, r->y, r->w, r->h, r->h >= 6 ? 2 : 0);
+		/* corners are rounded where a pixel can show it */
+		af_rounded(cr, r->x, r->y, r->w, r->h, r->h >= 6 && r->w >= 2 ? 2 : 0);
 		cairo_set_source_rgb(cr, c.r / 255.0, c.g / 255.0, c.b / 255.0);
 		cairo_fill(cr);
 		if (r->h < fs + 2)
