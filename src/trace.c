@@ -97,6 +97,7 @@ void af_trace_free(af_trace *t)
 	af_free(mem, t->methods);
 	af_u32map_free(&t->method_index);
 	af_free(mem, t->dense);
+	af_free(mem, t->called);
 	af_names_free(&t->frames);
 	af_ptree_free(&t->tree);
 	af_shared_names_unref(t->shared_names);
@@ -501,7 +502,9 @@ static int af_trace_sums(af_trace *t)
 	int c, r = -1;
 
 	tot = t->totals = af_calloc(t->mem, n ? n : 1, sizeof *t->totals);
-	if (!tot || (wait && !(waited = af_calloc(t->mem, n ? n : 1, sizeof *waited))))
+	t->called = af_calloc(t->mem, t->nmethods / 8 + 1, 1);
+	if (!tot || !t->called ||
+	    (wait && !(waited = af_calloc(t->mem, n ? n : 1, sizeof *waited))))
 		goto out;
 	if (t->tree.adopted) {
 		/* an orphan exit made an older root the child of a newer one */
@@ -527,7 +530,9 @@ static int af_trace_sums(af_trace *t)
 			tot[p][c] += tot[i][c];
 		if (wait)
 			waited[p] += waited[i];
-		if (methods && !af_trace_method(t, nd->key, &idx)) {
+		if (methods && af_trace_method(t, nd->key, &idx)) {
+			t->called[idx / 8] |= (uint8_t)(1u << (idx % 8));
+		} else if (methods) {
 			t->info.unknown_method_calls += nd->calls;
 			if (!af_u32map_get(&unknown, nd->key, &idx)) {
 				if (af_u32map_put(&unknown, nd->key, 0))

@@ -58,6 +58,7 @@ struct af_trace {
 	                             the index + 1, 0 for none; else NULL */
 	uint32_t dense_lo;
 	size_t dense_len;
+	uint8_t *called;          /* a bit per method: some call path names it */
 
 	af_decl_thread *decl;     /* declared threads, in key order */
 	size_t ndecl, decl_cap;

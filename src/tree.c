@@ -486,11 +486,13 @@ static af_shared_names *af_shared_names_make(const af_trace *t)
 				goto fail;
 		}
 	} else {
-		/* the methods the table names, then any ids it does not */
+		/* the methods the calls name, then any ids the table does not */
 		s->of_index = af_malloc(s->mem, (t->nmethods ? t->nmethods : 1) * sizeof *s->of_index);
 		for (i = 0; s->of_index && i < t->nmethods; i++) {
-			s->of_index[i] = af_trace_frame_name(t, t->methods[i].id, 0, &s->names);
-			if (s->of_index[i] == AF_NONE)
+			s->of_index[i] = AF_NONE; /* named by no call path */
+			if (t->called[i / 8] & (1u << (i % 8)) &&
+			    (s->of_index[i] = af_trace_frame_name(t, t->methods[i].id, 0,
+			                                          &s->names)) == AF_NONE)
 				goto fail;
 		}
 		for (i = 0; s->of_index && t->info.unknown_methods && i < t->tree.len; i++) {
