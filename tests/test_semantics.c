@@ -547,3 +547,78 @@ Test(semantics, tree_totals_and_counts)
 	af_trace_free(t);
 	free(buf);
 }
+
+/* One trace, methods numbered from `base` by `step` (ART numbers its
+ * methods densely; Dalvik's ids are addresses), main calling a, b and an id
+ * the key does not name, b calling a. */
+static uint8_t *ids_trace(uint32_t base, uint32_t step, size_t *len)
+{
+	af_writer_options o = {.variant = AF_VARIANT_REGULAR, .clock = AF_WRITER_DUAL};
+	af_writer *w = af_writer_new(&o);
+	uint32_t a = base, b = base + step, unknown = base + 7 * step;
+
+	cr_assert_not_null(w);
+	cr_assert_eq(af_writer_thread(w, 1, "main"), 0);
+	cr_assert_eq(af_writer_method(w, a, "com.example.App", "a", "()V", "App.java"), 0);
+	cr_assert_eq(af_writer_method(w, b, "com.example.App", "b", "()V", "App.java"), 0);
+	rec(w, 1, a, 0, 0, 0);
+	rec(w, 1, a, 1, 10, 20);
+	rec(w, 1, b, 0, 10, 20);
+	rec(w, 1, a, 0, 15, 30);
+	rec(w, 1, a, 1, 17, 40);
+	rec(w, 1, b, 1, 20, 45);
+	rec(w, 1, unknown, 0, 20, 45);
+	rec(w, 1, unknown, 1, 23, 50);
+	return t_finish(w, len, NULL);
+}
+
+Test(semantics, dense_and_sparse_method_ids_name_frames_alike)
+{
+	size_t ld, ls;
+	uint8_t *dense = ids_trace(4, 4, &ld), *sparse = ids_trace(0x6da60000u, 0x100000u, &ls);
+	char *fd = t_folded(dense, ld, AF_CLOCK_WALL, NULL);
+	char *fs = t_folded(sparse, ls, AF_CLOCK_WALL, NULL);
+
+	cr_assert_str_eq(fd, "main;(unknown method 0x20) 5\n"
+	                     "main;com.example.App.a 20\n"
+	                     "main;com.example.App.b 15\n"
+	                     "main;com.example.App.b;com.example.App.a 10\n");
+	/* the same frames, but for the unnamed id */
+	cr_assert_str_eq(fs, "main;(unknown method 0x6e160000) 5\n"
+	                     "main;com.example.App.a 20\n"
+	                     "main;com.example.App.b 15\n"
+	                     "main;com.example.App.b;com.example.App.a 10\n");
+	free(fd);
+	free(fs);
+	free(dense);
+	free(sparse);
+}
+
+/* Trees of one trace share its frame names: they must outlive the trace. */
+Test(semantics, trees_keep_their_names_after_the_trace_is_freed)
+{
+	size_t len, i, n;
+	uint8_t *buf = ids_trace(4, 4, &len);
+	af_trace *t = t_parse(buf, len);
+	af_tree_options one = {.threads = (const char *[]){"main"}, .nthreads = 1};
+	af_tree *all = NULL, *main_only = NULL;
+	af_node_info ni;
+	af_error e;
+	int seen = 0;
+
+	cr_assert_eq(af_tree_from_trace(t, NULL, &all, &e), AF_OK, "%s", e.message);
+	cr_assert_eq(af_tree_from_trace(t, &one, &main_only, &e), AF_OK, "%s", e.message);
+	af_trace_free(t);
+	free(buf);
+	cr_assert_eq(af_tree_size(all), af_tree_size(main_only));
+	for (i = 0, n = af_tree_size(all); i < n; i++) {
+		af_node_info other;
+		af_tree_node(all, i, &ni);
+		af_tree_node(main_only, i, &other);
+		cr_assert_str_eq(ni.name, other.name);
+		seen += strcmp(ni.name, "(unknown method 0x20)") == 0;
+	}
+	cr_assert_eq(seen, 1);
+	af_tree_free(all);
+	af_tree_free(main_only);
+}
