@@ -39,49 +39,52 @@ static void rec(af_writer *w, uint32_t tid, uint32_t id, int action,
 	cr_assert_eq(af_writer_record(w, tid, id, action, cpu, wall), 0);
 }
 
-static void expect(af_writer *w, af_clock clock, const char *want)
-{
+/* A finished trace: the writer's bytes, parsed as often as a test asks. */
+typedef struct {
+	uint8_t *buf;
 	size_t len;
-	uint8_t *buf = t_finish(w, &len, NULL);
-	char *got = t_folded(buf, len, clock, NULL);
-	cr_assert_str_eq(got, want);
-	free(got);
-	free(buf);
+} bytes;
+
+static bytes done(af_writer *w)
+{
+	bytes b;
+	b.buf = t_finish(w, &b.len, NULL);
+	return b;
 }
 
-static af_trace *parsed(af_writer *w, uint8_t **buf)
+static af_trace *parse(bytes b)
 {
-	size_t len;
-	*buf = t_finish(w, &len, NULL);
-	return t_parse(*buf, len);
+	return t_parse(b.buf, b.len);
+}
+
+static void expect(bytes b, af_clock clock, const char *want)
+{
+	char *got = t_folded(b.buf, b.len, clock, NULL);
+	cr_assert_str_eq(got, want);
+	free(got);
 }
 
 Test(semantics, self_time_is_time_between_records)
 {
 	af_writer *w = app();
+	bytes b;
+
 	rec(w, 1, A, AF_ENTER, 0, 0);
 	rec(w, 1, B, AF_ENTER, 10, 100);
 	rec(w, 1, B, AF_EXIT, 30, 300);
 	rec(w, 1, A, AF_EXIT, 40, 400);
-	{
-		size_t len;
-		uint8_t *buf = t_finish(w, &len, NULL);
-		char *wall = t_folded(buf, len, AF_CLOCK_WALL, NULL);
-		char *cpu = t_folded(buf, len, AF_CLOCK_CPU, NULL);
-		cr_assert_str_eq(wall, "main;com.example.App.a 200\n"
-		                       "main;com.example.App.a;com.example.App.b 200\n");
-		cr_assert_str_eq(cpu, "main;com.example.App.a 20\n"
-		                      "main;com.example.App.a;com.example.App.b 20\n");
-		free(wall);
-		free(cpu);
-		free(buf);
-	}
+	b = done(w);
+	expect(b, AF_CLOCK_WALL, "main;com.example.App.a 200\n"
+	                         "main;com.example.App.a;com.example.App.b 200\n");
+	expect(b, AF_CLOCK_CPU, "main;com.example.App.a 20\n"
+	                        "main;com.example.App.a;com.example.App.b 20\n");
+	free(b.buf);
 }
 
 Test(semantics, unwind_is_an_exit)
 {
 	af_writer *w = app();
-	uint8_t *buf;
+	bytes b;
 	af_trace *t;
 
 	rec(w, 1, A, AF_ENTER, 0, 0);
@@ -90,74 +93,57 @@ Test(semantics, unwind_is_an_exit)
 	rec(w, 1, C, AF_UNWIND, 0, 30);
 	rec(w, 1, B, AF_UNWIND, 0, 40);
 	rec(w, 1, A, AF_UNWIND, 0, 50);
-	rec(w, 1, D, AF_ENTER, 0, 55);
-	rec(w, 1, D, AF_EXIT, 0, 60);
-	t = parsed(w, &buf);
+	b = done(w);
+	t = parse(b);
 	cr_assert_eq(af_trace_get_info(t)->unwinds, 3);
 	cr_assert_eq(af_trace_get_info(t)->orphan_exits, 0);
 	cr_assert_eq(af_trace_get_info(t)->open_at_end, 0);
 	af_trace_free(t);
-	w = app();
-	rec(w, 1, A, AF_ENTER, 0, 0);
-	rec(w, 1, B, AF_ENTER, 0, 10);
-	rec(w, 1, C, AF_ENTER, 0, 20);
-	rec(w, 1, C, AF_UNWIND, 0, 30);
-	rec(w, 1, B, AF_UNWIND, 0, 40);
-	rec(w, 1, A, AF_UNWIND, 0, 50);
-	expect(w, AF_CLOCK_WALL,
+	expect(b, AF_CLOCK_WALL,
 	       "main;com.example.App.a 20\n"
 	       "main;com.example.App.a;com.example.App.b 20\n"
 	       "main;com.example.App.a;com.example.App.b;com.example.App.c 10\n");
-	free(buf);
+	free(b.buf);
 }
 
 Test(semantics, exit_naming_another_method_pops_the_top)
 {
 	af_writer *w = app();
-	uint8_t *buf;
+	bytes b;
 	af_trace *t;
 
 	rec(w, 1, A, AF_ENTER, 0, 0);
 	rec(w, 1, B, AF_ENTER, 0, 10);
 	rec(w, 1, C, AF_EXIT, 0, 20); /* names c, pops b */
 	rec(w, 1, A, AF_EXIT, 0, 30);
-	t = parsed(w, &buf);
+	b = done(w);
+	t = parse(b);
 	cr_assert_eq(af_trace_get_info(t)->mismatched_exits, 1);
 	cr_assert_eq(af_trace_get_info(t)->open_at_end, 0);
 	af_trace_free(t);
-	free(buf);
-
-	w = app();
-	rec(w, 1, A, AF_ENTER, 0, 0);
-	rec(w, 1, B, AF_ENTER, 0, 10);
-	rec(w, 1, C, AF_EXIT, 0, 20);
-	rec(w, 1, A, AF_EXIT, 0, 30);
-	expect(w, AF_CLOCK_WALL, "main;com.example.App.a 20\n"
+	expect(b, AF_CLOCK_WALL, "main;com.example.App.a 20\n"
 	                         "main;com.example.App.a;com.example.App.b 10\n");
+	free(b.buf);
 }
 
 /* Dalvik traces begin inside the methods that started tracing. */
-static void orphans_at_start(af_writer *w)
-{
-	rec(w, 1, C, AF_EXIT, 1, 10);
-	rec(w, 1, B, AF_EXIT, 2, 20);
-	rec(w, 1, D, AF_ENTER, 3, 25);
-	rec(w, 1, D, AF_EXIT, 4, 35);
-	rec(w, 1, A, AF_EXIT, 5, 50);
-}
-
 Test(semantics, orphan_exits_at_start_reroot_the_thread)
 {
-	uint8_t *buf;
 	af_writer *w = app();
+	bytes b;
 	af_trace *t;
 	af_tree *tree;
 	af_error e;
 	size_t i, n;
 	int seen = 0;
 
-	orphans_at_start(w);
-	t = parsed(w, &buf);
+	rec(w, 1, C, AF_EXIT, 1, 10);
+	rec(w, 1, B, AF_EXIT, 2, 20);
+	rec(w, 1, D, AF_ENTER, 3, 25);
+	rec(w, 1, D, AF_EXIT, 4, 35);
+	rec(w, 1, A, AF_EXIT, 5, 50);
+	b = done(w);
+	t = parse(b);
 	cr_assert_eq(af_trace_get_info(t)->orphan_exits, 3);
 	cr_assert_eq(af_tree_from_trace(t, NULL, &tree, &e), AF_OK);
 	/* every frame is one call: the re-rooted ones included */
@@ -172,25 +158,22 @@ Test(semantics, orphan_exits_at_start_reroot_the_thread)
 	cr_assert_eq(seen, 4);
 	af_tree_free(tree);
 	af_trace_free(t);
-	free(buf);
-
-	w = app();
-	orphans_at_start(w);
-	expect(w, AF_CLOCK_WALL,
+	expect(b, AF_CLOCK_WALL,
 	       "main;com.example.App.a 20\n"
 	       "main;com.example.App.a;com.example.App.b 10\n"
 	       "main;com.example.App.a;com.example.App.d 10\n");
-	w = app();
-	orphans_at_start(w);
-	expect(w, AF_CLOCK_CPU,
+	expect(b, AF_CLOCK_CPU,
 	       "main;com.example.App.a 2\n"
 	       "main;com.example.App.a;com.example.App.b 1\n"
 	       "main;com.example.App.a;com.example.App.d 1\n");
+	free(b.buf);
 }
 
 Test(semantics, orphan_exit_mid_trace_adopts_what_came_before)
 {
 	af_writer *w = app();
+	bytes b;
+
 	rec(w, 1, A, AF_ENTER, 0, 0);
 	rec(w, 1, B, AF_ENTER, 0, 10);
 	rec(w, 1, B, AF_EXIT, 0, 20);
@@ -198,18 +181,20 @@ Test(semantics, orphan_exit_mid_trace_adopts_what_came_before)
 	rec(w, 1, X, AF_EXIT, 0, 45); /* x called a */
 	rec(w, 1, Y, AF_ENTER, 0, 50);
 	rec(w, 1, Y, AF_EXIT, 0, 60);
-	expect(w, AF_CLOCK_WALL,
+	b = done(w);
+	expect(b, AF_CLOCK_WALL,
 	       "main;com.example.App.x 15\n"
 	       "main;com.example.App.x;com.example.App.a 20\n"
 	       "main;com.example.App.x;com.example.App.a;com.example.App.b 10\n"
 	       "main;com.example.App.y 10\n");
+	free(b.buf);
 }
 
 Test(semantics, open_frames_close_at_the_threads_last_record)
 {
-	uint8_t *buf;
-	af_trace *t;
 	af_writer *w = app();
+	bytes b;
+	af_trace *t;
 
 	cr_assert_eq(af_writer_thread(w, 2, "worker"), 0);
 	rec(w, 1, A, AF_ENTER, 0, 0);
@@ -217,21 +202,14 @@ Test(semantics, open_frames_close_at_the_threads_last_record)
 	rec(w, 2, D, AF_ENTER, 0, 15);
 	rec(w, 1, C, AF_ENTER, 0, 30);
 	rec(w, 2, D, AF_EXIT, 0, 1000); /* later records of another thread */
-	t = parsed(w, &buf);
+	b = done(w);
+	t = parse(b);
 	cr_assert_eq(af_trace_get_info(t)->open_at_end, 3);
 	af_trace_free(t);
-	free(buf);
-
-	w = app();
-	cr_assert_eq(af_writer_thread(w, 2, "worker"), 0);
-	rec(w, 1, A, AF_ENTER, 0, 0);
-	rec(w, 1, B, AF_ENTER, 0, 10);
-	rec(w, 2, D, AF_ENTER, 0, 15);
-	rec(w, 1, C, AF_ENTER, 0, 30);
-	rec(w, 2, D, AF_EXIT, 0, 1000);
-	expect(w, AF_CLOCK_WALL, "main;com.example.App.a 10\n"
+	expect(b, AF_CLOCK_WALL, "main;com.example.App.a 10\n"
 	                         "main;com.example.App.a;com.example.App.b 20\n"
 	                         "worker;com.example.App.d 985\n");
+	free(b.buf);
 }
 
 Test(semantics, only_per_thread_order_matters)
@@ -242,43 +220,39 @@ Test(semantics, only_per_thread_order_matters)
 		{2, D, AF_ENTER, 12}, {1, C, AF_EXIT, 20},  {2, D, AF_EXIT, 40},
 		{1, A, AF_EXIT, 45},  {2, B, AF_EXIT, 50},
 	};
-	size_t i, l1, l2;
+	static const char want[] = "main;com.example.App.a 35\n"
+	                           "main;com.example.App.a;com.example.App.c 10\n"
+	                           "worker;com.example.App.b 17\n"
+	                           "worker;com.example.App.b;com.example.App.d 28\n";
+	size_t i;
 	int pass;
-	char *f[2];
-	uint8_t *buf[2];
 
 	for (pass = 0; pass < 2; pass++) {
 		af_writer *w = app();
+		bytes b;
+		uint32_t tid;
+
 		cr_assert_eq(af_writer_thread(w, 2, "worker"), 0);
 		if (pass == 0) {
 			for (i = 0; i < 8; i++)
 				rec(w, ev[i][0], ev[i][1], (int)ev[i][2], ev[i][3], ev[i][3]);
 		} else {
-			uint32_t tid;
 			for (tid = 2; tid >= 1; tid--)
 				for (i = 0; i < 8; i++)
 					if (ev[i][0] == tid)
 						rec(w, tid, ev[i][1], (int)ev[i][2], ev[i][3],
 						    ev[i][3]);
 		}
-		buf[pass] = t_finish(w, pass ? &l2 : &l1, NULL);
-		f[pass] = t_folded(buf[pass], pass ? l2 : l1, AF_CLOCK_WALL, NULL);
-	}
-	cr_assert_str_eq(f[0], f[1]);
-	cr_assert_str_eq(f[0], "main;com.example.App.a 35\n"
-	                       "main;com.example.App.a;com.example.App.c 10\n"
-	                       "worker;com.example.App.b 17\n"
-	                       "worker;com.example.App.b;com.example.App.d 28\n");
-	for (pass = 0; pass < 2; pass++) {
-		free(f[pass]);
-		free(buf[pass]);
+		b = done(w);
+		expect(b, AF_CLOCK_WALL, want);
+		free(b.buf);
 	}
 }
 
 Test(semantics, thread_ids_match_the_key_by_their_low_bits)
 {
 	af_writer *w = app();
-	uint8_t *buf;
+	bytes b;
 	af_trace *t;
 	af_thread_info ti;
 	size_t i, n;
@@ -295,7 +269,8 @@ Test(semantics, thread_ids_match_the_key_by_their_low_bits)
 	rec(w, 3, B, AF_EXIT, 0, 6);
 	rec(w, 9, C, AF_ENTER, 0, 0);
 	rec(w, 9, C, AF_EXIT, 0, 4);
-	t = parsed(w, &buf);
+	b = done(w);
+	t = parse(b);
 	cr_assert_eq(af_trace_get_info(t)->unknown_threads, 1);
 	n = af_trace_thread_count(t);
 	cr_assert_eq(n, 4);
@@ -307,31 +282,11 @@ Test(semantics, thread_ids_match_the_key_by_their_low_bits)
 			cr_assert_str_eq(ti.name, "Thread-9");
 	}
 	af_trace_free(t);
-	{
-		size_t len = 0;
-		char *f;
-		af_writer *w2 = app();
-		cr_assert_eq(af_writer_thread(w2, 70001, "big"), 0);
-		cr_assert_eq(af_writer_thread(w2, 2, "pool"), 0);
-		cr_assert_eq(af_writer_thread(w2, 3, "pool"), 0);
-		rec(w2, 70001 & 0xFFFF, A, AF_ENTER, 0, 0);
-		rec(w2, 70001 & 0xFFFF, A, AF_EXIT, 0, 7);
-		rec(w2, 2, B, AF_ENTER, 0, 0);
-		rec(w2, 2, B, AF_EXIT, 0, 5);
-		rec(w2, 3, B, AF_ENTER, 0, 0);
-		rec(w2, 3, B, AF_EXIT, 0, 6);
-		rec(w2, 9, C, AF_ENTER, 0, 0);
-		rec(w2, 9, C, AF_EXIT, 0, 4);
-		free(buf);
-		buf = t_finish(w2, &len, NULL);
-		f = t_folded(buf, len, AF_CLOCK_WALL, NULL);
-		/* same-named threads merge */
-		cr_assert_str_eq(f, "Thread-9;com.example.App.c 4\n"
-		                    "big;com.example.App.a 7\n"
-		                    "pool;com.example.App.b 11\n");
-		free(f);
-	}
-	free(buf);
+	/* same-named threads merge */
+	expect(b, AF_CLOCK_WALL, "Thread-9;com.example.App.c 4\n"
+	                         "big;com.example.App.a 7\n"
+	                         "pool;com.example.App.b 11\n");
+	free(b.buf);
 }
 
 Test(semantics, version1_thread_ids_are_8_bits)
@@ -339,36 +294,31 @@ Test(semantics, version1_thread_ids_are_8_bits)
 	af_writer_options o = {.variant = AF_VARIANT_REGULAR, .version = 1,
 	                       .clock = AF_WRITER_THREAD_CPU, .dalvik = 1};
 	af_writer *w = af_writer_new(&o);
-	size_t len;
-	uint8_t *buf;
-	char *f;
+	bytes b;
 
 	cr_assert_eq(af_writer_thread(w, 300, "wide"), 0);
 	cr_assert_eq(af_writer_method(w, 0x4006e8f0, "android.os.Looper", "loop",
 	                              "()V", "Looper.java"), 0);
 	rec(w, 300, 0x4006e8f0, AF_ENTER, 10, 0);
 	rec(w, 300, 0x4006e8f0, AF_EXIT, 25, 0);
-	buf = t_finish(w, &len, NULL);
-	f = t_folded(buf, len, AF_CLOCK_CPU, NULL);
-	cr_assert_str_eq(f, "wide;android.os.Looper.loop 15\n");
-	free(f);
-	free(buf);
+	b = done(w);
+	expect(b, AF_CLOCK_CPU, "wide;android.os.Looper.loop 15\n");
+	free(b.buf);
 }
 
 Test(semantics, clocks_unwrap_and_never_step_back)
 {
 	af_writer *w = app();
-	uint8_t *buf;
+	bytes b;
 	af_trace *t;
 
 	/* 32-bit µs wrap after 71.6 minutes */
 	rec(w, 1, A, AF_ENTER, 0xFFFFFFF0u, 0xFFFFFF00u);
 	rec(w, 1, A, AF_EXIT, 0x10, 0x100);
-	expect(w, AF_CLOCK_CPU, "main;com.example.App.a 32\n");
-	w = app();
-	rec(w, 1, A, AF_ENTER, 0xFFFFFFF0u, 0xFFFFFF00u);
-	rec(w, 1, A, AF_EXIT, 0x10, 0x100);
-	expect(w, AF_CLOCK_WALL, "main;com.example.App.a 512\n");
+	b = done(w);
+	expect(b, AF_CLOCK_CPU, "main;com.example.App.a 32\n");
+	expect(b, AF_CLOCK_WALL, "main;com.example.App.a 512\n");
+	free(b.buf);
 
 	/* Dalvik's gettimeofday can step back: that step counts as zero */
 	w = app();
@@ -376,43 +326,35 @@ Test(semantics, clocks_unwrap_and_never_step_back)
 	rec(w, 1, B, AF_ENTER, 0, 50);
 	rec(w, 1, B, AF_EXIT, 0, 80);
 	rec(w, 1, A, AF_EXIT, 0, 90);
-	t = parsed(w, &buf);
+	b = done(w);
+	t = parse(b);
 	cr_assert_eq(af_trace_get_info(t)->time_backwards[AF_CLOCK_WALL], 1);
 	cr_assert_eq(af_trace_get_info(t)->time_backwards[AF_CLOCK_CPU], 0);
 	af_trace_free(t);
-	free(buf);
-	w = app();
-	rec(w, 1, A, AF_ENTER, 0, 100);
-	rec(w, 1, B, AF_ENTER, 0, 50);
-	rec(w, 1, B, AF_EXIT, 0, 80);
-	rec(w, 1, A, AF_EXIT, 0, 90);
-	expect(w, AF_CLOCK_WALL, "main;com.example.App.a 10\n"
+	expect(b, AF_CLOCK_WALL, "main;com.example.App.a 10\n"
 	                         "main;com.example.App.a;com.example.App.b 30\n");
+	free(b.buf);
 }
 
 Test(semantics, unknown_method_ids_get_a_placeholder)
 {
 	af_writer *w = app();
-	uint8_t *buf;
+	bytes b;
 	af_trace *t;
 
 	rec(w, 1, A, AF_ENTER, 0, 0);
 	rec(w, 1, 0x400, AF_ENTER, 0, 5);
 	rec(w, 1, 0x400, AF_EXIT, 0, 12);
 	rec(w, 1, A, AF_EXIT, 0, 20);
-	t = parsed(w, &buf);
+	b = done(w);
+	t = parse(b);
 	cr_assert_eq(af_trace_get_info(t)->unknown_methods, 1);
 	cr_assert_eq(af_trace_get_info(t)->unknown_method_calls, 1);
 	af_trace_free(t);
-	free(buf);
-	w = app();
-	rec(w, 1, A, AF_ENTER, 0, 0);
-	rec(w, 1, 0x400, AF_ENTER, 0, 5);
-	rec(w, 1, 0x400, AF_EXIT, 0, 12);
-	rec(w, 1, A, AF_EXIT, 0, 20);
-	expect(w, AF_CLOCK_WALL,
+	expect(b, AF_CLOCK_WALL,
 	       "main;com.example.App.a 13\n"
 	       "main;com.example.App.a;(unknown method 0x400) 7\n");
+	free(b.buf);
 }
 
 static uint8_t *overloads(size_t *len)
@@ -454,20 +396,16 @@ Test(semantics, labels_are_dotted_and_clean)
 	af_writer_options o = {.variant = AF_VARIANT_REGULAR,
 	                       .clock = AF_WRITER_DUAL, .dalvik = 1};
 	af_writer *w = af_writer_new(&o);
-	size_t len;
-	uint8_t *buf;
-	char *f;
+	bytes b;
 
 	cr_assert_eq(af_writer_thread(w, 1, "ui;thread\x01"), 0);
 	cr_assert_eq(af_writer_method(w, 0x40000010, "com.example.Outer$Inner",
 	                              "run\xff", "()V", "Outer.java"), 0);
 	rec(w, 1, 0x40000010, AF_ENTER, 0, 0);
 	rec(w, 1, 0x40000010, AF_EXIT, 0, 3);
-	buf = t_finish(w, &len, NULL);
-	f = t_folded(buf, len, AF_CLOCK_WALL, NULL);
-	cr_assert_str_eq(f, "ui:thread;com.example.Outer$Inner.run\xEF\xBF\xBD 3\n");
-	free(f);
-	free(buf);
+	b = done(w);
+	expect(b, AF_CLOCK_WALL, "ui:thread;com.example.Outer$Inner.run\xEF\xBF\xBD 3\n");
+	free(b.buf);
 }
 
 Test(semantics, thread_filter_by_name_or_id)
