@@ -56,33 +56,44 @@ static char *trace_file(const char *name, uint32_t b, uint32_t c, uint32_t d,
 	return path;
 }
 
-/* The <title> of the frame named `name` in the SVG (the n-th such). */
-static char *title_of(const char *svg, const char *name, int nth)
+/* Where the frame named `name` begins in the SVG: its "<title>". */
+static const char *frame_of(const char *svg, const char *name)
 {
 	char key[256];
-	const char *p = svg, *end;
-	char *out;
+	const char *p;
 
 	snprintf(key, sizeof key, "<title>%s (", name);
-	while ((p = strstr(p, key)) && nth-- > 0)
-		p++;
+	p = strstr(svg, key);
 	cr_assert_not_null(p, "no frame %s", name);
-	p += 7;
-	end = strstr(p, "</title>");
-	out = strndup(p, (size_t)(end - p));
-	return out;
+	return p;
 }
 
-static char *fill_of(const char *svg, const char *name, int nth)
+/* The frame's tooltip is `want`. */
+static void expect_title(const void *svg, const char *name, const char *want)
 {
-	char key[256];
-	const char *p = svg, *f;
-	snprintf(key, sizeof key, "<title>%s (", name);
-	while ((p = strstr(p, key)) && nth-- > 0)
-		p++;
-	cr_assert_not_null(p);
-	f = strstr(p, "fill=\"");
-	return strndup(f + 6, strcspn(f + 6, "\""));
+	const char *p = frame_of(svg, name) + 7;
+	size_t n = (size_t)(strstr(p, "</title>") - p);
+
+	cr_assert(strlen(want) == n && memcmp(p, want, n) == 0, "%s: %.*s", name, (int)n, p);
+}
+
+/* The frame's tooltip holds `part`. */
+static void expect_in_title(const void *svg, const char *name, const char *part)
+{
+	const char *p = frame_of(svg, name) + 7;
+	char *title = strndup(p, (size_t)(strstr(p, "</title>") - p));
+
+	cr_assert(strstr(title, part), "%s: %s", name, title);
+	free(title);
+}
+
+/* The frame's fill is `want`. */
+static void expect_fill(const void *svg, const char *name, const char *want)
+{
+	const char *f = strstr(frame_of(svg, name), "fill=\"") + 6;
+	size_t n = strcspn(f, "\"");
+
+	cr_assert(strlen(want) == n && memcmp(f, want, n) == 0, "%s: %.*s", name, (int)n, f);
 }
 
 Test(diff, colours_tooltips_and_the_removed_band)
@@ -90,7 +101,7 @@ Test(diff, colours_tooltips_and_the_removed_band)
 	/* BEFORE: b 1000, c 500, d 2000; AFTER: b 1500, no c, d 1000 */
 	char *before = trace_file("before.trace", 1000, 500, 2000, AF_WRITER_DUAL);
 	char *after = trace_file("after.trace", 1500, 0, 1000, AF_WRITER_DUAL);
-	char *svg = t_tmp("diff.svg"), args[2048], *err = NULL, *why = NULL, *t;
+	char *svg = t_tmp("diff.svg"), args[2048], *err = NULL, *why = NULL;
 	uint8_t *data;
 	size_t len;
 
@@ -103,49 +114,35 @@ Test(diff, colours_tooltips_and_the_removed_band)
 	cr_assert(t_xml_ok((char *)data, len, &why), "%s", why);
 	/* b grew by 500 µs, half the largest change of a frame's own time (d's
 	 * 1 ms): half red */
-	t = title_of((char *)data, "com.example.App.b", 0);
-	cr_assert_str_eq(t, "com.example.App.b (1.50 ms, 50.00%, 1 call): 1.00 ms \xE2\x86\x92 "
-	                    "1.50 ms (+500 \xC2\xB5s, +50%); self 1.00 ms \xE2\x86\x92 1.50 ms "
-	                    "(+500 \xC2\xB5s, +50%)");
-	free(t);
-	t = fill_of((char *)data, "com.example.App.b", 0);
-	cr_assert_str_eq(t, "#ff6969");
-	free(t);
+	expect_title(data, "com.example.App.b",
+	             "com.example.App.b (1.50 ms, 50.00%, 1 call): 1.00 ms \xE2\x86\x92 "
+	             "1.50 ms (+500 \xC2\xB5s, +50%); self 1.00 ms \xE2\x86\x92 1.50 ms "
+	             "(+500 \xC2\xB5s, +50%)");
+	expect_fill(data, "com.example.App.b", "#ff6969");
 	/* d shrank by 1000 µs: full blue */
-	t = title_of((char *)data, "com.example.App.d", 0);
-	cr_assert_str_eq(t, "com.example.App.d (1.00 ms, 33.33%, 1 call): 2.00 ms \xE2\x86\x92 "
-	                    "1.00 ms (-1.00 ms, -50%); self 2.00 ms \xE2\x86\x92 1.00 ms "
-	                    "(-1.00 ms, -50%)");
-	free(t);
-	t = fill_of((char *)data, "com.example.App.d", 0);
-	cr_assert_str_eq(t, "#0000ff");
-	free(t);
+	expect_title(data, "com.example.App.d",
+	             "com.example.App.d (1.00 ms, 33.33%, 1 call): 2.00 ms \xE2\x86\x92 "
+	             "1.00 ms (-1.00 ms, -50%); self 2.00 ms \xE2\x86\x92 1.00 ms "
+	             "(-1.00 ms, -50%)");
+	expect_fill(data, "com.example.App.d", "#0000ff");
 	/* a: no self time either side, white; its total counts c's lost time */
-	t = title_of((char *)data, "com.example.App.a", 0);
-	cr_assert_str_eq(t, "com.example.App.a (1.50 ms, 50.00%, 1 call): 1.50 ms \xE2\x86\x92 "
-	                    "1.50 ms (+0 \xC2\xB5s, +0.0%)");
-	free(t);
-	t = fill_of((char *)data, "com.example.App.a", 0);
-	cr_assert_str_eq(t, "#ffffff");
-	free(t);
+	expect_title(data, "com.example.App.a",
+	             "com.example.App.a (1.50 ms, 50.00%, 1 call): 1.50 ms \xE2\x86\x92 "
+	             "1.50 ms (+0 \xC2\xB5s, +0.0%)");
+	expect_fill(data, "com.example.App.a", "#ffffff");
 	/* c vanished: drawn in the removed band, 500 µs wide, half blue */
-	t = title_of((char *)data, "[removed]", 0);
-	cr_assert_str_eq(t, "[removed] (500 \xC2\xB5s, 16.67%): 500 \xC2\xB5s \xE2\x86\x92 "
-	                    "0 \xC2\xB5s (-500 \xC2\xB5s, -100%)");
-	free(t);
-	t = title_of((char *)data, "com.example.App.c", 0);
-	cr_assert_str_eq(t, "com.example.App.c (500 \xC2\xB5s, 16.67%): 500 \xC2\xB5s \xE2\x86\x92 "
-	                    "0 \xC2\xB5s (-500 \xC2\xB5s, -100%); self 500 \xC2\xB5s \xE2\x86\x92 "
-	                    "0 \xC2\xB5s (-500 \xC2\xB5s, -100%)");
-	free(t);
-	t = fill_of((char *)data, "com.example.App.c", 0);
-	cr_assert_str_eq(t, "#6969ff");
-	free(t);
+	expect_title(data, "[removed]",
+	             "[removed] (500 \xC2\xB5s, 16.67%): 500 \xC2\xB5s \xE2\x86\x92 "
+	             "0 \xC2\xB5s (-500 \xC2\xB5s, -100%)");
+	expect_title(data, "com.example.App.c",
+	             "com.example.App.c (500 \xC2\xB5s, 16.67%): 500 \xC2\xB5s \xE2\x86\x92 "
+	             "0 \xC2\xB5s (-500 \xC2\xB5s, -100%); self 500 \xC2\xB5s \xE2\x86\x92 "
+	             "0 \xC2\xB5s (-500 \xC2\xB5s, -100%)");
+	expect_fill(data, "com.example.App.c", "#6969ff");
 	/* the root: BEFORE 3.5 ms, AFTER 2.5 ms (the band is not AFTER's) */
-	t = title_of((char *)data, "all", 0);
-	cr_assert_str_eq(t, "all (3.00 ms, 100.00%): 3.50 ms \xE2\x86\x92 2.50 ms "
-	                    "(-1.00 ms, -29%)");
-	free(t);
+	expect_title(data, "all",
+	             "all (3.00 ms, 100.00%): 3.50 ms \xE2\x86\x92 2.50 ms "
+	             "(-1.00 ms, -29%)");
 	cr_assert(strstr((char *)data, ">Differential Flame Graph</text>"));
 	free(data);
 	/* the band is the root's last child: right of main */
@@ -173,7 +170,7 @@ Test(diff, folded_negate_normalize_and_clock)
 {
 	char *before = trace_file("before2.trace", 1000, 500, 2000, AF_WRITER_DUAL);
 	char *after = trace_file("after2.trace", 1500, 0, 1000, AF_WRITER_DUAL);
-	char args[2048], *out = NULL, *err = NULL, *svg = t_tmp("diff2.svg"), *f;
+	char args[2048], *out = NULL, *err = NULL, *svg = t_tmp("diff2.svg");
 	uint8_t *data;
 	size_t len;
 
@@ -206,15 +203,9 @@ Test(diff, folded_negate_normalize_and_clock)
 	         before, after, svg);
 	cr_assert_eq(t_cli(args, NULL, NULL, NULL), 0);
 	data = t_read(svg, &len);
-	f = fill_of((char *)data, "com.example.App.b", 0);
-	cr_assert_str_eq(f, "#6969ff");
-	free(f);
-	f = fill_of((char *)data, "com.example.App.d", 0);
-	cr_assert_str_eq(f, "#ff0000");
-	free(f);
-	f = title_of((char *)data, "com.example.App.b", 0);
-	cr_assert(strstr(f, "(+500 \xC2\xB5s, +50%)"), "%s", f);
-	free(f);
+	expect_fill(data, "com.example.App.b", "#6969ff");
+	expect_fill(data, "com.example.App.d", "#ff0000");
+	expect_in_title(data, "com.example.App.b", "(+500 \xC2\xB5s, +50%)");
 	free(data);
 	/* PNG and PDF */
 	snprintf(args, sizeof args, "--diff '%s' '%s' -o '%s.png'", before, after, svg);
