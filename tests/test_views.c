@@ -89,6 +89,20 @@ static uint8_t *app(size_t *len)
 #define P_GET P_WORK ";com.example.net.Http.get"
 #define P_FIB P_WORK ";com.example.app.Main.fib"
 
+/* The app's wall-clock folded text, every frame kept. */
+#define APP_WALL                                                               \
+	"main;" P_RUN " 20\n"                                                      \
+	"main;" P_WORK " 30\n"                                                     \
+	"main;" P_FIB " 20\n"                                                      \
+	"main;" P_FIB ";com.example.app.Main.fib 20\n"                             \
+	"main;" P_FIB ";com.example.app.Main.fib;com.example.app.Main.fib 20\n"    \
+	"main;" P_FIB ";com.example.app.Main.fib;com.example.app.Main.fib;"         \
+	"com.example.app.Util.log 20\n"                                            \
+	"main;" P_GET " 20\n"                                                      \
+	"main;" P_GET ";java.lang.Object.wait 100\n"                               \
+	"worker;" P_RUN " 60\n"                                                    \
+	"worker;" P_RUN ";com.example.net.Http.get 10\n"
+
 /* Folded text of the app trace with the options. */
 static char *app_folded(af_clock clock, const af_tree_options *o)
 {
@@ -136,18 +150,7 @@ static af_status t_parse_tree_status(const af_tree_options *o)
 
 Test(views, wall_and_cpu_as_recorded)
 {
-	expect_app(AF_CLOCK_WALL, NULL,
-	           "main;" P_RUN " 20\n"
-	           "main;" P_WORK " 30\n"
-	           "main;" P_FIB " 20\n"
-	           "main;" P_FIB ";com.example.app.Main.fib 20\n"
-	           "main;" P_FIB ";com.example.app.Main.fib;com.example.app.Main.fib 20\n"
-	           "main;" P_FIB ";com.example.app.Main.fib;com.example.app.Main.fib;"
-	           "com.example.app.Util.log 20\n"
-	           "main;" P_GET " 20\n"
-	           "main;" P_GET ";java.lang.Object.wait 100\n"
-	           "worker;" P_RUN " 60\n"
-	           "worker;" P_RUN ";com.example.net.Http.get 10\n");
+	expect_app(AF_CLOCK_WALL, NULL, APP_WALL);
 	expect_app(AF_CLOCK_CPU, NULL,
 	           "main;" P_RUN " 20\n"
 	           "main;" P_WORK " 30\n"
@@ -302,18 +305,7 @@ Test(views, exclude_drops_frames_with_their_subtrees)
 	o.focus = "^worker$";
 	cr_assert_eq(t_parse_tree_status(&o), AF_ERR_EMPTY);
 	o.focus = NULL;
-	expect_app(AF_CLOCK_WALL, &o,
-	           "main;" P_RUN " 20\n"
-	           "main;" P_WORK " 30\n"
-	           "main;" P_FIB " 20\n"
-	           "main;" P_FIB ";com.example.app.Main.fib 20\n"
-	           "main;" P_FIB ";com.example.app.Main.fib;com.example.app.Main.fib 20\n"
-	           "main;" P_FIB ";com.example.app.Main.fib;com.example.app.Main.fib;"
-	           "com.example.app.Util.log 20\n"
-	           "main;" P_GET " 20\n"
-	           "main;" P_GET ";java.lang.Object.wait 100\n"
-	           "worker;" P_RUN " 60\n"
-	           "worker;" P_RUN ";com.example.net.Http.get 10\n");
+	expect_app(AF_CLOCK_WALL, &o, APP_WALL);
 }
 
 Test(views, exclude_before_focus)
