@@ -179,3 +179,17 @@ uint8_t *t_gzip(const uint8_t *in, size_t len, size_t *out_len)
 	deflateEnd(&z);
 	return out;
 }
+
+af_font *t_font;
+
+void t_font_open(void)
+{
+	af_error e = {0};
+	cr_assert_eq(af_font_open(NULL, &t_font, &e), AF_OK, "%s", e.message);
+}
+
+void t_font_close(void)
+{
+	af_font_free(t_font);
+	t_font = NULL;
+}

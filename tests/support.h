@@ -46,6 +46,12 @@ char *t_trace_path(const char *name);
 /** 1 when the file is well-formed XML (libxml2), with the error in *why. */
 int t_xml_ok(const char *data, size_t len, char **why);
 
+/** The default font, open during each test of a suite whose .init and .fini
+ * are t_font_open and t_font_close. */
+extern af_font *t_font;
+void t_font_open(void);
+void t_font_close(void);
+
 /** `len` bytes of `in` gzip-compressed, in a malloc'd buffer. */
 uint8_t *t_gzip(const uint8_t *in, size_t len, size_t *out_len);
 

@@ -150,8 +150,6 @@ struct t_case {
 	const char *mapping_path; /* or a mapping file, loaded through it */
 };
 
-static af_font *font;
-
 /* Checks a step's failure: only the injected one may happen, and it says
  * so.  Returns 1 when the step failed. */
 static int t_failed(const t_alloc *a, af_status st, const af_error *e,
@@ -175,7 +173,7 @@ static int t_draw(const t_alloc *a, const af_tree *tree, af_clock clock,
 {
 	af_layout_options lo = {.clock = clock, .width = 400, .legend = 1,
 	                        .subtitle = "sub"};
-	af_render_options ro = {.font = font, .palette = AF_PALETTE_ANDROID,
+	af_render_options ro = {.font = t_font, .palette = AF_PALETTE_ANDROID,
 	                        .notes = "a -- note"};
 	af_render_options still = ro;
 	af_layout *l = NULL;
@@ -526,17 +524,6 @@ static long t_inject(const t_case *c)
 	return recovered;
 }
 
-static void t_open_font(void)
-{
-	af_error e = {0};
-	cr_assert_eq(af_font_open(NULL, &font, &e), AF_OK, "%s", e.message);
-}
-
-static void t_close_font(void)
-{
-	af_font_free(font);
-}
-
 /* ------------------------------------------------------------------ */
 /* Inputs                                                              */
 
@@ -579,7 +566,7 @@ static void t_inject_writer(const char *name, af_writer_options o, int flamechar
 	free(buf);
 }
 
-TestSuite(alloc, .init = t_open_font, .fini = t_close_font, .timeout = 600);
+TestSuite(alloc, .init = t_font_open, .fini = t_font_close, .timeout = 600);
 
 Test(alloc, failing_allocations_regular)
 {

@@ -11,20 +11,7 @@
 
 #include "support.h"
 
-static af_font *font;
-
-static void open_font(void)
-{
-	af_error e = {0};
-	cr_assert_eq(af_font_open(NULL, &font, &e), AF_OK, "%s", e.message);
-}
-
-static void close_font(void)
-{
-	af_font_free(font);
-}
-
-TestSuite(folded, .init = open_font, .fini = close_font);
+TestSuite(folded, .init = t_font_open, .fini = t_font_close);
 
 typedef struct drawn {
 	af_trace *trace;
@@ -44,7 +31,7 @@ static drawn draw(const char *text, const af_tree_options *to,
 
 	if (ro_in)
 		ro = *ro_in;
-	ro.font = font;
+	ro.font = t_font;
 	d.trace = t_parse((const uint8_t *)text, strlen(text));
 	cr_assert_eq(af_tree_from_trace(d.trace, to, &d.tree, &e), AF_OK, "%s", e.message);
 	cr_assert_eq(af_layout_build(d.tree, lo, &d.layout, &e), AF_OK, "%s", e.message);

@@ -9,32 +9,19 @@
 
 #include "support.h"
 
-static af_font *font;
-
-static void open_font(void)
-{
-	af_error e = {0};
-	cr_assert_eq(af_font_open(NULL, &font, &e), AF_OK, "%s", e.message);
-}
-
-static void close_font(void)
-{
-	af_font_free(font);
-}
-
-TestSuite(render, .init = open_font, .fini = close_font);
+TestSuite(render, .init = t_font_open, .fini = t_font_close);
 
 Test(render, metrics_are_proportional_and_linear)
 {
-	double w = af_font_text_width(font, "W", 1, 12);
-	double i = af_font_text_width(font, "i", 1, 12);
-	double w24 = af_font_text_width(font, "W", 1, 24);
-	double ab = af_font_text_width(font, "ab", 2, 12);
+	double w = af_font_text_width(t_font, "W", 1, 12);
+	double i = af_font_text_width(t_font, "i", 1, 12);
+	double w24 = af_font_text_width(t_font, "W", 1, 24);
+	double ab = af_font_text_width(t_font, "ab", 2, 12);
 
 	cr_assert_gt(w, 2 * i, "W %f, i %f", w, i);
 	cr_assert_float_eq(w24, 2 * w, 1e-9);
-	cr_assert_float_eq(ab, af_font_text_width(font, "a", 1, 12) +
-	                           af_font_text_width(font, "b", 1, 12), 1e-9);
+	cr_assert_float_eq(ab, af_font_text_width(t_font, "a", 1, 12) +
+	                           af_font_text_width(t_font, "b", 1, 12), 1e-9);
 	/* DejaVu Sans: "W" is 0.989 em wide */
 	cr_assert_float_eq(w, 12 * 0.989, 0.05);
 }
@@ -42,23 +29,23 @@ Test(render, metrics_are_proportional_and_linear)
 Test(render, fitting_keeps_whole_characters_and_adds_dots)
 {
 	const char *name = "com.example.shop.MainActivity.onCreate";
-	double full = af_font_text_width(font, name, strlen(name), 12);
-	double dots = af_font_text_width(font, "..", 2, 12);
+	double full = af_font_text_width(t_font, name, strlen(name), 12);
+	double dots = af_font_text_width(t_font, "..", 2, 12);
 	int d;
 	size_t n;
 
-	cr_assert_eq(af_font_fit(font, name, full, 12, &d), strlen(name));
+	cr_assert_eq(af_font_fit(t_font, name, full, 12, &d), strlen(name));
 	cr_assert_eq(d, 0);
-	n = af_font_fit(font, name, full - 1, 12, &d);
+	n = af_font_fit(t_font, name, full - 1, 12, &d);
 	cr_assert(d);
 	cr_assert_lt(n, strlen(name));
-	cr_assert_leq(af_font_text_width(font, name, n, 12) + dots, full - 1);
+	cr_assert_leq(af_font_text_width(t_font, name, n, 12) + dots, full - 1);
 	/* one more character would not have fit */
-	cr_assert_gt(af_font_text_width(font, name, n + 1, 12) + dots, full - 1);
+	cr_assert_gt(af_font_text_width(t_font, name, n + 1, 12) + dots, full - 1);
 	/* too narrow for one character and the dots: nothing */
-	cr_assert_eq(af_font_fit(font, name, dots, 12, &d), 0);
+	cr_assert_eq(af_font_fit(t_font, name, dots, 12, &d), 0);
 	cr_assert_eq(d, 0);
-	cr_assert_eq(af_font_fit(font, name, -5, 12, &d), 0);
+	cr_assert_eq(af_font_fit(t_font, name, -5, 12, &d), 0);
 }
 
 Test(render, fitting_never_splits_a_utf8_character)
@@ -68,7 +55,7 @@ Test(render, fitting_never_splits_a_utf8_character)
 	int d;
 
 	for (avail = 0; avail < 120; avail += 0.5) {
-		size_t n = af_font_fit(font, name, avail, 12, &d);
+		size_t n = af_font_fit(t_font, name, avail, 12, &d);
 		cr_assert_eq(n % 3, 0, "cut at byte %zu for %f px", n, avail);
 	}
 }
@@ -107,7 +94,7 @@ static char *svg_with(const uint8_t *buf, size_t len, const af_render_options *o
 	char *svg = NULL;
 	FILE *f;
 
-	ro.font = font;
+	ro.font = t_font;
 	cr_assert_eq(af_tree_from_trace(t, NULL, &tree, &e), AF_OK);
 	cr_assert_eq(af_layout_build(tree, NULL, &l, &e), AF_OK);
 	f = open_memstream(&svg, out_len);
@@ -269,7 +256,7 @@ Test(render, colours_are_stable_and_warm)
 	af_tree *tree = NULL;
 	af_layout *l = NULL;
 	af_error e;
-	af_render_options ro = {.font = font, .scale = 1};
+	af_render_options ro = {.font = t_font, .scale = 1};
 	char *a = NULL, *b = NULL;
 	size_t alen, blen;
 	FILE *f;
@@ -333,13 +320,13 @@ Test(render, colours_are_stable_and_warm)
 
 Test(render, widths_count_what_is_drawn)
 {
-	double a = af_font_text_width(font, "a", 1, 12);
-	double fffd = af_font_text_width(font, "\xef\xbf\xbd", 3, 12);
+	double a = af_font_text_width(t_font, "a", 1, 12);
+	double fffd = af_font_text_width(t_font, "\xef\xbf\xbd", 3, 12);
 
 	/* control characters are dropped by both renderers: no width */
-	cr_assert_float_eq(af_font_text_width(font, "a\x01\x1b\x7f", 4, 12), a, 1e-9);
+	cr_assert_float_eq(af_font_text_width(t_font, "a\x01\x1b\x7f", 4, 12), a, 1e-9);
 	/* an invalid byte is drawn, and measured, as U+FFFD */
-	cr_assert_float_eq(af_font_text_width(font, "\xff", 1, 12), fffd, 1e-9);
+	cr_assert_float_eq(af_font_text_width(t_font, "\xff", 1, 12), fffd, 1e-9);
 	cr_assert_gt(fffd, 0);
 }
 
@@ -365,7 +352,7 @@ Test(render, cairo_draws_invalid_utf8_titles)
 	af_layout_options lo = {.title = "bad \xff\xc3 title\x01",
 	                        .subtitle = "\xed\xa0\x80\x1b[31m"};
 	af_error e = {0};
-	af_render_options ro = {.font = font};
+	af_render_options ro = {.font = t_font};
 	char *out = NULL;
 	FILE *f;
 
@@ -424,7 +411,7 @@ Test(render, noncharacters_are_dropped_from_names)
 	af_tree *tree = NULL;
 	af_layout *l = NULL;
 	af_layout_options lo = {0};
-	af_render_options ro = {.font = font};
+	af_render_options ro = {.font = t_font};
 	af_error e = {0};
 	char *out = NULL;
 	size_t olen, i;
