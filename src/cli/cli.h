@@ -77,6 +77,14 @@ int out_open(out_file *o, const char *path);
  * temporary file; 0 on success. */
 int out_close(out_file *o, int ok);
 
+/** out_open, saying "cannot create" on failure; 0 or -1. */
+int out_begin(out_file *o, const char *path);
+
+/** Ends a file whose writer returned `st`: puts it in place when `st` is
+ * AF_OK, else removes it; says what failed (`e`, or the write) and returns
+ * -1, or returns 0. */
+int out_end(out_file *o, af_status st, const af_error *e);
+
 /** Creates a folder and its parents; 0 when it exists afterwards. */
 int make_dir(const char *path);
 

@@ -542,7 +542,6 @@ int run_report(const cli *c, const af_trace *trace, af_clock clock)
 	af_method_table *table = NULL;
 	af_error e = {0};
 	out_file out;
-	const char *name = strcmp(c->report, "-") == 0 ? "(stdout)" : c->report;
 	int status = 1;
 
 	topt.prune = 0;
@@ -550,21 +549,11 @@ int run_report(const cli *c, const af_trace *trace, af_clock clock)
 		report_error(strcmp(c->input, "-") == 0 ? "(stdin)" : c->input, &e);
 		return 1;
 	}
-	if (out_open(&out, c->report)) {
-		fprintf(stderr, PROG ": %s: cannot create: %s\n", c->report, strerror(errno));
-		goto done;
+	if (out_begin(&out, c->report) == 0) {
+		af_status st = af_method_table_write(table, c->report_format, out.f, &e);
+		if (out_end(&out, st, &e) == 0)
+			status = 0;
 	}
-	if (af_method_table_write(table, c->report_format, out.f, &e) != AF_OK) {
-		out_close(&out, 0);
-		report_error(name, &e);
-		goto done;
-	}
-	if (out_close(&out, 1)) {
-		fprintf(stderr, PROG ": %s: cannot write: %s\n", name, strerror(errno));
-		goto done;
-	}
-	status = 0;
-done:
 	af_method_table_free(table);
 	return status;
 }
@@ -609,11 +598,8 @@ static int draw(const cli *c, const af_tree *tree, af_clock clock, int android,
 		ropt.nameattr = nameattr;
 	}
 
-	if (out_open(&out, c->output)) {
-		fprintf(stderr, PROG ": %s: cannot create: %s\n", c->output,
-		        strerror(errno));
+	if (out_begin(&out, c->output))
 		goto done;
-	}
 	switch (c->format) {
 	case AF_FORMAT_FOLDED:
 		st = af_folded_write(tree, (af_clock)clock, out.f, &e);
@@ -625,16 +611,8 @@ static int draw(const cli *c, const af_tree *tree, af_clock clock, int android,
 		st = af_cairo_write(layout, c->format, &ropt, out.f, &e);
 		break;
 	}
-	if (st != AF_OK) {
-		out_close(&out, 0);
-		report_error(c->output ? c->output : "(stdout)", &e);
+	if (out_end(&out, st, &e))
 		goto done;
-	}
-	if (out_close(&out, 1)) {
-		fprintf(stderr, PROG ": %s: cannot write: %s\n",
-		        c->output ? c->output : "(stdout)", strerror(errno));
-		goto done;
-	}
 	if (colormap && (st = af_namemap_save(colormap, "palette.map", &e)) != AF_OK) {
 		report_error("palette.map", &e);
 		goto done;

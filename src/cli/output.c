@@ -5,6 +5,7 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -135,6 +136,30 @@ int out_close(out_file *o, int ok)
 	free(o->tmp);
 	o->tmp = NULL;
 	return r;
+}
+
+int out_begin(out_file *o, const char *path)
+{
+	if (out_open(o, path) == 0)
+		return 0;
+	fprintf(stderr, PROG ": %s: cannot create: %s\n", path, strerror(errno));
+	return -1;
+}
+
+int out_end(out_file *o, af_status st, const af_error *e)
+{
+	const char *name = o->path ? o->path : "(stdout)";
+
+	if (st != AF_OK) {
+		out_close(o, 0);
+		report_error(name, e);
+		return -1;
+	}
+	if (out_close(o, 1)) {
+		fprintf(stderr, PROG ": %s: cannot write: %s\n", name, strerror(errno));
+		return -1;
+	}
+	return 0;
 }
 
 int make_dir(const char *path)

@@ -98,10 +98,13 @@ static int write_one(pool *pl, const job *j, const char *ext, af_format f,
 	af_error e = {0};
 	af_status st;
 	out_file out;
+	int r;
 
-	if (!path || out_open(&out, path)) {
-		fprintf(stderr, PROG ": %s: cannot create: %s\n",
-		        path ? path : pl->c->output, strerror(errno));
+	if (!path) {
+		fprintf(stderr, PROG ": %s: %s\n", pl->c->output, strerror(ENOMEM));
+		return -1;
+	}
+	if (out_begin(&out, path)) {
 		free(path);
 		return -1;
 	}
@@ -111,18 +114,9 @@ static int write_one(pool *pl, const job *j, const char *ext, af_format f,
 		st = af_svg_write(layout, ro, out.f, &e);
 	else
 		st = af_cairo_write(layout, f, ro, out.f, &e);
-	if (st != AF_OK || out_close(&out, 1)) {
-		if (st != AF_OK) {
-			out_close(&out, 0);
-			report_error(path, &e);
-		} else {
-			fprintf(stderr, PROG ": %s: cannot write: %s\n", path, strerror(errno));
-		}
-		free(path);
-		return -1;
-	}
+	r = out_end(&out, st, &e);
 	free(path);
-	return 0;
+	return r;
 }
 
 static int render_job(pool *pl, job *j, af_font *font)
@@ -349,20 +343,11 @@ static int write_index(pool *pl, job *all)
 	io.view_rules = c->tree.focus || c->tree.exclude;
 	io.all = &whole;
 	io.min_share = c->min_share;
-	if (out_open(&out, path)) {
-		fprintf(stderr, PROG ": %s: cannot create: %s\n", path, strerror(errno));
-		goto done;
+	if (out_begin(&out, path) == 0) {
+		af_status st = af_html_index_write(out.f, &io, rows, k, &e);
+		if (out_end(&out, st, &e) == 0)
+			r = 0;
 	}
-	if (af_html_index_write(out.f, &io, rows, k, &e) != AF_OK) {
-		out_close(&out, 0);
-		report_error(path, &e);
-		goto done;
-	}
-	if (out_close(&out, 1)) {
-		fprintf(stderr, PROG ": %s: cannot write: %s\n", path, strerror(errno));
-		goto done;
-	}
-	r = 0;
 done:
 	free(rows);
 	free(names);
