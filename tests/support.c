@@ -3,6 +3,7 @@
  */
 #include <criterion/criterion.h>
 #include <libxml/parser.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -119,6 +120,21 @@ int t_cli(const char *args, const char *stdin_path, char **out, char **err)
 	free(e);
 	free(cmd);
 	return WEXITSTATUS(status);
+}
+
+void t_cli_says(int status, const char *want, const char *fmt, ...)
+{
+	char args[4096], *err = NULL;
+	va_list ap;
+	int n;
+
+	va_start(ap, fmt);
+	n = vsnprintf(args, sizeof args, fmt, ap);
+	va_end(ap);
+	cr_assert(n >= 0 && (size_t)n < sizeof args);
+	cr_assert_eq(t_cli(args, NULL, NULL, &err), status, "%s: %s", args, err);
+	cr_assert(strstr(err, want), "%s: wanted '%s', got: %s", args, want, err);
+	free(err);
 }
 
 int t_have_traces(void)

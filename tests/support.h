@@ -36,6 +36,11 @@ char *t_tmp(const char *name);
  * *err and stdout in *out when not NULL (caller frees). */
 int t_cli(const char *args, const char *stdin_path, char **out, char **err);
 
+/** Runs the CLI with the printf-formatted arguments; fails the test unless
+ * it exits with `status` and its stderr holds `want`. */
+void t_cli_says(int status, const char *want, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+
 /** 1 when the real traces folder is there; otherwise a message saying the
  * tests that need it skip. */
 int t_have_traces(void);

@@ -239,33 +239,23 @@ Test(diff, folded_inputs_and_errors)
 	free(out);
 	free(err);
 	/* a missing second file */
-	snprintf(args, sizeof args, "--diff '%s'", b);
-	cr_assert_eq(t_cli(args, NULL, NULL, &err), 2);
-	cr_assert(strstr(err, "--diff needs two inputs: BEFORE AFTER"), "%s", err);
-	free(err);
+	t_cli_says(2, "--diff needs two inputs: BEFORE AFTER",
+	           "--diff '%s'", b);
 	/* no clock in common, and a clock one side lacks */
 	snprintf(args, sizeof args, "--diff '%s' '%s'", cpu, wall);
 	cr_assert_eq(t_cli(args, NULL, NULL, &err), 1);
 	cr_assert(strstr(err, "records thread-cpu time and"), "%s", err);
 	cr_assert(strstr(err, "no clock to compare them on"), "%s", err);
 	free(err);
-	snprintf(args, sizeof args, "--diff '%s' '%s' --clock cpu", wall, wall);
-	cr_assert_eq(t_cli(args, NULL, NULL, &err), 1);
-	cr_assert(strstr(err, "the trace has no thread-cpu clock"), "%s", err);
-	free(err);
+	t_cli_says(1, "the trace has no thread-cpu clock",
+	           "--diff '%s' '%s' --clock cpu", wall, wall);
 	/* a differential input, and options that do not go with it */
-	snprintf(args, sizeof args, "--diff '%s' '%s'", d, a);
-	cr_assert_eq(t_cli(args, NULL, NULL, &err), 1);
-	cr_assert(strstr(err, "already a differential profile"), "%s", err);
-	free(err);
-	snprintf(args, sizeof args, "--diff '%s' '%s' --report -", b, a);
-	cr_assert_eq(t_cli(args, NULL, NULL, &err), 2);
-	cr_assert(strstr(err, "--diff draws one graph"), "%s", err);
-	free(err);
-	snprintf(args, sizeof args, "--diff '%s' /nonexistent.trace", b);
-	cr_assert_eq(t_cli(args, NULL, NULL, &err), 1);
-	cr_assert(strstr(err, "/nonexistent.trace"), "%s", err);
-	free(err);
+	t_cli_says(1, "already a differential profile",
+	           "--diff '%s' '%s'", d, a);
+	t_cli_says(2, "--diff draws one graph",
+	           "--diff '%s' '%s' --report -", b, a);
+	t_cli_says(1, "/nonexistent.trace",
+	           "--diff '%s' /nonexistent.trace", b);
 	unlink(a);
 	unlink(b);
 	unlink(d);

@@ -250,13 +250,9 @@ Test(set, every_real_trace)
 
 Test(set, misuse)
 {
-	char *err = NULL;
-	cr_assert_eq(t_cli("--per-thread '" SAMPLE "'", NULL, NULL, &err), 2);
-	cr_assert(strstr(err, "--per-thread needs -o FOLDER"), "%s", err);
-	free(err);
-	cr_assert_eq(t_cli("--format svg,png -o x.svg '" SAMPLE "'", NULL, NULL, &err), 2);
-	cr_assert(strstr(err, "several formats need --per-thread"), "%s", err);
-	free(err);
+	t_cli_says(2, "--per-thread needs -o FOLDER", "--per-thread '" SAMPLE "'");
+	t_cli_says(2, "several formats need --per-thread",
+	           "--format svg,png -o x.svg '" SAMPLE "'");
 }
 
 Test(set, thread_filter_picks_the_graphs)
