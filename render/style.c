@@ -497,7 +497,8 @@ int af_style_tooltip(af_style *s, af_buf *b, const af_rect *r)
 	af_tree_node(l->tree, r->node, &ni);
 	if (af_tree_is_diff(l->tree))
 		return af_diff_tooltip(s, b, r, &ni);
-	value = (double)ni.total[l->clock] * l->factor;
+	/* a frame drawn twice (see af_layout_build) shows the part it holds */
+	value = (double)r->value * l->factor;
 	if (af_tree_is_time(l->tree) && !opt->countname) {
 		af_style_time(t, sizeof t, (uint64_t)(value + 0.5));
 	} else {
@@ -506,7 +507,7 @@ int af_style_tooltip(af_style *s, af_buf *b, const af_rect *r)
 		k = strlen(t);
 		snprintf(t + k, sizeof t - k, " %s", opt->countname ? opt->countname : "samples");
 	}
-	pct = l->total ? 100.0 * (double)ni.total[l->clock] / (double)l->total : 0;
+	pct = l->total ? 100.0 * (double)r->value / (double)l->total : 0;
 	bad = af_buf_append(b, ni.name, strlen(ni.name));
 	bad |= af_buf_printf(b, " (%s, %.2f%%", t, pct);
 	if (ni.calls)

@@ -267,7 +267,7 @@ static af_status af_svg_frames(const af_layout *l, const af_render_options *opt,
 				names[nnames++] = id;
 			}
 			bad = af_data_uint(&data, index[id]) |
-			      af_data_uint(&data, ni.total[l->clock]) |
+			      af_data_uint(&data, r->value) |
 			      af_data_uint(&data, ni.calls);
 			if (st->differential) {
 				double d = (double)ni.self[l->clock] - (double)ni.base_self;

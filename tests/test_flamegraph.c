@@ -668,3 +668,142 @@ ParameterizedTest(fg_case *c, flamegraph, frame_by_frame, .timeout = 120)
 	free(fg_out);
 	free(our_out);
 }
+
+/* ------------------------------------------------------------------ */
+/* Each behaviour of flamegraph.pl on a tiny input                     */
+
+TestSuite(fg, .init = t_font_open, .fini = t_font_close);
+
+typedef struct fg_drawn {
+	af_trace *trace;
+	af_tree *tree;
+	af_layout *layout;
+} fg_drawn;
+
+static fg_drawn fg_draw(const char *text, const af_parse_options *po,
+                        const af_tree_options *to, const af_layout_options *lo)
+{
+	fg_drawn d = {0};
+	af_error e = {0};
+
+	cr_assert_eq(af_trace_parse(text, strlen(text), po, &d.trace, &e), AF_OK, "%s",
+	             e.message);
+	cr_assert_eq(af_tree_from_trace(d.trace, to, &d.tree, &e), AF_OK, "%s", e.message);
+	cr_assert_eq(af_layout_build(d.tree, lo, &d.layout, &e), AF_OK, "%s", e.message);
+	return d;
+}
+
+static void fg_drop(fg_drawn *d)
+{
+	af_layout_free(d->layout);
+	af_tree_free(d->tree);
+	af_trace_free(d->trace);
+}
+
+/* The frames as "name@x+w" (x and w to 0.1 px) in drawing order, joined
+ * by spaces. */
+static char *fg_frames(const af_layout *l)
+{
+	char *s = NULL;
+	size_t len = 0, i;
+	FILE *f = open_memstream(&s, &len);
+
+	for (i = 0; i < l->nrects; i++) {
+		af_node_info ni;
+		af_tree_node(l->tree, l->rects[i].node, &ni);
+		fprintf(f, "%s%s@%.1f+%.1f", i ? " " : "", ni.name, l->rects[i].x,
+		        l->rects[i].w);
+	}
+	fclose(f);
+	return s;
+}
+
+#define FG_FRAMES(text, po, to, lo, want)                                      \
+	do {                                                                   \
+		fg_drawn d_ = fg_draw(text, po, to, lo);                       \
+		char *got_ = fg_frames(d_.layout);                             \
+		cr_assert_str_eq(got_, want, "%s", text);                      \
+		free(got_);                                                    \
+		fg_drop(&d_);                                                  \
+	} while (0)
+
+/* Item 1: a frame's own samples come before its children ("a;b 1" sorts
+ * before "a;b;c 1"), and a frame is split where sorting puts another line
+ * between its own line and its children's. */
+Test(fg, own_samples_first_and_frames_split_as_the_lines_sort)
+{
+	FG_FRAMES("a;b 1\na;b;c 1\n", NULL, NULL, NULL,
+	          "all@10.0+1180.0 a@10.0+1180.0 b@10.0+1180.0 c@600.0+590.0");
+	FG_FRAMES("a;b;c 100\na;b 100\na;b-x 100\n", NULL, NULL, NULL,
+	          "all@10.0+1180.0 a@10.0+1180.0 b@10.0+393.3 b-x@403.3+393.3 "
+	          "b@796.7+393.3 c@796.7+393.3");
+	/* a space sorts before every printable byte, '-' and '.' before ';' */
+	FG_FRAMES("a;b.c 1\na;b;d 1\na;b 2\n", NULL, NULL, NULL,
+	          "all@10.0+1180.0 a@10.0+1180.0 b@10.0+590.0 b.c@600.0+295.0 "
+	          "b@895.0+295.0 d@895.0+295.0");
+}
+
+/* A split frame's tooltip counts its own part, as flamegraph.pl's does. */
+Test(fg, a_split_frame_shows_its_part)
+{
+	fg_drawn d = fg_draw("a;b;c 100\na;b 100\na;b-x 100\n", NULL, NULL, NULL);
+	af_render_options ro = {.font = t_font, .no_javascript = 1};
+	char *svg = NULL;
+	size_t len = 0;
+	af_error e = {0};
+	FILE *f = open_memstream(&svg, &len);
+
+	cr_assert_eq(d.layout->rects[2].value, 100);
+	cr_assert_eq(d.layout->rects[4].value, 100);
+	cr_assert_eq(af_svg_write(d.layout, &ro, f, &e), AF_OK);
+	fclose(f);
+	cr_assert(strstr(svg, "<title>b (100 samples, 33.33%)</title>"), "%s", svg);
+	cr_assert_null(strstr(svg, "<title>b (200"));
+	free(svg);
+	fg_drop(&d);
+}
+
+/* A trace and its folded output draw the same picture: the method's own
+ * time before its callees, and split where a sibling's line sorts between
+ * ("x.Y.run" then "x.Y.run2" then "x.Y.run;..."). */
+Test(fg, a_trace_draws_as_its_folded_output)
+{
+	af_writer_options o = {.clock = AF_WRITER_WALL, .version = 2};
+	af_writer *w = af_writer_new(&o);
+	uint8_t *buf;
+	size_t len;
+	char *folded, *a, *b;
+	fg_drawn t = {0}, f;
+	af_error e = {0};
+	static const uint32_t ev[][3] = {
+		/* run: 10 own, 20 in inner; run2: 5; run again: 7 own */
+		{4, AF_ENTER, 0}, {12, AF_ENTER, 10}, {12, AF_EXIT, 30}, {4, AF_EXIT, 30},
+		{8, AF_ENTER, 30}, {8, AF_EXIT, 35}, {4, AF_ENTER, 35}, {4, AF_EXIT, 42},
+	};
+	size_t i;
+
+	cr_assert_eq(af_writer_thread(w, 1, "main"), 0);
+	cr_assert_eq(af_writer_method(w, 4, "x.Y", "run", "()V", ""), 0);
+	cr_assert_eq(af_writer_method(w, 8, "x.Y", "run2", "()V", ""), 0);
+	cr_assert_eq(af_writer_method(w, 12, "x.Y", "inner", "()V", ""), 0);
+	for (i = 0; i < sizeof ev / sizeof ev[0]; i++)
+		cr_assert_eq(af_writer_record(w, 1, ev[i][0], ev[i][1], 0, ev[i][2]), 0);
+	buf = t_finish(w, &len, NULL);
+	t.trace = t_parse(buf, len);
+	cr_assert_eq(af_tree_from_trace(t.trace, NULL, &t.tree, &e), AF_OK);
+	cr_assert_eq(af_layout_build(t.tree, NULL, &t.layout, &e), AF_OK);
+	folded = t_folded(buf, len, AF_CLOCK_WALL, NULL);
+	cr_assert_str_eq(folded, "main;x.Y.run 17\nmain;x.Y.run2 5\nmain;x.Y.run;x.Y.inner 20\n");
+	f = fg_draw(folded, NULL, NULL, NULL);
+	a = fg_frames(t.layout);
+	b = fg_frames(f.layout);
+	cr_assert_str_eq(a, b);
+	cr_assert_str_eq(a, "all@10.0+1180.0 main@10.0+1180.0 x.Y.run@10.0+477.6 "
+	                    "x.Y.run2@487.6+140.5 x.Y.run@628.1+561.9 x.Y.inner@628.1+561.9");
+	free(a);
+	free(b);
+	free(folded);
+	free(buf);
+	fg_drop(&t);
+	fg_drop(&f);
+}
