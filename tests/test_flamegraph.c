@@ -722,7 +722,7 @@ static char *fg_frames(const af_layout *l)
 	do {                                                                   \
 		fg_drawn d_ = fg_draw(text, po, to, lo);                       \
 		char *got_ = fg_frames(d_.layout);                             \
-		cr_assert_str_eq(got_, want, "%s", text);                      \
+		cr_assert_str_eq(got_, want, "%s\ngot:  %s", text, got_);    \
 		free(got_);                                                    \
 		fg_drop(&d_);                                                  \
 	} while (0)
@@ -806,4 +806,22 @@ Test(fg, a_trace_draws_as_its_folded_output)
 	free(buf);
 	fg_drop(&t);
 	fg_drop(&f);
+}
+
+/* Item 4: --flamechart on folded input keeps the lines' order and merges
+ * a frame only with the same frame of the line before, under the same
+ * callers; a frame's own samples stay where their line is. */
+Test(fg, flamechart_merges_only_with_the_line_before)
+{
+	af_parse_options po = {.flamechart = 1};
+	af_layout_options lo = {.flamechart = 1};
+
+	FG_FRAMES("a;b;c 1\na;b 1\na;b;c 1\n", &po, NULL, &lo,
+	          "all@10.0+1180.0 a@10.0+1180.0 b@10.0+1180.0 c@10.0+393.3 "
+	          "c@796.7+393.3");
+	/* b's own sample between its two calls of c; x under a different b */
+	FG_FRAMES("a;b;c 1\na;b 2\na;b;c 1\na;x;c 1\na;b;c 1\n", &po, NULL, &lo,
+	          "all@10.0+1180.0 a@10.0+1180.0 b@10.0+786.7 c@10.0+196.7 "
+	          "c@600.0+196.7 x@796.7+196.7 c@796.7+196.7 b@993.3+196.7 "
+	          "c@993.3+196.7");
 }
