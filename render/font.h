@@ -12,4 +12,8 @@
  * owned by `f`. */
 cairo_font_face_t *af_font_face(af_font *f, const cairo_font_options_t **options);
 
+/** af_font_fit() of the first `len` bytes of `name`. */
+size_t af_font_fit_len(af_font *f, const char *name, size_t len, double avail,
+                       double size, int *dots);
+
 #endif

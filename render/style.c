@@ -5,6 +5,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "font.h"
 #include "style.h"
 #include "tree.h"
 
@@ -365,14 +366,24 @@ void af_style_time(char *out, size_t n, uint64_t us)
 		snprintf(out, n, "%.2f s", (double)us / 1e6);
 }
 
+size_t af_style_shown(const char *name)
+{
+	size_t len = strlen(name);
+
+	if (len >= 4 && name[len - 4] == '_' && name[len - 3] == '[' && name[len - 1] == ']' &&
+	    strchr("kwij", name[len - 2]) && name[len - 2])
+		return len - 4;
+	return len;
+}
+
 size_t af_style_fit(af_style *s, const char *name, double w, int *dots)
 {
 	double fs = s->layout->font_size, fw = s->opt->fontwidth;
-	size_t len = strlen(name), i = 0, chars, keep, n = 0;
+	size_t len = af_style_shown(name), i = 0, chars, keep, n = 0;
 	uint32_t cp;
 
 	if (fw <= 0)
-		return af_font_fit(s->opt->font, name, w - 6, fs, dots);
+		return af_font_fit_len(s->opt->font, name, len, w - 6, fs, dots);
 	/* flamegraph.pl: as many characters as int(w / (size * width)), the
 	 * last two of them ".." when the name is longer, nothing under three */
 	*dots = 0;
@@ -471,7 +482,7 @@ static int af_diff_tooltip(af_style *s, af_buf *b, const af_rect *r,
 		after -= af_tree_total(l->tree, af_tree_band(l->tree), c);
 	}
 	af_style_value(s, t, sizeof t, (double)ni->total[c] * l->factor);
-	bad = af_buf_append(b, ni->name, strlen(ni->name));
+	bad = af_buf_append(b, ni->name, af_style_shown(ni->name));
 	bad |= af_buf_printf(b, " (%s, %.2f%%", t, pct);
 	if (ni->calls)
 		bad |= af_buf_printf(b, ", %llu call%s", (unsigned long long)ni->calls,
@@ -508,7 +519,7 @@ int af_style_tooltip(af_style *s, af_buf *b, const af_rect *r)
 		snprintf(t + k, sizeof t - k, " %s", opt->countname ? opt->countname : "samples");
 	}
 	pct = l->total ? 100.0 * (double)r->value / (double)l->total : 0;
-	bad = af_buf_append(b, ni.name, strlen(ni.name));
+	bad = af_buf_append(b, ni.name, af_style_shown(ni.name));
 	bad |= af_buf_printf(b, " (%s, %.2f%%", t, pct);
 	if (ni.calls)
 		bad |= af_buf_printf(b, ", %llu call%s", (unsigned long long)ni.calls,

@@ -63,7 +63,7 @@ static void af_svg_script(FILE *out, const af_layout *l, const af_render_options
 		const char *name = af_tree_name_by_id(l->tree, names[i]);
 		if (i)
 			fputc(',', out);
-		af_js_string(out, name, strlen(name));
+		af_js_string(out, name, af_style_shown(name));
 	}
 	/* per frame: name index, total, calls (and the change, when differential) */
 	fputs("],\nframes:[", out);

@@ -825,3 +825,70 @@ Test(fg, flamechart_merges_only_with_the_line_before)
 	          "c@600.0+196.7 x@796.7+196.7 c@796.7+196.7 b@993.3+196.7 "
 	          "c@993.3+196.7");
 }
+
+/* The static SVG of folded text. */
+static char *fg_svg_of(const char *text, const af_parse_options *po,
+                       const af_layout_options *lo, const af_render_options *ro_in)
+{
+	fg_drawn d = fg_draw(text, po, NULL, lo);
+	af_render_options ro = {.no_javascript = 1};
+	char *svg = NULL;
+	size_t len = 0;
+	af_error e = {0};
+	FILE *f = open_memstream(&svg, &len);
+
+	if (ro_in)
+		ro = *ro_in;
+	ro.font = t_font;
+	cr_assert_eq(af_svg_write(d.layout, &ro, f, &e), AF_OK, "%s", e.message);
+	fclose(f);
+	fg_drop(&d);
+	return svg;
+}
+
+/* The fill of the frame whose <title> begins with `title`, as r, g, b. */
+static void fg_fill_of(const char *svg, const char *title, int rgb[3])
+{
+	char want[256];
+	const char *p, *fill;
+	unsigned v;
+
+	snprintf(want, sizeof want, "<title>%s", title);
+	p = strstr(svg, want);
+	cr_assert_not_null(p, "no frame %s in %s", title, svg);
+	fill = strstr(p, "fill=\"#");
+	cr_assert_not_null(fill);
+	v = (unsigned)strtoul(fill + 7, NULL, 16);
+	rgb[0] = (int)(v >> 16), rgb[1] = (int)(v >> 8 & 255), rgb[2] = (int)(v & 255);
+}
+
+/* Item 2: perf's annotations _[k] _[w] _[i] _[j] are not shown in labels
+ * and tooltips, and choose the colour. */
+Test(fg, annotations_are_stripped_and_choose_the_colour)
+{
+	af_render_options ro = {.no_javascript = 1, .palette = AF_PALETTE_JAVA};
+	af_render_options js = {.palette = AF_PALETTE_JAVA};
+	char *svg = fg_svg_of("k_[k];j_[j] 1\ni_[i] 1\nw_[w] 1\nx_[x] 1\n", NULL, NULL, &ro);
+	int c[3];
+
+	cr_assert(strstr(svg, "<title>k (1 samples, 25.00%)</title>"), "%s", svg);
+	cr_assert(strstr(svg, "<title>j (1 samples, 25.00%)</title>"));
+	cr_assert(strstr(svg, "<title>i (1 samples, 25.00%)</title>"));
+	cr_assert(strstr(svg, "<title>w (1 samples, 25.00%)</title>"));
+	/* only those four are annotations */
+	cr_assert(strstr(svg, "<title>x_[x] (1 samples, 25.00%)</title>"));
+	cr_assert(strstr(svg, ">k</text>") && strstr(svg, ">j</text>"));
+	cr_assert_null(strstr(svg, "_[k]"));
+	/* java: jit green, inlined aqua, kernel orange */
+	fg_fill_of(svg, "j (", c);
+	cr_assert(c[0] == c[2] && c[1] >= 200, "%d %d %d", c[0], c[1], c[2]);
+	fg_fill_of(svg, "i (", c);
+	cr_assert(c[1] == c[2] && c[0] < 110 && c[1] >= 165, "%d %d %d", c[0], c[1], c[2]);
+	fg_fill_of(svg, "k (", c);
+	cr_assert(c[2] == 0 && c[0] - c[1] == 100, "%d %d %d", c[0], c[1], c[2]);
+	free(svg);
+	/* the interactive SVG's name table, which its tooltips and search use */
+	svg = fg_svg_of("k_[k];j_[j] 1\n", NULL, NULL, &js);
+	cr_assert(strstr(svg, "names:[\"all\",\"k\",\"j\"]"), "%s", strstr(svg, "names:"));
+	free(svg);
+}
