@@ -892,3 +892,18 @@ Test(fg, annotations_are_stripped_and_choose_the_colour)
 	cr_assert(strstr(svg, "names:[\"all\",\"k\",\"j\"]"), "%s", strstr(svg, "names:"));
 	free(svg);
 }
+
+/* Item 3: --total N larger than the sum makes the root full width and N
+ * the 100%; smaller, it is ignored. */
+Test(fg, total_larger_than_the_sum_is_the_root)
+{
+	af_layout_options lo = {.total = 10}, small = {.total = 1};
+	char *svg;
+
+	FG_FRAMES("a 1\nb 1\n", NULL, NULL, &lo, "all@10.0+1180.0 a@10.0+118.0 b@128.0+118.0");
+	FG_FRAMES("a 1\nb 1\n", NULL, NULL, &small, "all@10.0+1180.0 a@10.0+590.0 b@600.0+590.0");
+	svg = fg_svg_of("a 1\nb 1\n", NULL, &lo, NULL);
+	cr_assert(strstr(svg, "<title>all (10 samples, 100.00%)</title>"), "%s", svg);
+	cr_assert(strstr(svg, "<title>a (1 samples, 10.00%)</title>"));
+	free(svg);
+}
