@@ -145,7 +145,7 @@ static cairo_status_t af_draw(cairo_t *cr, const af_layout *l, af_font *font,
 		int dots;
 
 		af_tree_node(l->tree, r->node, &ni);
-		c = af_style_fill(st, &ni);
+		c = af_style_fill(st, &ni, r);
 		/* corners are rounded where a pixel can show it */
 		af_rounded(cr, r->x, r->y, r->w, r->h, r->h >= 6 && r->w >= 2 ? 2 : 0);
 		cairo_set_source_rgb(cr, c.r / 255.0, c.g / 255.0, c.b / 255.0);

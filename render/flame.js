@@ -80,14 +80,23 @@
 
 	// style.c's af_style_tooltip: "NAME (VALUE, P%, N calls; +D%)".
 	function tooltip(f) {
-		var value = f.v * AF.factor, t;
-		if (AF.time) t = time(Math.floor(value + 0.5));
-		else t = grouped(fixed(value, 0)) + " " + AF.countname;
-		t = f.name + " (" + t + ", " + fixed(AF.total ? 100 * f.v / AF.total : 0, 2) + "%";
+		var value = f.v * AF.factor, t, pct = AF.total ? 100 * f.v / AF.total : 0;
+		if (AF.time) {
+			t = time(Math.floor(value + 0.5));
+		} else {
+			t = fixed(value, 0);
+			// flamegraph.pl's share is of the count as shown, rounded
+			// (--factor, fractional counts); the root is the whole
+			if (f.parent && AF.total) pct = 100 * +t / (AF.total * AF.factor);
+			t = grouped(t) + " " + AF.countname;
+		}
+		t = f.name + " (" + t + ", " + fixed(pct, 2) + "%";
 		if (f.c) t += ", " + f.c + " call" + (f.c === 1 ? "" : "s");
-		if (AF.diff) {
-			var d = AF.total ? 100 * f.dv / AF.total : 0;
-			t += "; " + (d < 0 || Object.is(d, -0) ? "" : "+") + fixed(d, 2) + "%";
+		if (AF.diff && f.dv !== null) {
+			// flamegraph.pl's: of the total times the factor, "+" only
+			// when it grew
+			var d = AF.total ? 100 * (f.dv / AF.unit) / (AF.total * AF.factor) + 0 : 0;
+			t += "; " + (d > 0 ? "+" : "") + fixed(d, 2) + "%";
 		}
 		return t + ")";
 	}

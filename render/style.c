@@ -1,6 +1,7 @@
 /*
  * style.c - frame colours, backgrounds, tooltips and XML escaping.
  */
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -255,9 +256,18 @@ static af_palette af_kind(af_palette p, const char *name)
 	                                                     : AF_PALETTE_RED;
 }
 
-static af_rgb af_palette_fill(af_style *s, const af_node_info *ni);
+static af_rgb af_palette_fill(af_style *s, const af_node_info *ni, const af_rect *rect);
 
-af_rgb af_style_fill(af_style *s, const af_node_info *ni)
+double af_style_change(const af_style *s, const af_node_info *ni, const af_rect *r)
+{
+	double d = ni->removed ? -(double)ni->self[s->layout->clock]
+	           : r->own ? (double)ni->self[s->layout->clock] - (double)ni->base_self : 0;
+	if (s->opt->negate)
+		d = -d;
+	return d == 0 ? 0 : d; /* never -0 */
+}
+
+af_rgb af_style_fill(af_style *s, const af_node_info *ni, const af_rect *rect)
 {
 	af_namemap *map = s->opt->colormap;
 	const char *known;
@@ -265,40 +275,36 @@ af_rgb af_style_fill(af_style *s, const af_node_info *ni)
 	char text[32];
 	af_rgb c;
 
-	if (!map || s->differential)
-		return af_palette_fill(s, ni);
+	if (!map || (s->differential && rect->changed))
+		return af_palette_fill(s, ni, rect);
 	/* --cp: a name keeps the colour it had in earlier graphs */
 	known = af_namemap_get(map, ni->name);
 	if (known && sscanf(known, "rgb(%u,%u,%u)", &r, &g, &b) == 3 && r < 256 &&
 	    g < 256 && b < 256)
 		return af_rgb_of(r, g, b);
-	c = af_palette_fill(s, ni);
+	c = af_palette_fill(s, ni, rect);
 	snprintf(text, sizeof text, "rgb(%u,%u,%u)", c.r, c.g, c.b);
 	if (af_namemap_set(map, ni->name, text) != AF_OK)
 		s->failed = 1;
 	return c;
 }
 
-static af_rgb af_palette_fill(af_style *s, const af_node_info *ni)
+static af_rgb af_palette_fill(af_style *s, const af_node_info *ni, const af_rect *rect)
 {
 	af_palette p = s->opt->palette;
 	double v[3];
 
-	if (s->differential) {
-		/* white when unchanged; red where it grew, blue where it shrank */
-		const af_layout *l = s->layout;
-		double d = ni->removed ? -(double)ni->self[l->clock]
-		                       : (double)ni->self[l->clock] - (double)ni->base_self;
-		double max = (double)l->max_delta, k;
-		if (s->opt->negate)
-			d = -d;
+	if (s->differential && rect->changed) {
+		/* white when unchanged; red where it grew, blue where it shrank,
+		 * by flamegraph.pl's arithmetic */
+		double d = af_style_change(s, ni, rect), max = (double)s->layout->max_delta, k;
 		if (max <= 0 || d == 0)
 			return af_rgb_of(255, 255, 255);
-		k = 1 - (d < 0 ? -d : d) / max;
+		k = 210 * (max - (d < 0 ? -d : d)) / max;
 		if (k < 0)
 			k = 0;
-		return d > 0 ? af_rgb_of(255, (unsigned)(210 * k), (unsigned)(210 * k))
-		             : af_rgb_of((unsigned)(210 * k), (unsigned)(210 * k), 255);
+		return d > 0 ? af_rgb_of(255, (unsigned)k, (unsigned)k)
+		             : af_rgb_of((unsigned)k, (unsigned)k, 255);
 	}
 	if (p == AF_PALETTE_ANDROID) {
 		const struct af_kind_style *k = &af_android[af_android_kind(ni)];
@@ -425,9 +431,34 @@ static void af_grouped(char *out, size_t n, double v)
 	out[o] = '\0';
 }
 
+/* The same for a whole count, exactly. */
+static void af_grouped_exact(char *out, size_t n, uint64_t v)
+{
+	char digits[32];
+	int len, i, o = 0;
+
+	len = snprintf(digits, sizeof digits, "%llu", (unsigned long long)v);
+	for (i = 0; i < len && (size_t)o + 2 < n; i++) {
+		if (i > 0 && (len - i) % 3 == 0)
+			out[o++] = ',';
+		out[o++] = digits[i];
+	}
+	out[o] = '\0';
+}
+
+/* A count's value in the tree's unit, as a count (see af_tree_decimals()). */
+static double af_counts(const af_style *s, double v)
+{
+	unsigned d;
+	for (d = af_tree_decimals(s->layout->tree); d > 0; d--)
+		v /= 10;
+	return v;
+}
+
 /* A value of the graph: a time, or a count with its unit. */
 static void af_style_value(af_style *s, char *t, size_t n, double value)
 {
+	value = af_counts(s, value);
 	if (af_tree_is_time(s->layout->tree) && !s->opt->countname) {
 		af_style_time(t, n, (uint64_t)(value + 0.5));
 	} else {
@@ -509,26 +540,35 @@ int af_style_tooltip(af_style *s, af_buf *b, const af_rect *r)
 	if (af_tree_is_diff(l->tree))
 		return af_diff_tooltip(s, b, r, &ni);
 	/* a frame drawn twice (see af_layout_build) shows the part it holds */
-	value = (double)r->value * l->factor;
+	value = af_counts(s, (double)r->value) * l->factor;
+	pct = l->total ? 100.0 * (double)r->value / (double)l->total : 0;
 	if (af_tree_is_time(l->tree) && !opt->countname) {
 		af_style_time(t, sizeof t, (uint64_t)(value + 0.5));
 	} else {
 		size_t k;
-		af_grouped(t, sizeof t - 1, value);
+		if (l->factor == 1 && !af_tree_decimals(l->tree))
+			af_grouped_exact(t, sizeof t - 1, r->value); /* past 2^53 too */
+		else
+			af_grouped(t, sizeof t - 1, value);
 		k = strlen(t);
 		snprintf(t + k, sizeof t - k, " %s", opt->countname ? opt->countname : "samples");
+		/* flamegraph.pl's share is of the count as shown, rounded
+		 * (--factor, fractional counts); the root is the whole */
+		if (r->node != 0 && l->total)
+			pct = 100.0 * rint(value) / (af_counts(s, (double)l->total) * l->factor);
 	}
-	pct = l->total ? 100.0 * (double)r->value / (double)l->total : 0;
 	bad = af_buf_append(b, ni.name, af_style_shown(ni.name));
 	bad |= af_buf_printf(b, " (%s, %.2f%%", t, pct);
 	if (ni.calls)
 		bad |= af_buf_printf(b, ", %llu call%s", (unsigned long long)ni.calls,
 		                     ni.calls == 1 ? "" : "s");
-	if (s->differential) {
-		double d = (double)ni.self[l->clock] - (double)ni.base_self;
-		if (opt->negate)
-			d = -d;
-		bad |= af_buf_printf(b, "; %+.2f%%", l->total ? 100 * d / (double)l->total : 0);
+	if (s->differential && r->changed && r->node != 0) {
+		/* flamegraph.pl's: of the total times the factor, "+" only when
+		 * it grew */
+		double d = af_style_change(s, &ni, r);
+		d = l->total ? 100 * af_counts(s, d) / (af_counts(s, (double)l->total) * l->factor)
+		             : 0;
+		bad |= af_buf_printf(b, d > 0 ? "; +%.2f%%" : "; %.2f%%", d);
 	}
 	bad |= af_buf_append(b, ")", 1);
 	return bad;

@@ -27,8 +27,13 @@ typedef struct af_style {
 af_status af_style_init(af_style *s, const af_layout *l,
                         const af_render_options *opt, af_error *err);
 
-/** A frame's fill. */
-af_rgb af_style_fill(af_style *s, const af_node_info *ni);
+/** The fill of frame `r`, whose node is `ni`. */
+af_rgb af_style_fill(af_style *s, const af_node_info *ni, const af_rect *r);
+
+/** Differential input: the change frame `r` is coloured by (AFTER minus
+ * BEFORE, negated with --negate), in the tree's unit.  Only for frames
+ * with r->changed. */
+double af_style_change(const af_style *s, const af_node_info *ni, const af_rect *r);
 
 /** The tooltip of a frame: "NAME (VALUE, P%, N calls)". */
 int af_style_tooltip(af_style *s, af_buf *b, const af_rect *r);

@@ -30,7 +30,7 @@ static void af_svg_script(FILE *out, const af_layout *l, const af_render_options
                           double rect_h, int differential, const uint32_t *names,
                           size_t nnames, const af_buf *data)
 {
-	double ypad2 = l->font_size * 2 + 10;
+	double ypad2 = l->font_size * 2 + 10, unit;
 	af_font *font = opt->font;
 	size_t i;
 	int c;
@@ -45,8 +45,11 @@ static void af_svg_script(FILE *out, const af_layout *l, const af_render_options
 	af_js_string(out, opt->nametype ? opt->nametype : "",
 	             opt->nametype ? strlen(opt->nametype) : 0);
 	/* how a tooltip prints a value: as style.c's af_style_tooltip does */
-	fprintf(out, ",total:%llu,factor:%.17g,time:%s,diff:%s,countname:",
-	        (unsigned long long)l->total, l->factor,
+	/* a count's factor takes it from the tree's unit (af_tree_decimals) */
+	for (c = 0, unit = 1; c < (int)af_tree_decimals(l->tree); c++)
+		unit *= 10;
+	fprintf(out, ",total:%llu,unit:%.17g,factor:%.17g,time:%s,diff:%s,countname:",
+	        (unsigned long long)l->total, unit, l->factor / unit,
 	        af_tree_is_time(l->tree) && !opt->countname ? "true" : "false",
 	        differential ? "true" : "false");
 	af_js_string(out, opt->countname ? opt->countname : "samples",
@@ -255,7 +258,7 @@ static af_status af_svg_frames(const af_layout *l, const af_render_options *opt,
 		int dots, link;
 
 		af_tree_node(l->tree, r->node, &ni);
-		col = af_style_fill(st, &ni);
+		col = af_style_fill(st, &ni, r);
 		link = af_svg_attrs(out, opt->nameattr, ni.name, 1);
 		fputs("<g", out);
 		af_svg_attrs(out, opt->nameattr, ni.name, 0);
@@ -269,10 +272,12 @@ static af_status af_svg_frames(const af_layout *l, const af_render_options *opt,
 			bad = af_data_uint(&data, index[id]) |
 			      af_data_uint(&data, r->value) |
 			      af_data_uint(&data, ni.calls);
-			if (st->differential) {
-				double d = (double)ni.self[l->clock] - (double)ni.base_self;
-				bad |= af_buf_printf(&data, "%.0f,", opt->negate ? -d : d);
-			}
+			/* the change, or none (the root's, a frame of a line with
+			 * one count) */
+			if (st->differential && r->changed && r->node != 0)
+				bad |= af_buf_printf(&data, "%.0f,", af_style_change(st, &ni, r));
+			else if (st->differential)
+				bad |= af_buf_append(&data, "null,", 5);
 		} else {
 			tip.len = 0;
 			bad = af_style_tooltip(st, &tip, r);

@@ -15,71 +15,127 @@
 /* ------------------------------------------------------------------ */
 /* Reading                                                             */
 
-/* A count: digits with an optional fraction, rounded to a whole number.
- * Returns the bytes it took from the end of s[0..n), 0 when none. */
-static size_t af_count_at_end(const char *s, size_t n, uint64_t *out)
-{
-	size_t end = n, start, dot = SIZE_MAX, i;
-	uint64_t v = 0;
+/* The most decimals a count keeps (finer fractions are rounded): counts
+ * are whole numbers of 10^-decimals, so sums are exact. */
+#define AF_MAX_DECIMALS 6
 
-	while (end > 0 && (s[end - 1] == ' ' || s[end - 1] == '\t'))
+static const uint64_t af_pow10[AF_MAX_DECIMALS + 1] = {
+	1, 10, 100, 1000, 10000, 100000, 1000000};
+
+/* Whitespace as Perl's \s sees it within a line. */
+static int af_space(char c)
+{
+	return c == ' ' || c == '\t' || c == '\r' || c == '\f' || c == '\v';
+}
+
+/* A count as flamegraph.pl reads it, \d+(\.\d*)?: its whole part and its
+ * fraction in millionths (rounded), with how many decimals the fraction
+ * needs. */
+typedef struct af_count {
+	uint64_t whole;
+	uint32_t micro;
+	unsigned decimals;
+	int huge;          /* the whole part is over 64 bits */
+} af_count;
+
+/* Where the count that ends at s[end) begins: a digit, then digits with
+ * at most one '.', after a whitespace character; SIZE_MAX when there is
+ * none. */
+static size_t af_count_token(const char *s, size_t end)
+{
+	size_t start = end, dots = 0;
+
+	while (start > 0 && ((s[start - 1] >= '0' && s[start - 1] <= '9') || s[start - 1] == '.')) {
+		dots += s[start - 1] == '.';
+		start--;
+	}
+	if (start == end || dots > 1 || s[start] == '.' || start == 0 || !af_space(s[start - 1]))
+		return SIZE_MAX;
+	return start;
+}
+
+static void af_count_read(const char *s, size_t n, af_count *c)
+{
+	size_t i = 0, k;
+	uint32_t micro = 0;
+
+	memset(c, 0, sizeof *c);
+	for (; i < n && s[i] != '.'; i++) {
+		unsigned d = (unsigned)(s[i] - '0');
+		if (c->whole > (UINT64_MAX - d) / 10)
+			c->huge = 1;
+		c->whole = c->whole * 10 + d;
+	}
+	/* the fraction: six digits, rounded half up at the seventh */
+	for (k = 0, i++; k < AF_MAX_DECIMALS; k++, i++)
+		micro = micro * 10 + (i < n ? (uint32_t)(s[i] - '0') : 0);
+	if (i < n && s[i] >= '5' && ++micro == 1000000) {
+		micro = 0;
+		if (c->whole == UINT64_MAX)
+			c->huge = 1;
+		c->whole++;
+	}
+	c->micro = micro;
+	for (c->decimals = AF_MAX_DECIMALS; c->decimals > 0 && micro % 10 == 0; micro /= 10)
+		c->decimals--;
+}
+
+/* A line as flamegraph.pl splits it, ^(.*)\s+?(\d+(?:\.\d*)?)$: the stack
+ * is everything before the whitespace character just before the count, so
+ * "a;b;  3" has a frame " "; a second count before that (difffolded.pl's
+ * BEFORE AFTER) is taken the same way.  Unlike flamegraph.pl, whitespace
+ * after the count (a CRLF file, a trailing space) is allowed. */
+typedef struct af_fline {
+	size_t stack;      /* its length */
+	af_count before, after;
+	size_t at[2], len[2]; /* where the counts are: BEFORE, AFTER */
+	int two;
+} af_fline;
+
+static int af_folded_line(const char *s, size_t n, af_fline *l)
+{
+	size_t end = n, tok;
+
+	while (end > 0 && af_space(s[end - 1]))
 		end--;
-	start = end;
-	while (start > 0 && ((s[start - 1] >= '0' && s[start - 1] <= '9') ||
-	                     (s[start - 1] == '.' && dot == SIZE_MAX))) {
-		if (s[start - 1] == '.')
-			dot = start - 1;
-		start--;
-	}
-	if (start == end || s[start] == '.' || start == 0 ||
-	    (s[start - 1] != ' ' && s[start - 1] != '\t'))
+	if ((tok = af_count_token(s, end)) == SIZE_MAX)
 		return 0;
-	for (i = start; i < end && i != dot; i++) {
-		if (v > (UINT64_MAX - 9) / 10)
-			return 0;
-		v = v * 10 + (uint64_t)(s[i] - '0');
+	af_count_read(s + tok, end - tok, &l->after);
+	l->at[1] = tok;
+	l->len[1] = end - tok;
+	l->stack = tok - 1;
+	l->two = 0;
+	memset(&l->before, 0, sizeof l->before);
+	if ((tok = af_count_token(s, l->stack)) != SIZE_MAX) {
+		af_count_read(s + tok, l->stack - tok, &l->before);
+		l->at[0] = tok;
+		l->len[0] = l->stack - tok;
+		l->stack = tok - 1;
+		l->two = 1;
 	}
-	if (dot != SIZE_MAX && dot + 1 < end && s[dot + 1] >= '5')
-		v++;
-	*out = v;
-	while (start > 0 && (s[start - 1] == ' ' || s[start - 1] == '\t'))
-		start--;
-	return n - start;
+	return 1;
 }
 
-/* Splits a line into its stack and counts; returns the stack's length, or
- * 0 when the line is not of the form. */
-static size_t af_folded_line(const char *s, size_t n, uint64_t *before,
-                             uint64_t *after, int *two)
-{
-	size_t k = af_count_at_end(s, n, after), k2;
-
-	*two = 0;
-	if (k == 0 || k == n)
-		return 0;
-	n -= k;
-	k2 = af_count_at_end(s, n, before);
-	if (k2 > 0 && k2 < n) {
-		*two = 1;
-		n -= k2;
-	}
-	return n;
-}
+/* How far detection looks for a first line of folded stacks, past lines
+ * that are not (a header such as "# austin: 3.3.0"). */
+#define AF_DETECT_LINES 100
+#define AF_DETECT_BYTES (1u << 20)
 
 int af_folded_detect(const uint8_t *buf, size_t len)
 {
-	size_t i = 0, end;
-	uint64_t a, b;
-	int two;
+	size_t i = 0, end, lines = 0;
+	af_fline l;
 
-	while (i < len && (buf[i] == '\n' || buf[i] == '\r'))
-		i++;
-	for (end = i; end < len && buf[end] != '\n'; end++)
-		if (buf[end] == 0)
-			return 0;
-	if (end > i && buf[end - 1] == '\r')
-		end--;
-	return end > i && af_folded_line((const char *)buf + i, end - i, &a, &b, &two) > 0;
+	while (i < len && i < AF_DETECT_BYTES && lines < AF_DETECT_LINES) {
+		for (end = i; end < len && buf[end] != '\n'; end++)
+			if (buf[end] == 0)
+				return 0; /* not text */
+		if (end > i && af_folded_line((const char *)buf + i, end - i, &l))
+			return 1;
+		lines += end > i;
+		i = end + 1;
+	}
+	return 0;
 }
 
 const char *af_folded_reject(const uint8_t *buf, size_t len, size_t *off)
@@ -106,6 +162,52 @@ const char *af_folded_reject(const uint8_t *buf, size_t len, size_t *off)
 	return "line 1 does not end in a count";
 }
 
+/* The largest count `decimals` can hold, for messages: "184467440737095516.15". */
+static void af_count_max(char *out, size_t n, unsigned decimals)
+{
+	uint64_t p = af_pow10[decimals];
+
+	if (decimals)
+		snprintf(out, n, "%llu.%0*llu", (unsigned long long)(UINT64_MAX / p),
+		         (int)decimals, (unsigned long long)(UINT64_MAX % p));
+	else
+		snprintf(out, n, "%llu", (unsigned long long)UINT64_MAX);
+}
+
+/* Counts are kept as whole numbers of 10^-decimals: a line with more
+ * decimals than any before multiplies what the tree holds so far.  0, or
+ * -1 when the sums would no longer fit. */
+static int af_folded_rescale(af_trace *t, unsigned decimals, uint64_t *sum,
+                             uint64_t *base_sum)
+{
+	uint64_t k = af_pow10[decimals - t->info.decimals];
+	size_t i;
+
+	if (*sum > UINT64_MAX / k || *base_sum > UINT64_MAX / k)
+		return -1;
+	*sum *= k;
+	*base_sum *= k;
+	for (i = 0; i < t->tree.len; i++) {
+		t->tree.nodes[i].self[AF_CLOCK_WALL] *= k;
+		t->tree.nodes[i].base *= k;
+		if (t->started && i < t->started_cap)
+			t->started[i][AF_CLOCK_WALL] *= k;
+	}
+	t->info.decimals = decimals;
+	return 0;
+}
+
+/* `c` in whole numbers of 10^-decimals; -1 when over 64 bits. */
+static int af_count_units(const af_count *c, unsigned decimals, uint64_t *out)
+{
+	uint64_t p = af_pow10[decimals];
+
+	if (c->huge || c->whole > (UINT64_MAX - c->micro / af_pow10[AF_MAX_DECIMALS - decimals]) / p)
+		return -1;
+	*out = c->whole * p + c->micro / af_pow10[AF_MAX_DECIMALS - decimals];
+	return 0;
+}
+
 af_status af_trace_folded(af_trace *t, const uint8_t *buf, size_t len,
                           af_error *err)
 {
@@ -115,6 +217,8 @@ af_status af_trace_folded(af_trace *t, const uint8_t *buf, size_t len,
 	size_t *end = NULL, ndepth = 0; /* per depth: where its frame ends */
 	uint32_t root = af_ptree_root(&t->tree, AF_NONE);
 	uint64_t sum = 0;           /* the counts so far: where a line begins */
+	uint64_t base_sum = 0;      /* the BEFORE counts so far */
+	unsigned long long lineno = 0;
 	af_status st = AF_OK;
 
 	if (root == AF_NONE)
@@ -123,21 +227,52 @@ af_status af_trace_folded(af_trace *t, const uint8_t *buf, size_t len,
 		const char *line = (const char *)buf + pos;
 		const char *nl = memchr(line, '\n', len - pos);
 		size_t n = nl ? (size_t)(nl - line) : len - pos, stack, i, start, depth;
+		long long off = (long long)(line - (const char *)buf);
 		uint64_t before = 0, after = 0;
 		uint32_t node = root;
-		int two, same = 1;
+		unsigned dec;
+		af_fline fl;
+		int same = 1;
 
 		pos += n + (nl != NULL);
+		lineno++;
 		if (n && line[n - 1] == '\r')
 			n--;
 		if (n == 0)
 			continue;
-		stack = af_folded_line(line, n, &before, &after, &two);
-		if (stack == 0 || memchr(line, 0, n)) {
+		if (!af_folded_line(line, n, &fl) || memchr(line, 0, n)) {
 			if (!t->info.ignored_lines++)
-				t->info.first_ignored_line = (uint64_t)(line - (const char *)buf);
+				t->info.first_ignored_line = (uint64_t)off;
 			continue;
 		}
+		/* the counts, exactly: whole numbers of 10^-decimals */
+		dec = fl.after.decimals > fl.before.decimals ? fl.after.decimals
+		                                            : fl.before.decimals;
+		if (fl.after.huge || fl.before.huge) {
+			int k = fl.before.huge ? 0 : 1;
+			st = af_fail(err, AF_ERR_LIMIT, off + (long long)fl.at[k],
+			             "line %llu: the count %.*s is larger than "
+			             "18446744073709551615", lineno,
+			             (int)(fl.len[k] > 64 ? 64 : fl.len[k]), line + fl.at[k]);
+			goto out;
+		}
+		if ((dec > t->info.decimals && af_folded_rescale(t, dec, &sum, &base_sum)) ||
+		    af_count_units(&fl.after, t->info.decimals, &after) ||
+		    (fl.two && af_count_units(&fl.before, t->info.decimals, &before)) ||
+		    after > UINT64_MAX - sum || before > UINT64_MAX - base_sum) {
+			char max[32];
+			af_count_max(max, sizeof max, dec > t->info.decimals ? dec : t->info.decimals);
+			st = af_fail(err, AF_ERR_LIMIT, off,
+			             "line %llu: the counts add up to more than %s%s", lineno, max,
+			             t->info.decimals || dec ? " (counts with decimals are kept "
+			                                       "exactly, in 64 bits)" : "");
+			goto out;
+		}
+		/* flamegraph.pl splits the stack as Perl's split does: trailing
+		 * empty frames go ("a;b; 3" is a;b, ";;;; 3" the root alone) */
+		stack = fl.stack;
+		while (stack > 0 && line[stack - 1] == ';')
+			stack--;
 		depth = start = 0;
 		if (!t->flamechart && prev) {
 			/* lines come sorted, so most of a path is the line before's:
@@ -154,7 +289,7 @@ af_status af_trace_folded(af_trace *t, const uint8_t *buf, size_t len,
 				depth++;
 			}
 		}
-		for (i = start; i <= stack; i++) {
+		for (i = start; stack > 0 && i <= stack; i++) {
 			uint32_t name;
 			if (i < stack && line[i] != ';')
 				continue;
@@ -173,8 +308,7 @@ af_status af_trace_folded(af_trace *t, const uint8_t *buf, size_t len,
 			}
 			name = af_names_intern_clean(&t->frames, line + start, i - start);
 			if (name == AF_NONE) {
-				st = af_fail(err, AF_ERR_NOMEM, (long long)(line - (const char *)buf),
-				             "out of memory");
+				st = af_fail(err, AF_ERR_NOMEM, off, "out of memory");
 				goto out;
 			}
 			if (t->flamechart) {
@@ -188,9 +322,7 @@ af_status af_trace_folded(af_trace *t, const uint8_t *buf, size_t len,
 					node = af_ptree_append(&t->tree, node, name);
 					if (node != AF_NONE &&
 					    AF_GROW(t->mem, t->started, t->started_cap, t->tree.len)) {
-						st = af_fail(err, AF_ERR_NOMEM,
-						             (long long)(line - (const char *)buf),
-						             "out of memory");
+						st = af_fail(err, AF_ERR_NOMEM, off, "out of memory");
 						goto out;
 					}
 					if (node != AF_NONE)
@@ -201,37 +333,32 @@ af_status af_trace_folded(af_trace *t, const uint8_t *buf, size_t len,
 			}
 			if (node == AF_NONE) {
 				st = t->tree.len >= t->tree.max_nodes
-				     ? af_fail(err, AF_ERR_LIMIT,
-				               (long long)(line - (const char *)buf),
+				     ? af_fail(err, AF_ERR_LIMIT, off,
 				               "cannot add call path %zu (limit %u)",
 				               t->tree.len + 1, t->tree.max_nodes)
-				     : af_fail(err, AF_ERR_NOMEM,
-				               (long long)(line - (const char *)buf),
+				     : af_fail(err, AF_ERR_NOMEM, off,
 				               "out of memory adding call path %zu",
 				               t->tree.len + 1);
 				goto out;
 			}
-			{
-				if (AF_GROW(t->mem, at, ncap, depth) ||
-				    AF_GROW(t->mem, end, ecap, depth)) {
-					st = af_fail(err, AF_ERR_NOMEM,
-					             (long long)(line - (const char *)buf),
-					             "out of memory");
-					goto out;
-				}
-				at[depth - 1] = node;
-				end[depth - 1] = i;
+			if (AF_GROW(t->mem, at, ncap, depth) || AF_GROW(t->mem, end, ecap, depth)) {
+				st = af_fail(err, AF_ERR_NOMEM, off, "out of memory");
+				goto out;
 			}
+			at[depth - 1] = node;
+			end[depth - 1] = i;
 			start = i + 1;
 		}
 		prev = line;
 		prev_len = stack;
 		ndepth = depth;
 		t->tree.nodes[node].self[AF_CLOCK_WALL] += after;
-		sum += after;
 		t->tree.nodes[node].base += before;
+		t->tree.nodes[node].lines |= fl.two ? AF_LINE_TWO : AF_LINE_ONE;
+		sum += after;
+		base_sum += before;
 		t->info.lines++;
-		t->info.differential |= two;
+		t->info.differential |= fl.two;
 	}
 	if (t->info.lines == 0) {
 		st = af_fail(err, AF_ERR_FORMAT, 0, "no line of folded stacks "
@@ -286,9 +413,25 @@ static int af_has_line(const af_tree *tree, const af_pnode *nodes, size_t i,
 	return af_tree_self(tree, (uint32_t)i, clock) != 0 || nodes[i].base != 0;
 }
 
+/* " COUNT": a value of the tree, in counts (af_tree_decimals()). */
+static void af_count_write(FILE *out, uint64_t v, unsigned dec)
+{
+	uint64_t p = af_pow10[dec], frac = v % p;
+
+	fprintf(out, " %llu", (unsigned long long)(v / p));
+	if (frac) {
+		while (frac % 10 == 0) {
+			frac /= 10;
+			dec--;
+		}
+		fprintf(out, ".%0*llu", (int)dec, (unsigned long long)frac);
+	}
+}
+
 static af_status af_folded_emit(const af_tree *tree, af_clock clock, FILE *out,
                                 af_error *err)
 {
+	unsigned dec = af_tree_decimals(tree);
 	af_mem *mem = af_tree_mem(tree);
 	int two = af_tree_is_differential(tree);
 	const af_pnode *nodes = af_tree_nodes(tree);
@@ -360,6 +503,14 @@ static af_status af_folded_emit(const af_tree *tree, af_clock clock, FILE *out,
 			qsort(entries + first[i], first[i + 1] - first[i], sizeof *entries,
 			      af_entry_cmp);
 
+	/* the root's own count (lines with no frame, ";;;; 3") first: an
+	 * empty stack, " 3", sorts before every other line */
+	if (af_has_line(tree, nodes, 0, clock, two)) {
+		if (two && !(nodes[0].lines == AF_LINE_ONE && !nodes[0].base))
+			af_count_write(out, nodes[0].base, dec);
+		af_count_write(out, af_tree_self(tree, 0, clock), dec);
+		fputc('\n', out);
+	}
 	/* one walk; the path so far is kept in `path` */
 	if (AF_GROW(mem, levels, lcap, 1))
 		goto nomem;
@@ -379,15 +530,18 @@ static af_status af_folded_emit(const af_tree *tree, af_clock clock, FILE *out,
 		e = &entries[lv->next++];
 		name = af_tree_name(tree, e->node);
 		path.len = lv->path_len;
-		if (path.len && af_buf_append(&path, ";", 1))
+		/* a leading empty frame is kept: ";a 2" is not "a 2" */
+		if (top > 1 && af_buf_append(&path, ";", 1))
 			goto nomem;
 		if (af_buf_append(&path, name, strlen(name)))
 			goto nomem;
 		if (!e->subtree) {
 			fwrite(path.data, 1, path.len, out);
-			if (two)
-				fprintf(out, " %llu", (unsigned long long)nodes[e->node].base);
-			fprintf(out, " %llu\n", (unsigned long long)af_tree_self(tree, e->node, clock));
+			/* a line of differential input with one count keeps one */
+			if (two && !(nodes[e->node].lines == AF_LINE_ONE && !nodes[e->node].base))
+				af_count_write(out, nodes[e->node].base, dec);
+			af_count_write(out, af_tree_self(tree, e->node, clock), dec);
+			fputc('\n', out);
 			continue;
 		}
 		if (AF_GROW(mem, levels, lcap, top + 1))

@@ -90,11 +90,51 @@ static unsigned af_node_parts(const af_tree *tree, const af_pnode *nodes, uint32
 	uint64_t kids = af_tree_total(tree, i, clock) - self;
 	unsigned parts = 0;
 
-	if (self > 0 || (lines_of_zero && kids == 0 && nodes[i].child == AF_NONE))
+	if (self > 0 || (lines_of_zero && nodes[i].lines))
 		parts |= AF_PART_SELF;
 	if (kids > 0 || (lines_of_zero && nodes[i].child != AF_NONE))
 		parts |= AF_PART_KIDS;
 	return parts;
+}
+
+/* Differential folded input: for each node, whether the first line
+ * through its children, in flamegraph.pl's order, has two counts (a frame
+ * opened by a line with one count has no change; see af_rect.changed).
+ * `two` gets the same for the node itself.  Children come after their
+ * parents, so one pass backwards sees every child first.  -1 when out of
+ * memory. */
+static int af_first_lines(const af_tree *tree, const af_pnode *nodes, size_t n,
+                          af_clock clock, uint8_t *kids_two, uint8_t *two)
+{
+	af_mem *mem = af_tree_mem(tree);
+	const uint32_t *rank = af_tree_ranks(tree);
+	uint32_t *best = af_malloc(mem, (n ? n : 1) * sizeof *best);
+	size_t i;
+
+	if (!best)
+		return -1;
+	memset(best, 0xFF, n * sizeof *best);
+	memset(kids_two, 0, n);
+	for (i = n; i-- > 0;) {
+		unsigned parts = i == 0 ? AF_PART_SELF | AF_PART_KIDS
+		                        : af_node_parts(tree, nodes, (uint32_t)i, clock, 1);
+		int self = (parts & AF_PART_SELF) != 0;
+		uint32_t r, p;
+		two[i] = self && nodes[i].lines ? (nodes[i].lines & AF_LINE_TWO) != 0
+		                                : kids_two[i];
+		if (i == 0)
+			break;
+		if (!parts)
+			continue; /* no line goes through it (a path --reverse left empty) */
+		p = nodes[i].parent;
+		r = rank[nodes[i].key * 2 + !self];
+		if (r < best[p] || best[p] == UINT32_MAX) {
+			best[p] = r;
+			kids_two[p] = two[i];
+		}
+	}
+	af_free(mem, best);
+	return 0;
 }
 
 static af_status af_layout_make(const af_tree *tree, const af_layout_options *opt,
@@ -108,13 +148,13 @@ static af_status af_layout_make(const af_tree *tree, const af_layout_options *op
 	size_t nspans = 0, top = 0, pcap = 0, rcap = 0;
 	const uint32_t *rank = af_tree_ranks(tree);
 	size_t *first = NULL;
-	uint8_t *parts = NULL;
+	uint8_t *parts = NULL, *kids_two = NULL, *two = NULL;
 	af_span *spans = NULL;
 	af_pending *stack = NULL;
 	af_layout *L = NULL;
 	double wpt, ypad1, ypad2, min_time;
 	uint64_t total;
-	int flow, lines_of_zero;
+	int flow, lines_of_zero, lines_two;
 	af_status st = AF_OK;
 
 	*out = NULL;
@@ -159,6 +199,8 @@ static af_status af_layout_make(const af_tree *tree, const af_layout_options *op
 	/* flamegraph.pl's walk, unless the order is the recording's or weight */
 	flow = !o.flamechart && !o.sort_weight;
 	lines_of_zero = !af_tree_is_time(tree) && !af_tree_is_diff(tree);
+	/* differential folded input: some frames may have no change */
+	lines_two = af_tree_is_differential(tree) && !af_tree_is_diff(tree);
 
 	full = af_calloc(mem, 1, sizeof *full);
 	if (full) {
@@ -214,6 +256,14 @@ static af_status af_layout_make(const af_tree *tree, const af_layout_options *op
 	for (i = n; i > 0; i--) /* the fill moved each start to the next one's */
 		first[i] = first[i - 1];
 	first[0] = 0;
+	if (lines_two) {
+		kids_two = af_malloc(mem, n);
+		two = af_malloc(mem, n);
+		if (!kids_two || !two)
+			goto nomem;
+		if (af_first_lines(tree, nodes, n, o.clock, kids_two, two))
+			goto nomem;
+	}
 
 	L->tree = tree;
 	L->clock = o.clock;
@@ -224,19 +274,44 @@ static af_status af_layout_make(const af_tree *tree, const af_layout_options *op
 	L->xpad = L->thumbnail ? 0 : 10;
 	L->inverted = o.inverted;
 	L->factor = o.factor;
-	/* --total: the root is that wide, and that is 100% */
-	if (o.total > total)
-		total = o.total;
+	/* --total: the root is that wide, and that is 100%.  It is a count;
+	 * the tree's values may be of a finer unit (af_tree_decimals()) */
+	if (o.total > 0) {
+		uint64_t want = o.total;
+		unsigned d;
+		for (d = 0; d < af_tree_decimals(tree); d++) {
+			if (want > UINT64_MAX / 10) {
+				st = af_fail(err, AF_ERR_ARG, -1, "--total %llu is larger than 64 "
+				             "bits hold with the input's %u decimals",
+				             (unsigned long long)o.total, af_tree_decimals(tree));
+				goto out;
+			}
+			want *= 10;
+		}
+		if (want > total)
+			total = want;
+	}
 	L->total = total;
 	wpt = (o.width - 2 * L->xpad) / (double)total;
 	/* flamegraph.pl leaves out what is narrower than this, in time */
 	min_time = o.min_width_pct > 0 ? (double)total * o.min_width_pct / 100
 	                               : o.min_width / wpt;
-	for (i = 1; i < n; i++) {
+	for (i = lines_two ? 0 : 1; i < n; i++) {
 		uint64_t a = af_tree_self(tree, (uint32_t)i, o.clock), b = nodes[i].base;
 		uint64_t d = a > b ? a - b : b - a;
+		if (lines_two && !(nodes[i].lines & AF_LINE_TWO))
+			continue; /* flamegraph.pl: only lines with two counts */
 		if (d > L->max_delta)
 			L->max_delta = d;
+	}
+	if (lines_two) {
+		/* flamegraph.pl's largest change starts at one count */
+		uint64_t one = 1;
+		unsigned d;
+		for (d = 0; d < af_tree_decimals(tree); d++)
+			one *= 10;
+		if (L->max_delta < one)
+			L->max_delta = one;
 	}
 
 	/* pre-order walk; an explicit stack keeps deep trees off the C stack */
@@ -262,6 +337,11 @@ static af_status af_layout_make(const af_tree *tree, const af_layout_options *op
 		r->value = v;
 		r->node = p.node;
 		r->depth = depth;
+		r->own = (p.parts & AF_PART_SELF) != 0;
+		r->changed = af_tree_is_diff(tree) ||
+		             (lines_two && (r->own && nodes[p.node].lines
+		                                    ? (nodes[p.node].lines & AF_LINE_TWO) != 0
+		                                    : kids_two[p.node]));
 		if (depth > L->max_depth)
 			L->max_depth = depth;
 		if (!(p.parts & AF_PART_KIDS) || first[p.node + 1] == lo)
@@ -340,6 +420,8 @@ out:
 	af_layout_free(L);
 	af_free(mem, spans);
 	af_free(mem, parts);
+	af_free(mem, kids_two);
+	af_free(mem, two);
 	af_free(mem, first);
 	af_free(mem, stack);
 	return st;

@@ -138,6 +138,7 @@ static af_status af_method_table_make(const af_trace *trace,
 	}
 	m->pub.clock = clock;
 	m->pub.is_time = trace->info.variant != AF_VARIANT_FOLDED;
+	m->pub.decimals = trace->info.decimals;
 
 	/* the roots whose children are methods: one per selected thread, or
 	 * the one root of folded input */
@@ -273,24 +274,43 @@ static double af_pct(uint64_t v, uint64_t total)
 	return total ? 100.0 * (double)v / (double)total : 0;
 }
 
-/* A value for people: a time, or a count with thousands separators. */
-static void af_human(char *out, size_t n, uint64_t v, int is_time)
+/* `v` whole numbers of 10^-dec as an exact decimal: "12", "1.5"; with
+ * `group`, the whole part in groups of three: "1,234.5". */
+static void af_units(char *out, size_t n, uint64_t v, unsigned dec, int group)
 {
-	char digits[32];
+	char digits[32], frac[16] = "";
+	uint64_t p = 1, f;
+	unsigned k;
 	int len, i;
 	size_t o = 0;
 
-	if (is_time) {
-		af_format_us(out, n, v);
-		return;
+	for (k = 0; k < dec; k++)
+		p *= 10;
+	f = v % p;
+	if (f) {
+		while (f % 10 == 0) {
+			f /= 10;
+			dec--;
+		}
+		snprintf(frac, sizeof frac, ".%0*llu", (int)dec, (unsigned long long)f);
 	}
-	len = snprintf(digits, sizeof digits, "%llu", (unsigned long long)v);
+	len = snprintf(digits, sizeof digits, "%llu", (unsigned long long)(v / p));
 	for (i = 0; i < len && o + 2 < n; i++) {
-		if (i > 0 && (len - i) % 3 == 0)
+		if (group && i > 0 && (len - i) % 3 == 0)
 			out[o++] = ',';
 		out[o++] = digits[i];
 	}
 	out[o] = '\0';
+	snprintf(out + o, n - o, "%s", frac);
+}
+
+/* A value for people: a time, or a count with thousands separators. */
+static void af_human(char *out, size_t n, uint64_t v, int is_time, unsigned dec)
+{
+	if (is_time)
+		af_format_us(out, n, v);
+	else
+		af_units(out, n, v, dec, 1);
 }
 
 /* Columns of the text table are as wide as their widest cell; a "µs"
@@ -314,11 +334,13 @@ af_status af_method_table_write(const af_method_table *t, af_table_format format
 		             "exclusive%s\texclusive_pct\n", unit, unit);
 		for (i = 0; i < t->nrows; i++) {
 			const af_method_row *r = &t->rows[i];
-			fprintf(out, "%s\t%llu\t%llu\t%llu\t%.2f\t%llu\t%.2f\n", r->name,
+			char a[48], b[48];
+			af_units(a, sizeof a, r->inclusive, t->decimals, 0);
+			af_units(b, sizeof b, r->exclusive, t->decimals, 0);
+			fprintf(out, "%s\t%llu\t%llu\t%s\t%.2f\t%s\t%.2f\n", r->name,
 			        (unsigned long long)r->calls,
-			        (unsigned long long)r->recursive_calls,
-			        (unsigned long long)r->inclusive, af_pct(r->inclusive, t->total),
-			        (unsigned long long)r->exclusive, af_pct(r->exclusive, t->total));
+			        (unsigned long long)r->recursive_calls, a,
+			        af_pct(r->inclusive, t->total), b, af_pct(r->exclusive, t->total));
 		}
 	} else if (format == AF_TABLE_TEXT) {
 		size_t wi = strlen("inclusive"), we = strlen("exclusive");
@@ -328,8 +350,8 @@ af_status af_method_table_write(const af_method_table *t, af_table_format format
 		for (i = 0; i < t->nrows; i++) {
 			const af_method_row *r = &t->rows[i];
 			size_t k;
-			af_human(a, sizeof a, r->inclusive, t->is_time);
-			af_human(b, sizeof b, r->exclusive, t->is_time);
+			af_human(a, sizeof a, r->inclusive, t->is_time, t->decimals);
+			af_human(b, sizeof b, r->exclusive, t->is_time, t->decimals);
 			if ((k = af_cols(a)) > wi)
 				wi = k;
 			if ((k = af_cols(b)) > we)
@@ -341,7 +363,7 @@ af_status af_method_table_write(const af_method_table *t, af_table_format format
 			                          (unsigned long long)r->recursive_calls)) > wr)
 				wr = k;
 		}
-		af_human(a, sizeof a, t->total, t->is_time);
+		af_human(a, sizeof a, t->total, t->is_time, t->decimals);
 		fprintf(out, "%zu methods, %s%s in all\n\n", t->nrows, a,
 		        !t->is_time ? ""
 		        : t->clock == AF_CLOCK_WALL ? " of wall time"
@@ -351,8 +373,8 @@ af_status af_method_table_write(const af_method_table *t, af_table_format format
 		        "method");
 		for (i = 0; i < t->nrows; i++) {
 			const af_method_row *r = &t->rows[i];
-			af_human(a, sizeof a, r->inclusive, t->is_time);
-			af_human(b, sizeof b, r->exclusive, t->is_time);
+			af_human(a, sizeof a, r->inclusive, t->is_time, t->decimals);
+			af_human(b, sizeof b, r->exclusive, t->is_time, t->decimals);
 			/* pad by columns, not bytes */
 			fprintf(out, "%*s%s %6.2f%%  %*s%s %6.2f%%  %*llu %*llu  %s\n",
 			        (int)(wi - af_cols(a)), "", a, af_pct(r->inclusive, t->total),

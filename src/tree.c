@@ -317,6 +317,7 @@ struct af_tree {
 	int diff;           /* made by af_tree_diff() */
 	int not_threads;    /* the root's children are frames, not threads
 	                       (--reverse, --focus) */
+	unsigned decimals;  /* values are whole numbers of 10^-decimals */
 	uint8_t *removed;   /* diff: 1 for the nodes of the removed band */
 	uint32_t band;      /* diff: the band's head under the root, or AF_NONE */
 };
@@ -342,6 +343,11 @@ static af_status af_tree_reverse(af_tree *tree, af_error *err)
 		size_t depth = 0, k;
 		uint32_t v, node = root;
 		int c;
+		/* a path with nothing of its own (a frame of folded input that
+		 * only leads to others) would be an empty path here */
+		if (!old[i].lines && !old[i].calls && !old[i].base && !old[i].self[0] &&
+		    !old[i].self[1])
+			continue;
 		for (v = (uint32_t)i; v != 0; v = old[v].parent) {
 			if (AF_GROW(tree->mem, path, cap, depth + 1))
 				goto nomem;
@@ -357,10 +363,15 @@ static af_status af_tree_reverse(af_tree *tree, af_error *err)
 		for (c = 0; c < AF_CLOCK_RECORDED; c++)
 			out.nodes[node].self[c] += old[i].self[c];
 		out.nodes[node].base += old[i].base;
+		out.nodes[node].lines |= old[i].lines;
 	}
 	af_free(tree->mem, path);
 	af_ptree_free(&tree->pt);
 	tree->pt = out;
+	/* a reversed path began nowhere: a flame chart places it by order */
+	af_free(tree->mem, tree->offset);
+	tree->offset = NULL;
+	tree->offset_cap = 0;
 	return AF_OK;
 nomem:
 	af_free(tree->mem, path);
@@ -690,6 +701,8 @@ static af_status af_tree_copy(af_tree *tree, const af_trace *trace,
 						tree->hidden[vv][c] += tree->raw_total[rr][c] - rn->self[c];
 					}
 					tree->pt.nodes[vv].calls += rn->calls;
+					tree->pt.nodes[vv].base += rn->base;
+					tree->pt.nodes[vv].lines |= rn->lines;
 					continue;
 				}
 				stack[kept++] = stack[k];
@@ -717,6 +730,7 @@ static af_status af_tree_copy(af_tree *tree, const af_trace *trace,
 				tree->pt.nodes[v].self[c] += rn->self[c];
 			tree->pt.nodes[v].calls += rn->calls;
 			tree->pt.nodes[v].base += rn->base;
+			tree->pt.nodes[v].lines |= rn->lines;
 		}
 	}
 	goto out;
@@ -838,6 +852,7 @@ static af_status af_tree_build(const af_trace *trace, const af_tree_options *opt
 	/* cutting subtrees while building needs the final shape and a
 	 * recorded clock: not with rules that reshape the tree, nor for wait */
 	if (opt && opt->prune > 0 && !trace->started && !opt->reverse && trace->totals &&
+	    !trace->info.differential && /* a frame has a change by the lines under it */
 	    (unsigned)opt->prune_clock < AF_CLOCK_RECORDED && !af_view_reshapes(opt)) {
 		uint64_t whole = 0;
 		tree->prune_clock = opt->prune_clock;
@@ -864,6 +879,16 @@ static af_status af_tree_build(const af_trace *trace, const af_tree_options *opt
 		st = af_tree_copy(tree, trace, 0, root, opt, err);
 		if (st != AF_OK)
 			goto fail;
+	}
+	/* folded lines with no frame (" 3", ";;;; 3") count for the root,
+	 * unless --thread picks lines by a first frame they lack */
+	if (trace->info.variant == AF_VARIANT_FOLDED && trace->tree.len &&
+	    (!opt || !opt->nthreads || opt->one_thread) &&
+	    trace->tree.nodes[0].lines) {
+		tree->pt.nodes[root].self[AF_CLOCK_WALL] += trace->tree.nodes[0].self[AF_CLOCK_WALL];
+		tree->pt.nodes[root].base += trace->tree.nodes[0].base;
+		tree->pt.nodes[root].lines |= trace->tree.nodes[0].lines;
+		selected++;
 	}
 	for (i = 0; i < trace->nthreads; i++) {
 		const af_thread *th = &trace->threads[i];
@@ -900,6 +925,7 @@ static af_status af_tree_build(const af_trace *trace, const af_tree_options *opt
 	tree->raw_total = NULL;
 	tree->is_time = trace->info.variant != AF_VARIANT_FOLDED;
 	tree->differential = trace->info.differential;
+	tree->decimals = trace->info.decimals;
 	tree->not_threads = opt && (opt->reverse || opt->focus);
 	tree->wait = trace->info.has_clock[AF_CLOCK_WAIT];
 	if (opt && opt->reverse && (st = af_tree_reverse(tree, err)) != AF_OK) {
@@ -997,7 +1023,8 @@ static af_status af_tree_compare(const af_tree *before, const af_tree *after,
 	af_clock clock = opt ? opt->clock : AF_CLOCK_WALL;
 	size_t na = after->pt.len, nb = before->pt.len, n, i;
 	uint32_t *map = NULL, *copy = NULL, *up = NULL, key;
-	uint64_t *tot_after = NULL, *tot_before = NULL;
+	uint64_t *tot_after = NULL, *tot_before = NULL, ka, kb;
+	unsigned dec;
 	double scale = 1;
 	af_tree *t;
 	af_status st;
@@ -1013,8 +1040,18 @@ static af_status af_tree_compare(const af_tree *before, const af_tree *after,
 		return af_fail(err, AF_ERR_EMPTY, -1, "AFTER has no time on the %s clock",
 		               clock == AF_CLOCK_WALL ? "wall"
 		               : clock == AF_CLOCK_WAIT ? "wait" : "thread-cpu");
+	/* counts with decimals: both sides in the finer unit */
+	dec = after->decimals > before->decimals ? after->decimals : before->decimals;
+	for (ka = 1, i = after->decimals; i < dec; i++)
+		ka *= 10;
+	for (kb = 1, i = before->decimals; i < dec; i++)
+		kb *= 10;
+	if (after->total[0][clock] > UINT64_MAX / ka || before->total[0][clock] > UINT64_MAX / kb)
+		return af_fail(err, AF_ERR_LIMIT, -1, "the counts of BEFORE and AFTER, "
+		               "with %u decimals, add up to more than 64 bits hold", dec);
 	if (opt && opt->normalize && before->total[0][clock])
-		scale = (double)after->total[0][clock] / (double)before->total[0][clock];
+		scale = (double)after->total[0][clock] * (double)ka /
+		        ((double)before->total[0][clock] * (double)kb);
 	t = af_calloc(mem, 1, sizeof *t);
 	if (!t)
 		return af_fail(err, AF_ERR_NOMEM, -1, "out of memory comparing the profiles");
@@ -1029,6 +1066,7 @@ static af_status af_tree_compare(const af_tree *before, const af_tree *after,
 	t->diff = t->differential = 1;
 	t->not_threads = after->not_threads;
 	t->is_time = before->is_time && after->is_time;
+	t->decimals = dec;
 	key = af_names_intern(&t->own, "all", 3);
 	if (key == AF_NONE || af_ptree_root(&t->pt, key) == AF_NONE)
 		goto nomem;
@@ -1041,13 +1079,13 @@ static af_status af_tree_compare(const af_tree *before, const af_tree *after,
 		const af_pnode *a = &after->pt.nodes[i];
 		if ((map[i] = af_diff_node(t, after, map, (uint32_t)i)) == AF_NONE)
 			goto nomem;
-		t->pt.nodes[map[i]].self[slot] += af_tree_self(after, (uint32_t)i, clock);
+		t->pt.nodes[map[i]].self[slot] += af_tree_self(after, (uint32_t)i, clock) * ka;
 		t->pt.nodes[map[i]].calls += a->calls;
 	}
 	/* BEFORE's self times on the same paths; its other paths join with no
 	 * width, as difffolded.pl's lines with an AFTER count of 0 */
 	for (i = 1; i < nb; i++) {
-		uint64_t b = af_tree_self(before, (uint32_t)i, clock);
+		uint64_t b = af_tree_self(before, (uint32_t)i, clock) * kb;
 		if ((map[i] = af_diff_node(t, before, map, (uint32_t)i)) == AF_NONE)
 			goto nomem;
 		t->pt.nodes[map[i]].base += (uint64_t)((double)b * scale + 0.5);
@@ -1148,6 +1186,11 @@ int af_tree_is_time(const af_tree *tree)
 int af_tree_is_differential(const af_tree *tree)
 {
 	return tree->differential;
+}
+
+unsigned af_tree_decimals(const af_tree *tree)
+{
+	return tree->decimals;
 }
 
 size_t af_tree_size(const af_tree *tree)

@@ -23,8 +23,16 @@ typedef struct af_pnode {
 	uint32_t sibling; /* next sibling, AF_NONE when last */
 	uint32_t nkids;   /* children added by af_ptree_child/adopt */
 	uint32_t parent;  /* AF_NONE for a root */
+	uint32_t lines;   /* folded input: AF_LINE_* of the lines ending here */
 	uint64_t base;    /* differential folded input: the first count */
 } af_pnode;
+
+/* What af_pnode.lines records: the path had a line of its own (even with
+ * a count of 0), with one count or with two (BEFORE AFTER).  flamegraph.pl
+ * colours a frame by its change only when the first line through it has
+ * two counts. */
+#define AF_LINE_ONE 1u
+#define AF_LINE_TWO 2u
 
 /* A node with up to AF_PTREE_NARROW children finds them by walking its
  * list (they are few, and the newest is checked first); the children of a

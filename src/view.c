@@ -268,6 +268,7 @@ static void af_view_add(af_pnode *x, const af_pnode *o)
 		x->self[c] += o->self[c];
 	x->calls += o->calls;
 	x->base += o->base;
+	x->lines |= o->lines;
 }
 
 /* Exclude, focus and collapse, in one pass in index order. */

@@ -161,6 +161,11 @@ typedef struct af_trace_info {
 	uint64_t ignored_lines;  /* folded input: lines not of the form */
 	uint64_t first_ignored_line; /* folded input: the byte it starts at */
 	int differential;        /* folded input with two counts per line */
+	unsigned decimals;       /* folded input: its counts are kept exactly as
+	                            whole numbers of 10^-decimals (0 to 6: the
+	                            most any count needs, finer fractions
+	                            rounded); every count and total of its
+	                            trees is in that unit */
 } af_trace_info;
 
 typedef struct af_trace af_trace;
@@ -346,6 +351,11 @@ int af_tree_is_time(const af_tree *tree);
 /** 1 when the tree came from differential folded input (two counts). */
 int af_tree_is_differential(const af_tree *tree);
 
+/** Folded input with fractional counts: the tree's values (self, total,
+ * base, the layout's) are whole numbers of 10^-decimals of a count (see
+ * af_trace_info.decimals); 0 for whole counts and for traces. */
+unsigned af_tree_decimals(const af_tree *tree);
+
 /** Number of nodes, root included.  Node 0 is the root; a parent's index is
  * always lower than its children's. */
 size_t af_tree_size(const af_tree *tree);
@@ -417,6 +427,8 @@ typedef struct af_method_row {
 typedef struct af_method_table {
 	af_clock clock;
 	int is_time;          /* µs of a trace; 0: counts of folded input */
+	unsigned decimals;    /* counts are whole numbers of 10^-decimals
+	                         (af_trace_info.decimals); written exactly */
 	uint64_t total;       /* time of the selected threads: the 100% */
 	af_method_row *rows;  /* by inclusive time, then exclusive time, then
 	                         calls (all descending), then name (bytes) */
@@ -486,6 +498,14 @@ typedef struct af_rect {
 	                   total, or where flamegraph.pl's walk draws a node
 	                   twice (see af_layout_build), the part this frame
 	                   holds; the root holds the layout's total */
+	int own;        /* the frame holds its node's own time (a node's second
+	                   frame holds only its children's) */
+	int changed;    /* differential input: the frame is coloured by its
+	                   change, its own AFTER minus BEFORE when `own`, else
+	                   0.  As flamegraph.pl, folded input has a change only
+	                   where the first line through the frame has two
+	                   counts (the others take the palette); always 1 for
+	                   a diff of two profiles */
 } af_rect;
 
 typedef struct af_layout {
@@ -500,7 +520,9 @@ typedef struct af_layout {
 	int thumbnail;       /* no title, details, buttons or labels too small */
 	double legend_y;     /* its baseline */
 	double factor;
-	uint64_t max_delta;  /* differential input: the largest change of a path */
+	uint64_t max_delta;  /* differential input: the largest change of a path
+	                        (for folded input, of a line with two counts,
+	                        and at least one count, as flamegraph.pl) */
 	char *title;
 	char *subtitle;      /* NULL when none */
 	uint64_t total;      /* root's total time for the clock, µs */
