@@ -150,7 +150,7 @@ static cairo_status_t af_draw(cairo_t *cr, const af_layout *l, af_font *font,
 		af_rounded(cr, r->x, r->y, r->w, r->h, r->h >= 6 && r->w >= 2 ? 2 : 0);
 		cairo_set_source_rgb(cr, c.r / 255.0, c.g / 255.0, c.b / 255.0);
 		cairo_fill(cr);
-		if (r->h < fs + 2)
+		if (l->thumbnail && r->h < fs + 2)
 			continue; /* a label this short could not be read */
 		n = af_style_fit(st, ni.name, r->w, &dots);
 		if (n == 0)

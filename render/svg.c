@@ -297,7 +297,9 @@ static af_status af_svg_frames(const af_layout *l, const af_render_options *opt,
 		}
 		af_fill(out, col);
 		/* fit first, escape after: an entity is never cut in two */
-		n = r->h >= fs + 2 ? af_style_fit(st, ni.name, r->w, &dots) : 0;
+		/* flamegraph.pl labels every frame wide enough, however tall
+		 * the font; a thumbnail only where the label can be read */
+		n = !l->thumbnail || r->h >= fs + 2 ? af_style_fit(st, ni.name, r->w, &dots) : 0;
 		if (n > 0) {
 			fputs("<text x=\"", out);
 			af_num(out, r->x + 3);

@@ -1124,3 +1124,27 @@ Test(fg, one_count_lines_among_differential_ones)
 	cr_assert_str_eq(f, "a 10 12\nc 2\n");
 	free(f);
 }
+
+/* Item 6: labels are drawn however tall the font is (flamegraph.pl draws
+ * them on every frame wide enough), and with --fontwidth cut where
+ * flamegraph.pl cuts them, from x2 - x1 as it computes them: here 9 of 100
+ * samples are 106.2 px, 15 glyphs of 7.08 px, but 106.19999999999999 px
+ * between the frame's ends, so 14 glyphs: 12 and "..". */
+Test(fg, labels_as_flamegraph_pl_cuts_them)
+{
+	af_render_options ro = {.no_javascript = 1, .fontwidth = 0.59};
+	af_layout_options tall = {.font_size = 16};
+	char *svg = fg_svg_of("a 16\nbbbbbbbbbbbbbbbbbbbb 9\nc 75\n", NULL, NULL, &ro);
+
+	cr_assert(strstr(svg, ">bbbbbbbbbbbb..</text>"), "%s", svg);
+	cr_assert(strstr(svg, ">a</text>") && strstr(svg, ">c</text>"));
+	free(svg);
+	/* a font as tall as the frame: labels still */
+	svg = fg_svg_of("alpha 1\nbeta 1\n", NULL, &tall, &ro);
+	cr_assert(strstr(svg, ">alpha</text>") && strstr(svg, ">beta</text>"), "%s", svg);
+	free(svg);
+	ro.fontwidth = 0;
+	svg = fg_svg_of("alpha 1\nbeta 1\n", NULL, &tall, &ro);
+	cr_assert(strstr(svg, ">alpha</text>") && strstr(svg, ">beta</text>"), "%s", svg);
+	free(svg);
+}
