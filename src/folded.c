@@ -219,6 +219,7 @@ af_status af_trace_folded(af_trace *t, const uint8_t *buf, size_t len,
 	uint64_t sum = 0;           /* the counts so far: where a line begins */
 	uint64_t base_sum = 0;      /* the BEFORE counts so far */
 	unsigned long long lineno = 0;
+	size_t next_input = 0;
 	af_status st = AF_OK;
 
 	if (root == AF_NONE)
@@ -234,6 +235,11 @@ af_status af_trace_folded(af_trace *t, const uint8_t *buf, size_t len,
 		af_fline fl;
 		int same = 1;
 
+		/* several inputs read as one: each counts its own lines */
+		while (next_input < t->ninputs && (size_t)off >= t->input_starts[next_input]) {
+			next_input++;
+			lineno = 0;
+		}
 		pos += n + (nl != NULL);
 		lineno++;
 		if (n && line[n - 1] == '\r')

@@ -456,3 +456,115 @@ af_status af_trace_open(const char *path, const af_parse_options *opt,
 	*out = t;
 	return AF_OK;
 }
+
+/* ------------------------------------------------------------------ */
+/* Several inputs                                                      */
+
+/* Reads every path and parses their text as one folded input, each file's
+ * lines after the last one's; offsets of errors and warnings go back to
+ * the file they are in. */
+static af_status af_open_many_into(af_trace *t, const char *const *paths, size_t n,
+                                   size_t *failed, af_error *err)
+{
+	af_buf all = {.mem = t->mem};
+	size_t *starts = af_malloc(t->mem, (n + 1) * sizeof *starts), i;
+	af_status st = AF_OK;
+
+	*failed = n;
+	if (!starts)
+		return af_fail(err, AF_ERR_NOMEM, -1, "out of memory");
+	for (i = 0; i < n; i++) {
+		af_bytes b;
+		uint8_t *raw = NULL;
+		const uint8_t *data;
+		size_t len;
+
+		*failed = i;
+		if ((st = af_read_path(t->mem, paths[i], t->limits.max_input, &b, err)) != AF_OK)
+			goto out;
+		data = b.data;
+		len = b.len;
+		if (af_is_gzip(data, len)) {
+			st = af_gunzip(t->mem, data, len, t->limits.max_input, &raw, &len, err);
+			if (st != AF_OK) {
+				af_bytes_free(&b);
+				goto out;
+			}
+			data = raw;
+			t->info.gzip = 1;
+		}
+		if (!af_folded_detect(data, len)) {
+			st = af_fail(err, AF_ERR_FORMAT, 0,
+			             "not folded stacks (\"frame;frame COUNT\"): several inputs "
+			             "are read as one only when they all are");
+		} else {
+			starts[i] = all.len;
+			if (af_buf_append(&all, data, len) ||
+			    (len && data[len - 1] != '\n' && af_buf_append(&all, "\n", 1)))
+				st = af_fail(err, AF_ERR_NOMEM, -1, "out of memory reading the inputs");
+			else if (all.len > t->limits.max_input)
+				st = af_fail(err, AF_ERR_LIMIT, -1, "the inputs are larger than the "
+				             "%llu-byte input limit",
+				             (unsigned long long)t->limits.max_input);
+		}
+		af_free(t->mem, raw);
+		af_bytes_free(&b);
+		if (st != AF_OK)
+			goto out;
+	}
+	starts[n] = all.len;
+	*failed = n;
+	t->input_len = all.len;
+	t->info.variant = AF_VARIANT_FOLDED;
+	t->input_starts = starts;
+	t->ninputs = n;
+	st = af_trace_folded(t, (const uint8_t *)all.data, all.len, err);
+	t->input_starts = NULL;
+	t->ninputs = 0;
+	if (st == AF_OK)
+		st = af_trace_finish(t, err);
+	/* offsets count from the start of the file they are in */
+	if (st != AF_OK && err && err->offset >= 0) {
+		for (i = n; i-- > 0 && (size_t)err->offset < starts[i];)
+			;
+		*failed = i;
+		err->offset -= (long long)starts[i];
+	} else if (st == AF_OK && t->info.ignored_lines) {
+		for (i = n; i-- > 0 && t->info.first_ignored_line < starts[i];)
+			;
+		t->info.first_ignored_input = (uint32_t)i;
+		t->info.first_ignored_line -= starts[i];
+	}
+out:
+	af_buf_free(&all);
+	af_free(t->mem, starts);
+	return st;
+}
+
+af_status af_trace_open_many(const char *const *paths, size_t n,
+                             const af_parse_options *opt, af_trace **out,
+                             size_t *failed, af_error *err)
+{
+	af_trace *t;
+	size_t which = 0;
+	af_status st;
+
+	*out = NULL;
+	if (failed)
+		*failed = 0;
+	if (n == 0)
+		return af_fail(err, AF_ERR_ARG, -1, "no input given");
+	if (n == 1)
+		return af_trace_open(paths[0], opt, out, err);
+	if (!(t = af_trace_new(opt)))
+		return af_fail(err, AF_ERR_NOMEM, -1, "out of memory");
+	st = af_mem_explain(t->mem, af_open_many_into(t, paths, n, &which, err), err);
+	if (failed)
+		*failed = which;
+	if (st != AF_OK) {
+		af_trace_free(t);
+		return st;
+	}
+	*out = t;
+	return AF_OK;
+}

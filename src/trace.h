@@ -72,6 +72,9 @@ struct af_trace {
 	int clock_named;          /* the key's clock= line was read */
 	int single_clock;         /* which clock a one-clock trace holds */
 	af_names frames;          /* folded input: frame names (tree keys) */
+	const size_t *input_starts; /* several folded inputs read as one: where
+	                             each begins (line numbers restart there) */
+	size_t ninputs;
 	int flamechart;           /* nodes in call or line order, unmerged */
 	int jobs;                 /* af_parse_options.jobs */
 	void (*progress)(void *ctx, uint64_t done, uint64_t total);

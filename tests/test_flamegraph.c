@@ -1148,3 +1148,45 @@ Test(fg, labels_as_flamegraph_pl_cuts_them)
 	cr_assert(strstr(svg, ">alpha</text>") && strstr(svg, ">beta</text>"), "%s", svg);
 	free(svg);
 }
+
+/* Item 7: a first line that is not folded stacks (a profiler's header) is
+ * skipped with the usual warning; several INPUT files are read as one,
+ * their lines one after the other, and messages name the file. */
+Test(fg, a_bad_first_line_and_several_inputs)
+{
+	const char *text = "# austin: 3.3.0\na;b 1\n";
+	af_trace *t = t_parse((const uint8_t *)text, strlen(text));
+	char *one = t_tmp("one.folded"), *two = t_tmp("two.folded"), *bad = t_tmp("bad.folded");
+	char args[1024], *out = NULL, *err = NULL;
+
+	cr_assert_eq(af_trace_get_info(t)->variant, AF_VARIANT_FOLDED);
+	cr_assert_eq(af_trace_get_info(t)->lines, 1);
+	cr_assert_eq(af_trace_get_info(t)->ignored_lines, 1);
+	af_trace_free(t);
+
+	t_write(one, "a;b 1\nc 2", 9); /* no newline at its end */
+	t_write(two, "# header\na;b 3\n", 15);
+	t_write(bad, "x 1\ny 18446744073709551615\n", 27);
+	snprintf(args, sizeof args, "--format folded '%s' '%s'", one, two);
+	cr_assert_eq(t_cli(args, NULL, &out, &err), 0, "%s", err);
+	cr_assert_str_eq(out, "a;b 4\nc 2\n");
+	cr_assert(strstr(err, "two.folded: warning: ignored 1 lines that are not \"frame;frame "
+	                      "COUNT\", the first at byte 0"), "%s", err);
+	free(out);
+	free(err);
+	/* an error names its file, and the line and byte in it */
+	t_cli_says(1, "bad.folded: line 2: the counts add up to more than "
+	              "18446744073709551615 (byte 4)", "'%s' '%s'", one, bad);
+	/* every input must be folded stacks */
+	t_cli_says(1, "app.trace: not folded stacks (\"frame;frame COUNT\"): several inputs "
+	              "are read as one only when they all are (byte 0)",
+	           "'%s' '%s/app.trace'", one, AF_TEST_SAMPLES);
+	t_cli_says(2, "--diff compares BEFORE with one AFTER input", "--diff '%s' '%s' '%s'",
+	           one, one, two);
+	unlink(one);
+	unlink(two);
+	unlink(bad);
+	free(one);
+	free(two);
+	free(bad);
+}

@@ -160,6 +160,9 @@ typedef struct af_trace_info {
 	uint64_t lines;          /* folded input: lines used */
 	uint64_t ignored_lines;  /* folded input: lines not of the form */
 	uint64_t first_ignored_line; /* folded input: the byte it starts at */
+	uint32_t first_ignored_input; /* several inputs (af_trace_open_many()):
+	                            the one that line is in, from 0; the byte
+	                            counts from its start */
 	int differential;        /* folded input with two counts per line */
 	unsigned decimals;       /* folded input: its counts are kept exactly as
 	                            whole numbers of 10^-decimals (0 to 6: the
@@ -202,6 +205,19 @@ AF_NODISCARD af_status af_trace_parse(const void *buf, size_t len,
 AF_NODISCARD af_status af_trace_open(const char *path,
                                      const af_parse_options *opt,
                                      af_trace **out, af_error *err);
+
+/** Opens and parses several files of folded stacks as one input, each
+ * file's lines after the last one's, as flamegraph.pl and inferno read
+ * theirs.  Each path is read as af_trace_open() reads it ("-" standard
+ * input, gzip inflated) and must hold folded stacks.  On failure,
+ * `*failed` (when not NULL) is the index of the path the error is about,
+ * and err->offset counts from that file's start; it is `n` when the error
+ * is about none in particular (out of memory).  One path is
+ * af_trace_open(). */
+AF_NODISCARD af_status af_trace_open_many(const char *const *paths, size_t n,
+                                          const af_parse_options *opt,
+                                          af_trace **out, size_t *failed,
+                                          af_error *err);
 
 /** Frees a trace and everything it owns.  NULL is a no-op. */
 void af_trace_free(af_trace *trace);

@@ -13,7 +13,10 @@
 
 /** The command line, parsed. */
 typedef struct cli {
-	const char *input;
+	const char *input;      /* the first input */
+	const char **inputs;    /* every input: several are folded stacks read
+	                           as one */
+	size_t ninputs;
 	const char *output;     /* a file, or the folder of a per-thread set;
 	                           NULL or "-": standard output */
 	af_format format;

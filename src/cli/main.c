@@ -20,10 +20,11 @@
 
 static void usage(FILE *f)
 {
-	fputs("Usage: " PROG " [options] INPUT\n"
+	fputs("Usage: " PROG " [options] INPUT...\n"
 	      "Draw an Android method trace (.trace, regular or streaming, gzip, or a\n"
 	      "base.key + base.data pair) or folded stacks (flamegraph.pl's input) as a\n"
-	      "flame graph.  INPUT - reads standard input.\n"
+	      "flame graph.  INPUT - reads standard input; several INPUTs of folded\n"
+	      "stacks are read as one.\n"
 	      "\n"
 	      "Output\n"
 	      "  -o, --output FILE   write FILE (- or none: standard output); its\n"
@@ -453,9 +454,15 @@ static int parse_args(int argc, char **argv, cli *c)
 		int id;
 
 		if (rest || a[0] != '-' || strcmp(a, "-") == 0) {
-			if (c->input)
-				return bad_usage("more than one input: '%s'", a);
-			c->input = a;
+			/* several inputs: folded stacks read as one, as flamegraph.pl */
+			const char **in = realloc(c->inputs, (c->ninputs + 1) * sizeof *in);
+			if (!in) {
+				fputs(PROG ": out of memory\n", stderr);
+				return 1;
+			}
+			c->inputs = in;
+			c->inputs[c->ninputs++] = a;
+			c->input = c->inputs[0];
 			continue;
 		}
 		if (strcmp(a, "--") == 0) {
@@ -494,6 +501,8 @@ static int parse_args(int argc, char **argv, cli *c)
 		                                 : "no input given");
 	/* --report alone writes the table and no graph */
 	c->graph = !c->report || c->output || c->per_thread;
+	if (c->before && c->ninputs > 1)
+		return bad_usage("%s", "--diff compares BEFORE with one AFTER input");
 	if (c->before) {
 		if (c->per_thread || c->report || c->parse.flamechart)
 			return bad_usage("%s", "--diff draws one graph: it does not go with "
@@ -753,7 +762,14 @@ static int run(const cli *c)
 	progress_init(&prog, c);
 	popt.progress = progress_bytes;
 	popt.progress_ctx = &prog;
-	st = af_trace_open(c->input, &popt, &trace, &e);
+	if (c->ninputs > 1) {
+		size_t which = 0;
+		st = af_trace_open_many(c->inputs, c->ninputs, &popt, &trace, &which, &e);
+		if (st != AF_OK && which < c->ninputs)
+			name = strcmp(c->inputs[which], "-") == 0 ? "(stdin)" : c->inputs[which];
+	} else {
+		st = af_trace_open(c->input, &popt, &trace, &e);
+	}
 	progress_end(&prog);
 	if (st != AF_OK) {
 		report_error(name, &e);
@@ -762,8 +778,13 @@ static int run(const cli *c)
 	info = af_trace_get_info(trace);
 	if (c->verbose)
 		print_summary(name, trace);
+	/* the warnings of several inputs name the one they are about */
+	if (c->ninputs > 1 && info->ignored_lines && info->first_ignored_input < c->ninputs)
+		name = strcmp(c->inputs[info->first_ignored_input], "-") == 0
+		       ? "(stdin)" : c->inputs[info->first_ignored_input];
 	if (!c->quiet)
 		print_warnings(name, trace);
+	name = strcmp(c->input, "-") == 0 ? "(stdin)" : c->input;
 
 	clock = c->clock >= 0 ? c->clock
 	        : info->has_clock[AF_CLOCK_WALL] ? AF_CLOCK_WALL : AF_CLOCK_CPU;
@@ -831,5 +852,6 @@ int main(int argc, char **argv)
 		r = c.before ? run_diff(&c) : run(&c);
 	af_mapping_free(mapping);
 	free(c.threads);
+	free(c.inputs);
 	return r;
 }
