@@ -1190,3 +1190,17 @@ Test(fg, a_bad_first_line_and_several_inputs)
 	free(two);
 	free(bad);
 }
+
+/* Item 8: --factor multiplies the count shown, rounded as flamegraph.pl's
+ * sprintf rounds it (a tie to even), and the share is of that count. */
+Test(fg, factor_rounds_the_count_and_its_share)
+{
+	af_layout_options lo = {.factor = 2.5};
+	char *svg = fg_svg_of("a 1\nb 2\nc 3\n", NULL, &lo, NULL);
+
+	cr_assert(strstr(svg, "<title>a (2 samples, 13.33%)</title>"), "%s", svg);
+	cr_assert(strstr(svg, "<title>b (5 samples, 33.33%)</title>"));
+	cr_assert(strstr(svg, "<title>c (8 samples, 53.33%)</title>"));
+	cr_assert(strstr(svg, "<title>all (15 samples, 100.00%)</title>"));
+	free(svg);
+}

@@ -152,6 +152,11 @@ function tooltipCases() {
     Buffer.from([0x6d, 0x3b, 0xff, 0xfe, 0x20, 0x37, 0x0a]), // "m;\xff\xfe 7"
     Buffer.from("main;a\u2028b</script>\\ 792\n")]));
   writeFileSync(diff, "m;grew 10 16\nm;shrank 9 6\nm;same 4 4\nm;gone 3 0\n");
+  // flamegraph.pl's: counts with decimals, shares of the count as shown,
+  // lines of one count among differential ones, frames drawn twice
+  const fg = `${tmp}/fg.folded`, mixed = `${tmp}/mixed.folded`;
+  writeFileSync(fg, "a;b 1.5\nc 2.5\nd;e;f 3\nd;e 1\nd;e-x 2\ng 0.125\n");
+  writeFileSync(mixed, "a 10 12\nc 2\nd;e 1 1\nd;f 3\n");
   writeFileSync(attrs, "main\thref=https://example.com/?a=1&b=2\tclass=x\nm\tdata-k=v\n");
   return [
     ["trace", [`${samples}/app.trace`]],
@@ -161,6 +166,10 @@ function tooltipCases() {
     ["negated", ["--negate", diff]],
     ["nameattr", ["--nameattr", attrs, hostile]],
     ["flame chart", ["--flamechart", diff]],
+    ["fractions", [fg]],
+    ["factor", ["--factor", "2.5", fg]],
+    ["one count among two", [mixed]],
+    ["one count among two, negated, factor", ["--negate", "--factor", "3", mixed]],
   ];
 }
 
