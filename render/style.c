@@ -145,7 +145,10 @@ af_status af_style_init(af_style *s, const af_layout *l,
 		bg = opt->palette == AF_PALETTE_MEM ? "green"
 		     : opt->palette == AF_PALETTE_IO || opt->palette == AF_PALETTE_WAKEUP ||
 		               opt->palette == AF_PALETTE_CHAIN
-		             ? "blue" : "yellow";
+		             ? "blue"
+		     : opt->palette >= AF_PALETTE_RED && opt->palette <= AF_PALETTE_ORANGE
+		             ? "grey" /* the flat palettes */
+		             : "yellow";
 	if (opt->dark && !opt->bgcolors) {
 		s->bg[0] = af_rgb_of(0x1e, 0x1f, 0x24);
 		s->bg[1] = af_rgb_of(0x15, 0x16, 0x1a);
@@ -225,35 +228,50 @@ static int af_ends_with(const char *s, const char *tail)
 	return n >= t && strcmp(s + n - t, tail) == 0;
 }
 
-/* The palettes that pick a hue by what a frame is. */
+/* The palettes that pick a hue by what a frame is, by flamegraph.pl's
+ * rules, in its order; the name keeps its annotation. */
 static af_palette af_kind(af_palette p, const char *name)
 {
+	/* flamegraph.pl's Java packages (^L?(java|...)/), and their dotted
+	 * forms, as Android traces name classes */
 	static const char *const java[] = {
+		"java/", "javax/", "jdk/", "net/", "org/", "com/", "io/", "sun/",
+		"Ljava/", "Ljavax/", "Ljdk/", "Lnet/", "Lorg/", "Lcom/", "Lio/", "Lsun/",
 		"java.", "javax.", "jdk.", "net.", "org.", "com.", "io.", "sun.",
-		"kotlin.", "android.", "androidx.", "dalvik.", "java/", "javax/",
-		"jdk/", "net/", "org/", "com/", "io/", "sun/", "Ljava/", "Lorg/",
-		"Lcom/", NULL};
+		"kotlin.", "android.", "androidx.", "dalvik.", NULL};
 
-	if (af_ends_with(name, "_[j]"))
-		return AF_PALETTE_GREEN;
-	if (af_ends_with(name, "_[i]"))
+	switch (p) {
+	case AF_PALETTE_JAVA:
+		return af_ends_with(name, "_[j]")   ? AF_PALETTE_GREEN
+		       : af_ends_with(name, "_[i]") ? AF_PALETTE_AQUA
+		       : af_has_prefix(name, java)  ? AF_PALETTE_GREEN
+		       : strstr(name, ":::")        ? AF_PALETTE_GREEN  /* perf-map-agent */
+		       : strstr(name, "::")         ? AF_PALETTE_YELLOW /* C++ */
+		       : af_ends_with(name, "_[k]") ? AF_PALETTE_ORANGE
+		                                    : AF_PALETTE_RED;
+	case AF_PALETTE_PERL:
+		return strstr(name, "::")                         ? AF_PALETTE_YELLOW
+		       : strstr(name, "Perl") || strstr(name, ".pl") ? AF_PALETTE_GREEN
+		       : af_ends_with(name, "_[k]")                 ? AF_PALETTE_ORANGE
+		                                                    : AF_PALETTE_RED;
+	case AF_PALETTE_JS: {
+		const char *slash = strchr(name, '/');
+		if (af_ends_with(name, "_[j]"))
+			return slash ? AF_PALETTE_GREEN : AF_PALETTE_AQUA; /* source, builtin */
+		return strstr(name, "::")                    ? AF_PALETTE_YELLOW
+		       : slash && strstr(slash + 1, ".js")    ? AF_PALETTE_GREEN
+		       : strchr(name, ':')                    ? AF_PALETTE_AQUA
+		       : strcmp(name, " ") == 0               ? AF_PALETTE_GREEN /* no symbol */
+		       : strstr(name, "_[k]")                 ? AF_PALETTE_ORANGE
+		                                              : AF_PALETTE_RED;
+	}
+	case AF_PALETTE_CHAIN: /* a waker's frames are named "..._[w]" */
+		return strstr(name, "_[w]") ? AF_PALETTE_AQUA : AF_PALETTE_BLUE;
+	case AF_PALETTE_WAKEUP:
 		return AF_PALETTE_AQUA;
-	if (af_ends_with(name, "_[k]"))
-		return AF_PALETTE_ORANGE;
-	if (p == AF_PALETTE_CHAIN)
-		return af_ends_with(name, "_[w]") ? AF_PALETTE_AQUA : AF_PALETTE_BLUE;
-	if (strstr(name, "::"))
-		return AF_PALETTE_YELLOW;
-	if (p == AF_PALETTE_JAVA)
-		return af_has_prefix(name, java) ? AF_PALETTE_GREEN : AF_PALETTE_RED;
-	if (p == AF_PALETTE_JS)
-		return strstr(name, ".js") || strchr(name, '/') ? AF_PALETTE_GREEN
-		       : strchr(name, ':')                       ? AF_PALETTE_AQUA
-		                                                 : AF_PALETTE_RED;
-	/* perl */
-	return strstr(name, "Perl") || strstr(name, ".pl:") ? AF_PALETTE_GREEN
-	       : strchr(name, ':')                           ? AF_PALETTE_AQUA
-	                                                     : AF_PALETTE_RED;
+	default:
+		return p;
+	}
 }
 
 static af_rgb af_palette_fill(af_style *s, const af_node_info *ni, const af_rect *rect);
@@ -275,7 +293,8 @@ af_rgb af_style_fill(af_style *s, const af_node_info *ni, const af_rect *rect)
 	char text[32];
 	af_rgb c;
 
-	if (!map || (s->differential && rect->changed))
+	if (!map || (s->differential && rect->changed) || strcmp(ni->name, "-") == 0 ||
+	    strcmp(ni->name, "--") == 0)
 		return af_palette_fill(s, ni, rect);
 	/* --cp: a name keeps the colour it had in earlier graphs */
 	known = af_namemap_get(map, ni->name);
@@ -294,6 +313,11 @@ static af_rgb af_palette_fill(af_style *s, const af_node_info *ni, const af_rect
 	af_palette p = s->opt->palette;
 	double v[3];
 
+	/* flamegraph.pl's separators, in every palette */
+	if (strcmp(ni->name, "--") == 0)
+		return af_rgb_of(160, 160, 160);
+	if (strcmp(ni->name, "-") == 0)
+		return af_rgb_of(200, 200, 200);
 	if (s->differential && rect->changed) {
 		/* white when unchanged; red where it grew, blue where it shrank,
 		 * by flamegraph.pl's arithmetic */
@@ -313,11 +337,7 @@ static af_rgb af_palette_fill(af_style *s, const af_node_info *ni, const af_rect
 		add = (unsigned)(k->spread * v[0]);
 		return af_rgb_of(k->base.r + add, k->base.g + add, k->base.b + add);
 	}
-	if (p == AF_PALETTE_JAVA || p == AF_PALETTE_JS || p == AF_PALETTE_PERL ||
-	    p == AF_PALETTE_CHAIN)
-		p = af_kind(p, ni->full_name);
-	if (p == AF_PALETTE_WAKEUP)
-		p = AF_PALETTE_AQUA;
+	p = af_kind(p, ni->full_name);
 	af_fractions(s, ni->full_name, v);
 	switch (p) {
 	case AF_PALETTE_MEM:

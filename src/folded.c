@@ -220,6 +220,7 @@ af_status af_trace_folded(af_trace *t, const uint8_t *buf, size_t len,
 	uint64_t base_sum = 0;      /* the BEFORE counts so far */
 	unsigned long long lineno = 0;
 	size_t next_input = 0;
+	af_buf wname = {.mem = t->mem}; /* a waker's frame, with "_[w]" */
 	af_status st = AF_OK;
 
 	if (root == AF_NONE)
@@ -233,7 +234,7 @@ af_status af_trace_folded(af_trace *t, const uint8_t *buf, size_t len,
 		uint32_t node = root;
 		unsigned dec;
 		af_fline fl;
-		int same = 1;
+		int same = 1, waker;
 
 		/* several inputs read as one: each counts its own lines */
 		while (next_input < t->ninputs && (size_t)off >= t->input_starts[next_input]) {
@@ -280,7 +281,8 @@ af_status af_trace_folded(af_trace *t, const uint8_t *buf, size_t len,
 		while (stack > 0 && line[stack - 1] == ';')
 			stack--;
 		depth = start = 0;
-		if (!t->flamechart && prev) {
+		waker = 0;
+		if (!t->flamechart && !t->wakers && prev) {
 			/* lines come sorted, so most of a path is the line before's:
 			 * its frames up to the first difference are the same nodes */
 			size_t common = 0, most = stack < prev_len ? stack : prev_len;
@@ -312,7 +314,21 @@ af_status af_trace_folded(af_trace *t, const uint8_t *buf, size_t len,
 				             "stack deeper than %u frames", t->limits.max_depth);
 				goto out;
 			}
-			name = af_names_intern_clean(&t->frames, line + start, i - start);
+			if (t->wakers) {
+				/* flamegraph.pl --colors chain: "a;--;b;c" is a;--;b_[w];c_[w] */
+				int sep = i - start == 2 && line[start] == '-' && line[start + 1] == '-';
+				wname.len = 0;
+				if (af_buf_append(&wname, line + start, i - start) ||
+				    (waker && !(sep && i < stack) && af_buf_append(&wname, "_[w]", 4))) {
+					st = af_fail(err, AF_ERR_NOMEM, off, "out of memory");
+					goto out;
+				}
+				waker |= sep && depth > 1 && i < stack;
+				name = af_names_intern_clean(&t->frames, wname.data ? wname.data : "",
+				                             wname.len);
+			} else {
+				name = af_names_intern_clean(&t->frames, line + start, i - start);
+			}
 			if (name == AF_NONE) {
 				st = af_fail(err, AF_ERR_NOMEM, off, "out of memory");
 				goto out;
@@ -375,6 +391,7 @@ af_status af_trace_folded(af_trace *t, const uint8_t *buf, size_t len,
 out:
 	af_free(t->mem, at);
 	af_free(t->mem, end);
+	af_buf_free(&wname);
 	return st;
 }
 

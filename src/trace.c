@@ -41,6 +41,7 @@ static af_trace *af_trace_alloc(af_mem *mem, af_limits lim,
 	t->limits = lim;
 	if (opt) {
 		t->flamechart = opt->flamechart;
+		t->wakers = opt->wakers;
 		t->jobs = opt->jobs;
 		t->progress = opt->progress;
 		t->progress_ctx = opt->progress_ctx;

@@ -76,6 +76,7 @@ struct af_trace {
 	                             each begins (line numbers restart there) */
 	size_t ninputs;
 	int flamechart;           /* nodes in call or line order, unmerged */
+	int wakers;               /* af_parse_options.wakers */
 	int jobs;                 /* af_parse_options.jobs */
 	void (*progress)(void *ctx, uint64_t done, uint64_t total);
 	void *progress_ctx;

@@ -105,7 +105,6 @@ static const struct fg_pair {
  * still compared, frame by frame. */
 enum fg_fault_kind {
 	FG_LOSES_FRAMES,  /* `n` frames of ours it does not draw */
-	FG_ADDS_DASHES,   /* a "--" on top of stacks: left out of the comparison */
 };
 
 static const struct fg_fault {
@@ -119,10 +118,6 @@ static const struct fg_fault {
 	 * and depth ends replaces it */
 	{"difffolded.pl -n", "--negate", FG_LOSES_FRAMES, 1,
 	 "a frame replaced by a frame of width 0 from a line whose AFTER is 0"},
-	/* --colors chain: it appends ";--;" to every stack before it looks
-	 * for the waker part, so a stack without one gets a "--" on top */
-	{NULL, "--colors chain", FG_ADDS_DASHES, 0,
-	 "a \"--\" frame on top of every stack without a waker part"},
 	{NULL, NULL, 0, 0, NULL},
 };
 
@@ -237,6 +232,34 @@ static double fg_sum(const char *path)
 	}
 	free(text);
 	return sum;
+}
+
+/* A chain graph of a profile, for --colors chain: each stack is an
+ * off-CPU stack followed by "--" and the stack of its waker.  (Given a
+ * stack with no waker part, flamegraph.pl appends a "--" frame to it, a
+ * fault of its own; see the README.) */
+static void fg_chain(const char *src, const char *dst)
+{
+	size_t len, i, start = 0, line = 0;
+	char *text = (char *)t_read(src, &len);
+	FILE *f = fopen(dst, "w");
+
+	cr_assert(text && f);
+	for (i = 0; i < len; i++) {
+		char *sp;
+		if (text[i] != '\n')
+			continue;
+		text[i] = '\0';
+		sp = strrchr(text + start, ' ');
+		if (sp) {
+			*sp = '\0';
+			fprintf(f, "%s;--;waker_%zu;try_to_wake_up %s\n", text + start, line++ % 3,
+			        sp + 1);
+		}
+		start = i + 1;
+	}
+	free(text);
+	cr_assert_eq(fclose(f), 0);
 }
 
 /* A changed copy of a profile, for differential cases: every fifth line
@@ -413,36 +436,6 @@ static void fg_svg_free(fg_svg *s)
 	}
 	free(s->f);
 	free(s->error);
-}
-
-/* Leaves out flamegraph.pl's "--" frames with no frame on them (see
- * FG_ADDS_DASHES); the image keeps its height. */
-static void fg_drop_top_dashes(fg_svg *s, int inverted)
-{
-	double pitch = 1e9;
-	size_t i, j, kept = 0;
-
-	for (i = 1; i < s->n; i++) /* the height of a level */
-		for (j = 0; j < i; j++)
-			if (fabs(s->f[i].y - s->f[j].y) > 1e-6 && fabs(s->f[i].y - s->f[j].y) < pitch)
-				pitch = fabs(s->f[i].y - s->f[j].y);
-	for (i = 0; i < s->n; i++) {
-		fg_frame *f = &s->f[i];
-		int covered = 0;
-		for (j = 0; j < s->n && !covered && strcmp(f->name, "--") == 0; j++) {
-			const fg_frame *g = &s->f[j];
-			covered = fabs((inverted ? g->y - f->y : f->y - g->y) - pitch) < 1e-6 &&
-			          g->x >= f->x - 1e-6 && g->x < f->x + f->w - 1e-6;
-		}
-		if (strcmp(f->name, "--") == 0 && !covered) {
-			free(f->name);
-			free(f->tail);
-			free(f->label);
-			continue;
-		}
-		s->f[kept++] = *f;
-	}
-	s->n = kept;
 }
 
 /* ------------------------------------------------------------------ */
@@ -661,6 +654,12 @@ ParameterizedTest(fg_case *c, flamegraph, frame_by_frame, .timeout = 120)
 		snprintf(cmd, sizeof cmd, "perl '%s/difffolded.pl' %s '%s' '%s'", FG_DIR,
 		         pair->diff_opts, paths[0], paths[1]);
 		cr_assert_eq(fg_wait(fg_spawn(cmd, input)), 0, "%s failed", cmd);
+	} else if (strcmp(c->opts, "--colors chain") == 0) {
+		char src[512], *p = t_tmp("chain.folded");
+		snprintf(src, sizeof src, "%s/test-results/%s", FG_DIR, c->file);
+		fg_chain(src, p);
+		snprintf(input, sizeof input, "%s", p);
+		free(p);
 	} else {
 		snprintf(input, sizeof input, "%s/test-results/%s", FG_DIR, c->file);
 	}
@@ -684,8 +683,7 @@ ParameterizedTest(fg_case *c, flamegraph, frame_by_frame, .timeout = 120)
 		if ((!fg_faults[i].file || strcmp(fg_faults[i].file, c->file) == 0) &&
 		    strcmp(fg_faults[i].opts, c->opts) == 0)
 			fault = &fg_faults[i];
-	if (fault && fault->kind == FG_ADDS_DASHES && !fg.error)
-		fg_drop_top_dashes(&fg, strcmp(c->opts, "--inverted") == 0);
+
 	if (fg.error) {
 		cr_assert_not_null(fault, "%s: flamegraph.pl's SVG does not parse (%s): "
 		                   "not a known fault", fg_cmd, fg.error);
@@ -708,7 +706,7 @@ ParameterizedTest(fg_case *c, flamegraph, frame_by_frame, .timeout = 120)
 	fg_svg_free(&us);
 	unlink(fg_out);
 	unlink(our_out);
-	if (pair)
+	if (pair || strcmp(c->opts, "--colors chain") == 0)
 		unlink(input);
 	for (i = 0; i < 2; i++)
 		if (made[i]) {
@@ -1203,4 +1201,83 @@ Test(fg, factor_rounds_the_count_and_its_share)
 	cr_assert(strstr(svg, "<title>c (8 samples, 53.33%)</title>"));
 	cr_assert(strstr(svg, "<title>all (15 samples, 100.00%)</title>"));
 	free(svg);
+}
+
+/* The hue of a fill, by flamegraph.pl's one-value palettes. */
+static const char *fg_hue(const int c[3])
+{
+	if (c[0] == c[1] && c[1] == c[2])
+		return c[0] == 160 ? "--grey" : c[0] == 200 ? "-grey" : "grey";
+	if (c[0] == c[2] && c[1] >= 200 && c[0] <= 110)
+		return "green";
+	if (c[1] == c[2] && c[0] <= 110 && c[1] >= 165)
+		return "aqua";
+	if (c[0] == c[1] && c[2] <= 70 && c[0] >= 175)
+		return "yellow";
+	if (c[2] == 0 && c[0] - c[1] == 100)
+		return "orange";
+	if (c[1] == c[2] && c[0] >= 200 && c[1] <= 130)
+		return "red";
+	if (c[0] == c[1] && c[2] >= 205)
+		return "blue";
+	return "?";
+}
+
+static void fg_hues(const char *text, af_palette palette, int wakers,
+                    const char *const *titles, const char *const *hues)
+{
+	af_parse_options po = {.wakers = wakers};
+	af_render_options ro = {.no_javascript = 1, .palette = palette};
+	char *svg = fg_svg_of(text, &po, NULL, &ro);
+	size_t i;
+
+	for (i = 0; titles[i]; i++) {
+		int c[3];
+		fg_fill_of(svg, titles[i], c);
+		cr_assert_str_eq(fg_hue(c), hues[i], "%s: rgb(%d,%d,%d)", titles[i], c[0], c[1],
+		                 c[2]);
+	}
+	free(svg);
+}
+
+/* Item 9: java, js, perl and chain choose hues by flamegraph.pl's rules,
+ * in its order; "-" and "--" are grey; the flat palettes have its grey
+ * background. */
+Test(fg, palettes_choose_hues_as_flamegraph_pl)
+{
+	fg_hues("Ljava/util/concurrent/ThreadPoolExecutor$Worker:::run 1\n"
+	        "java/lang/Thread.run 1\nFoo:::bar 1\nv8::Call 1\nk_[k] 1\nlibc 1\n"
+	        "x::y_[j] 1\nz::w_[i] 1\n- 1\n-- 1\n",
+	        AF_PALETTE_JAVA, 0,
+	        (const char *const[]){"Ljava/util/concurrent/ThreadPoolExecutor$Worker:::run (",
+	                              "java/lang/Thread.run (", "Foo:::bar (", "v8::Call (",
+	                              "k (", "libc (", "x::y (", "z::w (", "- (", "-- (", NULL},
+	        (const char *const[]){"green", "green", "green", "yellow", "orange", "red",
+	                              "green", "aqua", "-grey", "--grey"});
+	fg_hues("Builtin:x_[j] 1\n/a/b.js:1_[j] 1\nv8::Call 1\n/app/main.js:3 1\n"
+	        "Stub:CEntry 1\n  1\nk_[k]x 1\nuv_run 1\n",
+	        AF_PALETTE_JS, 0,
+	        (const char *const[]){"Builtin:x (", "/a/b.js:1 (", "v8::Call (",
+	                              "/app/main.js:3 (", "Stub:CEntry (", "  (", "k_[k]x (",
+	                              "uv_run (", NULL},
+	        (const char *const[]){"aqua", "green", "yellow", "green", "aqua", "green",
+	                              "orange", "red"});
+	fg_hues("Foo::bar 1\nPerl_pp_entersub 1\nmain.pl 1\nk_[k] 1\nlibc 1\n", AF_PALETTE_PERL, 0,
+	        (const char *const[]){"Foo::bar (", "Perl_pp_entersub (", "main.pl (", "k (",
+	                              "libc (", NULL},
+	        (const char *const[]){"yellow", "green", "green", "orange", "red"});
+	/* chain: the frames after the first "--" are the waker's */
+	fg_hues("sleep;--;wake;up 1\nio 1\n", AF_PALETTE_CHAIN, 1,
+	        (const char *const[]){"sleep (", "-- (", "wake (", "up (", "io (", NULL},
+	        (const char *const[]){"blue", "--grey", "aqua", "aqua", "blue"});
+	/* ... and a stack without one gets no "--" (flamegraph.pl adds one) */
+	FG_FRAMES("sleep;io 1\n", &(af_parse_options){.wakers = 1}, NULL, NULL,
+	          "all@10.0+1180.0 sleep@10.0+1180.0 io@10.0+1180.0");
+	{
+		af_render_options ro = {.no_javascript = 1, .palette = AF_PALETTE_RED};
+		char *svg = fg_svg_of("a 1\n", NULL, NULL, &ro);
+		cr_assert(strstr(svg, "stop-color=\"#f8f8f8\"") && strstr(svg, "stop-color=\"#e8e8e8\""),
+		          "%s", svg);
+		free(svg);
+	}
 }

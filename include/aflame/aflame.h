@@ -190,6 +190,11 @@ typedef struct af_parse_options {
 	                    thread only, 2 or more = two whatever the size.
 	                    The result is the same either way. */
 	const af_allocator *allocator; /* NULL: malloc, realloc and free */
+	int wakers;      /* folded input of chain graphs: the frames after the
+	                    first "--" separator (a waker's stack) are named
+	                    with "_[w]", as flamegraph.pl --colors chain names
+	                    them (the chain palette colours them by it; labels
+	                    and tooltips leave it out) */
 } af_parse_options;
 
 /** Parses a trace held in memory, detecting the variant from the bytes

@@ -421,6 +421,8 @@ static int apply(cli *c, int id, const char *val)
 			return bad_usage("unknown palette '%s' (see --help)", val);
 		c->render.palette = (af_palette)p;
 		c->palette_set = 1;
+		/* chain graphs: a waker's frames are told by their names */
+		c->parse.wakers = p == AF_PALETTE_CHAIN;
 		break;
 	}
 	case O_BGCOLORS: c->render.bgcolors = val; break;
