@@ -482,9 +482,19 @@ static void af_style_value(af_style *s, char *t, size_t n, double value)
 	if (af_tree_is_time(s->layout->tree) && !s->opt->countname) {
 		af_style_time(t, n, (uint64_t)(value + 0.5));
 	} else {
+		unsigned d = af_tree_decimals(s->layout->tree);
 		size_t k;
-		af_grouped(t, n - 1, value);
+		af_grouped(t, n - 1, d ? floor(value) : value);
 		k = strlen(t);
+		if (d) { /* counts with decimals: as many as the input has */
+			char frac[32];
+			int m = snprintf(frac, sizeof frac, "%.*f", (int)d, value - floor(value));
+			while (m > 0 && frac[m - 1] == '0')
+				frac[--m] = '\0';
+			if (m > 2 && frac[0] == '0' && frac[1] == '.')
+				snprintf(t + k, n - k, "%s", frac + 1);
+			k = strlen(t);
+		}
 		snprintf(t + k, n - k, " %s", s->opt->countname ? s->opt->countname : "samples");
 	}
 }

@@ -999,6 +999,32 @@ Test(fg, fractional_counts_are_kept)
 	f = fg_refolded("a 0.1234567\nb 3 4.5\n");
 	cr_assert_str_eq(f, "a 0.123457\nb 3 4.5\n");
 	free(f);
+	/* --diff of inputs with different decimals: both in the finer unit */
+	{
+		fg_drawn b = fg_draw("a;b 1.5\nc 2.5\n", NULL, NULL, NULL);
+		fg_drawn a = fg_draw("a;b 1\nc 4.25\n", NULL, NULL, NULL);
+		af_tree *diff = NULL;
+		af_layout *l = NULL;
+		af_render_options ro = {.font = t_font, .no_javascript = 1};
+		af_error e = {0};
+		FILE *out;
+		size_t len = 0;
+
+		cr_assert_eq(af_tree_diff(b.tree, a.tree, NULL, &diff, &e), AF_OK, "%s", e.message);
+		cr_assert_eq(af_tree_decimals(diff), 2);
+		cr_assert_eq(fg_root_total(diff), 525);
+		cr_assert_eq(af_layout_build(diff, NULL, &l, &e), AF_OK);
+		out = open_memstream(&svg, &len);
+		cr_assert_eq(af_svg_write(l, &ro, out, &e), AF_OK);
+		fclose(out);
+		cr_assert(strstr(svg, "<title>c (4.25 samples, 80.95%): 2.5 samples \xE2\x86\x92 4.25 "
+		                      "samples (+1.75 samples, +70%)"), "%s", svg);
+		free(svg);
+		af_layout_free(l);
+		af_tree_free(diff);
+		fg_drop(&a);
+		fg_drop(&b);
+	}
 }
 
 /* Item 14 and issue 20 items 10 and 11: counts are exact to 64 bits, and
