@@ -16,6 +16,9 @@
  * this many entries.  AF_CLOCK_WAIT comes after them and is derived. */
 #define AF_CLOCK_RECORDED 2
 
+/** An index or id that names nothing (a node, a name, a method). */
+#define AF_NONE UINT32_MAX
+
 #if defined(__GNUC__)
 #define AF_PRINTF(f, a) __attribute__((format(printf, f, a)))
 #define AF_LIKELY(x) __builtin_expect(!!(x), 1)
