@@ -9,9 +9,6 @@
 #include "names.h"
 #include "ptree.h"
 
-/** The tree's allocator and budget, for the layout and renderers. */
-af_mem *af_tree_mem(const af_tree *tree);
-
 /* ------------------------------------------------------------------ */
 /* Interned names (names.h) shared by a trace's trees                  */
 
@@ -21,6 +18,47 @@ af_mem *af_tree_mem(const af_tree *tree);
  * one, each tree using them another. */
 typedef struct af_shared_names af_shared_names;
 void af_shared_names_unref(af_shared_names *s);
+
+struct af_tree {
+	af_mem *mem;        /* the trace's: allocator and budget */
+	af_ptree pt;        /* keys are name ids */
+	uint32_t *depth;
+	uint64_t (*total)[AF_CLOCK_COUNT];
+	uint64_t *base_total;
+	uint64_t (*hidden)[AF_CLOCK_RECORDED]; /* pruned: time of cut subtrees */
+	size_t hidden_cap;
+	const uint64_t (*raw_total)[AF_CLOCK_RECORDED]; /* while pruning: the trace's */
+	uint64_t prune_below;
+	af_clock prune_clock;
+	uint64_t (*offset)[AF_CLOCK_RECORDED]; /* flame chart of a trace: where a
+	                    call began within its caller; NULL otherwise */
+	size_t offset_cap;
+	af_names own;       /* names this tree interned itself */
+	const af_names *names; /* &own, or the trace's shared names */
+	af_shared_names *shared; /* held while the tree borrows its names */
+	af_u32map name_of;  /* method id -> name id, while building */
+	af_u32map full;     /* name id -> id of the name with its package,
+	                       where labels are without it */
+	uint8_t *hashed;    /* while building: see af_set_hashed() */
+	const uint32_t *rank; /* per name id * 2 (+1 when ended by ';'): order */
+	uint32_t *own_rank; /* the rank this tree made, when its names are own */
+	size_t hashed_cap;
+	int is_time;        /* values are µs (trace input) */
+	int wait;           /* both recorded clocks: the wait clock is there */
+	int differential;   /* folded input with two counts */
+	int diff;           /* made by af_tree_diff() */
+	int not_threads;    /* the root's children are frames, not threads
+	                       (--reverse, --focus) */
+	uint8_t *removed;   /* diff: 1 for the nodes of the removed band */
+	uint32_t band;      /* diff: the band's head under the root, or AF_NONE */
+};
+
+/** Depths, totals and the order of names, once the nodes are final;
+ * parents must precede their children.  AF_ERR_NOMEM when out of memory. */
+af_status af_tree_seal(af_tree *tree, af_error *err);
+
+/** The tree's allocator and budget, for the layout and renderers. */
+af_mem *af_tree_mem(const af_tree *tree);
 
 /* ------------------------------------------------------------------ */
 /* Private access to the public call-tree view, for layout and output  */
