@@ -777,3 +777,51 @@ void af_trace_thread(const af_trace *trace, size_t i, af_thread_info *info)
 		info->total[AF_CLOCK_WAIT] = th->waited;
 	}
 }
+
+/* ------------------------------------------------------------------ */
+/* The thread filter                                                   */
+
+int af_thread_selected(const af_thread *th, const af_tree_options *opt)
+{
+	size_t i;
+	char num[16];
+
+	if (!opt || !opt->threads || opt->nthreads == 0)
+		return 1;
+	for (i = 0; i < opt->nthreads; i++) {
+		const char *want = opt->threads[i];
+		if (strcmp(want, th->name) == 0)
+			return 1;
+		snprintf(num, sizeof num, "%u", th->tid);
+		if (strcmp(want, num) == 0)
+			return 1;
+		snprintf(num, sizeof num, "%u", th->record_tid);
+		if (strcmp(want, num) == 0)
+			return 1;
+	}
+	return 0;
+}
+
+int af_first_frame_selected(const af_trace *trace, uint32_t node,
+                            const af_tree_options *opt)
+{
+	const char *name = trace->frames.str[trace->tree.nodes[node].key];
+	size_t i;
+
+	if (!opt || !opt->threads || opt->nthreads == 0 || opt->one_thread)
+		return 1;
+	for (i = 0; i < opt->nthreads; i++)
+		if (strcmp(opt->threads[i], name) == 0)
+			return 1;
+	return 0;
+}
+
+const char *af_empty_message(const af_trace *trace, const af_tree_options *opt)
+{
+	if (!opt || !opt->nthreads || opt->one_thread)
+		return trace->info.variant == AF_VARIANT_FOLDED ? "the input has no stacks"
+		                                                : "the trace has no method records";
+	return trace->info.variant == AF_VARIANT_FOLDED
+	       ? "no line's first frame matches the --thread filter"
+	       : "no thread with records matches the --thread filter";
+}
