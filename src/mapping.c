@@ -16,6 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "java.h"
 #include "mapping.h"
 #include "trace.h"
 

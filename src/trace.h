@@ -104,14 +104,6 @@ af_trace *af_trace_worker(const af_trace *t);
  * error when out of memory or over the node limit. */
 af_status af_trace_absorb(af_trace *t, af_trace *w, af_error *err);
 
-/** Appends the Java type at d[*i] (a descriptor type, "[I" or
- * "Lcom/x/Foo;") in source form ("int[]", "com.x.Foo") and moves *i past
- * it; each class is passed through `rename` when given (NULL back: kept).
- * 0, -1 when it does not parse, -2 when out of memory. */
-int af_java_type(af_buf *b, const char *d, size_t len, size_t *i,
-                 const char *(*rename)(const void *ctx, const char *cls),
-                 const void *ctx);
-
 /** Finds method `mid` (low two bits clear) in the method table: 1 and its
  * index in *idx, or 0 when the table does not name it. */
 static inline int af_trace_method(const af_trace *t, uint32_t mid, uint32_t *idx)
