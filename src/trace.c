@@ -101,7 +101,8 @@ void af_trace_free(af_trace *t)
 	af_free(mem, t->called);
 	af_names_free(&t->frames);
 	af_ptree_free(&t->tree);
-	af_shared_names_unref(t->shared_names);
+	if (t->shared_names)
+		t->shared_names_unref(t->shared_names);
 	pthread_mutex_destroy(&t->names_lock);
 	af_free(mem, t);
 	af_mem_unref(mem);

@@ -9,7 +9,12 @@
 
 #include <pthread.h>
 
-#include "tree.h"
+#include "names.h"
+#include "ptree.h"
+
+/** The names of a trace's default view: made and owned by the call tree
+ * (tree.c); the trace only holds them. */
+typedef struct af_shared_names af_shared_names;
 
 typedef struct af_method {
 	uint32_t id;      /* method id, low two bits clear */
@@ -81,8 +86,10 @@ struct af_trace {
 	uint64_t (*started)[AF_CLOCK_RECORDED]; /* flame chart: per node, the thread's
 	                             charged time when the call began */
 	size_t started_cap;
-	pthread_mutex_t names_lock; /* guards the one lazy field below */
+	pthread_mutex_t names_lock; /* guards the lazy fields below */
 	af_shared_names *shared_names; /* made by the first tree that needs them */
+	void (*shared_names_unref)(af_shared_names *s); /* set with them by the
+	                             call tree (tree.c), which owns their type */
 	char *arena;              /* newest string chunk; each links the previous */
 	char *arena_pos;
 	size_t arena_left;

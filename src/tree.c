@@ -219,8 +219,10 @@ static af_shared_names *af_trace_names_ref(const af_trace *trace)
 	af_shared_names *s;
 
 	pthread_mutex_lock(&t->names_lock);
-	if (!t->shared_names)
+	if (!t->shared_names) {
 		t->shared_names = af_shared_names_make(t);
+		t->shared_names_unref = af_shared_names_unref;
+	}
 	s = t->shared_names;
 	if (s)
 		atomic_fetch_add(&s->refs, 1);
