@@ -1,13 +1,11 @@
 /*
- * error.c - status strings and the small utilities every module uses.
+ * error.c - status strings, af_fail() and UTF-8 decoding: what every module
+ * uses, needing nothing but the C library.
  */
-#define _DEFAULT_SOURCE /* madvise */
+#include <stdarg.h>
 #include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
-#include <sys/mman.h>
 
-#include "internal.h"
+#include "error.h"
 
 const char *af_strerror(af_status status)
 {
@@ -44,62 +42,6 @@ af_status af_fail(af_error *err, af_status status, long long offset,
 		va_end(ap);
 	}
 	return status;
-}
-
-void af_hint_huge(void *p, size_t bytes)
-{
-#ifdef MADV_HUGEPAGE
-	/* whole pages around the block: a large block is its own mapping, and
-	 * advising all of it keeps it one area that mremap can still move */
-	uintptr_t start = (uintptr_t)p & ~(uintptr_t)4095;
-	uintptr_t end = ((uintptr_t)p + bytes + 4095) & ~(uintptr_t)4095;
-	if (bytes >= (4u << 20))
-		madvise((void *)start, end - start, MADV_HUGEPAGE);
-#else
-	(void)p;
-	(void)bytes;
-#endif
-}
-
-int af_buf_append(af_buf *b, const void *data, size_t len)
-{
-	if (len > SIZE_MAX - b->len - 1)
-		return -1;
-	if (AF_GROW(b->mem, b->data, b->cap, b->len + len + 1))
-		return -1;
-	memcpy(b->data + b->len, data, len);
-	b->len += len;
-	b->data[b->len] = '\0';
-	return 0;
-}
-
-void af_buf_free(af_buf *b)
-{
-	af_free(b->mem, b->data);
-	b->data = NULL;
-	b->len = b->cap = 0;
-}
-
-int af_buf_printf(af_buf *b, const char *fmt, ...)
-{
-	va_list ap;
-	char tmp[512];
-	int n;
-
-	va_start(ap, fmt);
-	n = vsnprintf(tmp, sizeof tmp, fmt, ap);
-	va_end(ap);
-	if (n < 0)
-		return -1;
-	if ((size_t)n < sizeof tmp)
-		return af_buf_append(b, tmp, (size_t)n);
-	if (AF_GROW(b->mem, b->data, b->cap, b->len + (size_t)n + 1))
-		return -1;
-	va_start(ap, fmt);
-	vsnprintf(b->data + b->len, (size_t)n + 1, fmt, ap);
-	va_end(ap);
-	b->len += (size_t)n;
-	return 0;
 }
 
 size_t af_utf8_decode(const unsigned char *s, size_t n, uint32_t *cp)
