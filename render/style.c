@@ -5,6 +5,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "font.h"
 #include "style.h"
 #include "tree.h"
 

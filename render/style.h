@@ -41,14 +41,6 @@ size_t af_style_legend(size_t i, const char **label, af_rgb *color);
  * or flamegraph.pl's fixed glyph width when the options give one. */
 size_t af_style_fit(af_style *s, const char *name, double w, int *dots);
 
-/** 1 for the code points no renderer draws: C0 controls, DEL and the
- * non-characters (XML forbids U+FFFE/U+FFFF, cairo refuses them all).  The
- * font measures them as zero wide, so widths match what is drawn. */
-static inline int af_text_dropped(uint32_t cp)
-{
-	return cp < 0x20 || cp == 0x7F || af_noncharacter(cp);
-}
-
 /** Writes `len` bytes of `s` as XML character data: markup characters
  * escaped, invalid UTF-8 as U+FFFD, characters XML forbids dropped. */
 void af_xml_escape(FILE *out, const char *s, size_t len);
