@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "font.h"
+#include "layout.h"
 #include "style.h"
 
 #define AF_CAIRO_MAX_SIDE 32767 /* cairo's image surface limit */

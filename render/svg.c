@@ -18,6 +18,7 @@
 #include <string.h>
 
 #include "flame_js.h"
+#include "layout.h"
 #include "style.h"
 #include "tree.h"
 

@@ -67,9 +67,6 @@ uint64_t af_mem_peak(const af_mem *m);
  * kept); anything else is returned as it is. */
 af_status af_mem_explain(const af_mem *m, af_status st, af_error *err);
 
-/** The allocator a layout's blocks came from (its tree's). */
-af_mem *af_layout_mem(const af_layout *layout);
-
 /** Grows `*ptr` (an array of `elem` bytes per item, `*cap` items) so that it
  * holds at least `need` items.  Keeps the old block on failure. */
 int af_grow(af_mem *m, void **ptr, size_t *cap, size_t need, size_t elem);

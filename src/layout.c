@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "layout.h"
 #include "tree.h"
 
 typedef struct af_kid {
