@@ -18,7 +18,7 @@
 
 #include "java.h"
 #include "mapping.h"
-#include "trace.h"
+#include "names.h"
 
 typedef struct af_member {
 	const char *name;   /* original name; qualified when R8 moved it */

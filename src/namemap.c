@@ -9,7 +9,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "tree.h"
+#include "names.h"
 
 struct af_namemap {
 	af_mem *mem;

@@ -24,6 +24,13 @@ typedef struct af_pnode {
 	uint64_t base;    /* differential folded input: the first count */
 } af_pnode;
 
+/** Off-CPU self time of a node: wall minus thread-cpu, never below zero. */
+static inline uint64_t af_pnode_wait(const af_pnode *n)
+{
+	return n->self[AF_CLOCK_WALL] > n->self[AF_CLOCK_CPU]
+	               ? n->self[AF_CLOCK_WALL] - n->self[AF_CLOCK_CPU] : 0;
+}
+
 /* A node with up to AF_PTREE_NARROW children finds them by walking its
  * list (they are few, and the newest is checked first); the children of a
  * wider node are all in the hash table.  Most nodes are narrow, so the table

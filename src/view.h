@@ -53,13 +53,6 @@ uint32_t af_view_method_name(const af_trace *t, uint32_t mid,
 uint32_t af_view_frame_name(const char *frame, const af_tree_options *opt,
                             af_names *names, af_u32map *full);
 
-/** Off-CPU self time of a node: wall minus thread-cpu, never below zero. */
-static inline uint64_t af_pnode_wait(const af_pnode *n)
-{
-	return n->self[AF_CLOCK_WALL] > n->self[AF_CLOCK_CPU]
-	               ? n->self[AF_CLOCK_WALL] - n->self[AF_CLOCK_CPU] : 0;
-}
-
 /** Applies the shape rules to `pt` (keys are ids in `names`; parents
  * before children), replacing it.  `offset`, when not NULL, holds per node
  * where a flame chart's call began within its caller; it is rebuilt to
