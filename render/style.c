@@ -352,20 +352,6 @@ static af_rgb af_palette_fill(af_style *s, const af_node_info *ni)
 	}
 }
 
-void af_style_time(char *out, size_t n, uint64_t us)
-{
-	if (us < 1000)
-		snprintf(out, n, "%llu \xC2\xB5s", (unsigned long long)us);
-	else if (us < 10000)
-		snprintf(out, n, "%.2f ms", (double)us / 1e3);
-	else if (us < 1000000)
-		snprintf(out, n, "%.1f ms", (double)us / 1e3);
-	else if (us < 10000000)
-		snprintf(out, n, "%.3f s", (double)us / 1e6);
-	else
-		snprintf(out, n, "%.2f s", (double)us / 1e6);
-}
-
 size_t af_style_fit(af_style *s, const char *name, double w, int *dots)
 {
 	double fs = s->layout->font_size, fw = s->opt->fontwidth;
@@ -393,11 +379,6 @@ size_t af_style_fit(af_style *s, const char *name, double w, int *dots)
 		i += k ? k : 1;
 	}
 	return i;
-}
-
-void af_format_us(char *out, size_t n, uint64_t us)
-{
-	af_style_time(out, n, us);
 }
 
 /* 1234567 -> "1,234,567", as flamegraph.pl prints counts. */

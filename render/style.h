@@ -60,6 +60,9 @@ void af_js_string(FILE *out, const char *s, size_t len);
 int af_text_clean(af_buf *b, const char *s, size_t len);
 
 /** "850 µs", "12.3 ms", "1.23 s". */
-void af_style_time(char *out, size_t n, uint64_t us);
+static inline void af_style_time(char *out, size_t n, uint64_t us)
+{
+	af_format_us(out, n, us); /* error.c: the method table uses it too */
+}
 
 #endif

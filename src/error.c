@@ -1,6 +1,6 @@
 /*
- * error.c - status strings, af_fail() and UTF-8 decoding: what every module
- * uses, needing nothing but the C library.
+ * error.c - status strings, af_fail(), UTF-8 decoding and times for people:
+ * what every module uses, needing nothing but the C library.
  */
 #include <stdarg.h>
 #include <stdio.h>
@@ -80,4 +80,18 @@ size_t af_utf8_decode(const unsigned char *s, size_t n, uint32_t *cp)
 		return 0;
 	*cp = c;
 	return len;
+}
+
+void af_format_us(char *out, size_t n, uint64_t us)
+{
+	if (us < 1000)
+		snprintf(out, n, "%llu \xC2\xB5s", (unsigned long long)us);
+	else if (us < 10000)
+		snprintf(out, n, "%.2f ms", (double)us / 1e3);
+	else if (us < 1000000)
+		snprintf(out, n, "%.1f ms", (double)us / 1e3);
+	else if (us < 10000000)
+		snprintf(out, n, "%.3f s", (double)us / 1e6);
+	else
+		snprintf(out, n, "%.2f s", (double)us / 1e6);
 }
