@@ -307,11 +307,16 @@ af_status af_mem_explain(const af_mem *m, af_status st, af_error *err)
 	snprintf(doing, sizeof doing, "%s",
 	         strncmp(err->message, "out of memory", 13) == 0 ? err->message + 13
 	                                                         : "");
-	if (m->limit % (1u << 20) == 0)
-		snprintf(size, sizeof size, "%llu", (unsigned long long)(m->limit >> 20));
+	/* in KB under a megabyte, never "0.00 MB" */
+	if (m->limit < (1u << 20) && m->limit % 1024 == 0)
+		snprintf(size, sizeof size, "%llu KB", (unsigned long long)(m->limit >> 10));
+	else if (m->limit < (1u << 20))
+		snprintf(size, sizeof size, "%.2f KB", (double)m->limit / 1024);
+	else if (m->limit % (1u << 20) == 0)
+		snprintf(size, sizeof size, "%llu MB", (unsigned long long)(m->limit >> 20));
 	else
-		snprintf(size, sizeof size, "%.2f", (double)m->limit / (1u << 20));
+		snprintf(size, sizeof size, "%.2f MB", (double)m->limit / (1u << 20));
 	return af_fail(err, AF_ERR_LIMIT, err->offset,
-	               "memory budget of %s MB exceeded%s; --max-memory raises it",
-	               size, doing);
+	               "memory budget of %s exceeded%s; --max-memory raises it", size,
+	               doing);
 }

@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "support.h"
@@ -456,4 +457,70 @@ Test(cli, readme_tables_and_help_agree)
 	free(readme);
 	free(help);
 	free(err);
+}
+
+/* Messages say why: a write error with its cause, a bad option value as a
+ * usage error whatever the output, a budget in a unit that shows it, and
+ * what the input caused named after the input, not the output. */
+Test(cli, messages_say_why_and_name_the_cause)
+{
+	char *in = t_tmp("deep2.trace"), *png = t_tmp("deep2.png"), *err = NULL;
+	char args[2048];
+	af_writer_options o = {.clock = AF_WRITER_DUAL};
+	af_writer *w = af_writer_new(&o);
+	uint8_t *buf;
+	size_t len, i, n = 3000;
+	int status;
+
+	{
+		char *e = t_tmp("full.err"), cmd[2048];
+		snprintf(cmd, sizeof cmd, "'%s' --format folded '%s' >/dev/full 2>'%s'",
+		         AF_TEST_CLI, SAMPLE, e);
+		status = system(cmd);
+		cr_assert(WIFEXITED(status) && WEXITSTATUS(status) == 1);
+		err = (char *)t_read(e, &len);
+		cr_assert_str_eq(err, "aflame-render: (stdout): cannot write: No space left "
+		                      "on device\n");
+		free(err);
+		unlink(e);
+		free(e);
+	}
+	t_cli_says(2, "--bgcolors takes yellow, blue, green, grey or #rrggbb, not 'zzz'",
+	           "--bgcolors zzz --format folded '" SAMPLE "'");
+	t_cli_says(2, "--bgcolors takes", "--bgcolors '#12345' -o x.svg '" SAMPLE "'");
+	t_cli_says(2, "--encoding takes an encoding name such as ISO-8859-1, not 'a\"b'",
+	           "--encoding 'a\"b' --format folded '" SAMPLE "'");
+	t_cli_says(2, "--encoding takes", "--encoding '' '" SAMPLE "'");
+	cr_assert_eq(t_cli("--bgcolors '#A0b0C0' --encoding ISO-8859-1 '" SAMPLE "'", NULL,
+	                   NULL, &err), 0, "%s", err);
+	free(err);
+	t_cli_says(1, "memory budget of 1 KB exceeded", "--max-memory 1K '" SAMPLE "'");
+	t_cli_says(1, SAMPLE ": memory budget of 1.50 MB exceeded for a 4800 x 1080 px image",
+	           "--max-memory 1.5M --scale 4 -o '%s' '" SAMPLE "'", png);
+
+	/* a stack too deep for a PNG: the input's fault, named as such */
+	cr_assert_eq(af_writer_thread(w, 1, "main"), 0);
+	cr_assert_eq(af_writer_method(w, 4, "a.B", "recurse", "()V", ""), 0);
+	for (i = 0; i < n; i++)
+		cr_assert_eq(af_writer_record(w, 1, 4, AF_ENTER, (uint32_t)i, (uint32_t)i), 0);
+	for (i = 0; i < n; i++)
+		cr_assert_eq(af_writer_record(w, 1, 4, AF_EXIT, (uint32_t)(n + i),
+		                              (uint32_t)(n + i)), 0);
+	buf = t_finish(w, &len, NULL);
+	t_write(in, buf, len);
+	free(buf);
+	snprintf(args, sizeof args, "-o '%s' '%s'", png, in);
+	cr_assert_eq(t_cli(args, NULL, NULL, &err), 1);
+	cr_assert(strncmp(err + 15, in, strlen(in)) == 0 && strstr(err, "px limit"), "%s",
+	          err);
+	free(err);
+	snprintf(args, sizeof args, "--per-thread --format png -o '%s.d' '%s'", png, in);
+	cr_assert_eq(t_cli(args, NULL, NULL, &err), 1);
+	cr_assert(strncmp(err + 15, in, strlen(in)) == 0 && strstr(err, "px limit"), "%s",
+	          err);
+	free(err);
+	cr_assert_not(exists(png));
+	unlink(in);
+	free(in);
+	free(png);
 }

@@ -307,8 +307,9 @@ Test(folded, through_the_cli_like_flamegraph_pl)
 	cr_assert(strstr(err, "unknown palette 'rainbow'"), "%s", err);
 	free(out);
 	free(err);
-	cr_assert_eq(t_cli("--bgcolors pink -", in, &out, &err), 1);
-	cr_assert(strstr(err, "unknown background 'pink'"), "%s", err);
+	cr_assert_eq(t_cli("--bgcolors pink -", in, &out, &err), 2);
+	cr_assert(strstr(err, "--bgcolors takes yellow, blue, green, grey or #rrggbb, "
+	                      "not 'pink'"), "%s", err);
 	free(out);
 	free(err);
 	free(in);

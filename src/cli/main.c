@@ -228,6 +228,24 @@ static int parse_size(const char *s, uint64_t *out)
 	return 0;
 }
 
+/* flamegraph.pl's background names, or #rrggbb. */
+static int is_background(const char *s)
+{
+	return strcmp(s, "yellow") == 0 || strcmp(s, "blue") == 0 ||
+	       strcmp(s, "green") == 0 || strcmp(s, "grey") == 0 ||
+	       (strlen(s) == 7 && s[0] == '#' &&
+	        strspn(s + 1, "0123456789abcdefABCDEF") == 6);
+}
+
+/* An XML encoding name: a letter, then letters, digits, '.', '_', '-'. */
+static int is_encoding(const char *s)
+{
+	if (!((*s >= 'A' && *s <= 'Z') || (*s >= 'a' && *s <= 'z')))
+		return 0;
+	return strspn(s, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz"
+	                 "0123456789._-") == strlen(s);
+}
+
 /* Applies an option with its value; returns -1 to go on, or an exit status. */
 static int apply(cli *c, int id, const char *val)
 {
@@ -422,11 +440,21 @@ static int apply(cli *c, int id, const char *val)
 		c->palette_set = 1;
 		break;
 	}
-	case O_BGCOLORS: c->render.bgcolors = val; break;
+	case O_BGCOLORS:
+		if (!is_background(val))
+			return bad_usage("--bgcolors takes yellow, blue, green, grey or #rrggbb, "
+			                 "not '%s'", val);
+		c->render.bgcolors = val;
+		break;
 	case O_COUNTNAME: c->render.countname = val; break;
 	case O_NAMETYPE: c->render.nametype = val; break;
 	case O_NOTES: c->render.notes = val; break;
-	case O_ENCODING: c->render.encoding = val; break;
+	case O_ENCODING:
+		if (!is_encoding(val))
+			return bad_usage("--encoding takes an encoding name such as ISO-8859-1, "
+			                 "not '%s'", val);
+		c->render.encoding = val;
+		break;
 	case O_FACTOR:
 		if (parse_number(val, 1e-12, 1e12, &c->layout.factor))
 			return bad_usage("--factor takes a positive number, not '%s'", val);
@@ -509,6 +537,8 @@ static int parse_args(int argc, char **argv, cli *c)
 	if (c->per_thread) {
 		if (!c->output || strcmp(c->output, "-") == 0)
 			return bad_usage("%s", "--per-thread needs -o FOLDER");
+		if (c->cp)
+			return bad_usage("%s", "--cp does not go with --per-thread");
 		if (!c->formats)
 			c->formats = 1 << AF_FORMAT_SVG;
 	} else if (c->format_set && (c->formats & (c->formats - 1))) {
@@ -546,12 +576,12 @@ int run_report(const cli *c, const af_trace *trace, af_clock clock)
 
 	topt.prune = 0;
 	if (af_method_table_build(trace, &topt, clock, &table, &e) != AF_OK) {
-		report_error(strcmp(c->input, "-") == 0 ? "(stdin)" : c->input, &e);
+		report_error(input_name(c->input), &e);
 		return 1;
 	}
 	if (out_begin(&out, c->report) == 0) {
 		af_status st = af_method_table_write(table, c->report_format, out.f, &e);
-		if (out_end(&out, st, &e) == 0)
+		if (out_end(&out, st, &e, input_name(c->input)) == 0)
 			status = 0;
 	}
 	af_method_table_free(table);
@@ -578,9 +608,12 @@ static int draw(const cli *c, const af_tree *tree, af_clock clock, int android,
 		if (android)
 			ropt.palette = AF_PALETTE_ANDROID;
 		lopt.legend = ropt.palette == AF_PALETTE_ANDROID;
-		if ((st = af_layout_build(tree, &lopt, &layout, &e)) != AF_OK ||
-		    (st = af_font_open(NULL, &font, &e)) != AF_OK) {
+		if ((st = af_layout_build(tree, &lopt, &layout, &e)) != AF_OK) {
 			report_error(name, &e);
+			goto done;
+		}
+		if ((st = af_font_open(NULL, &font, &e)) != AF_OK) {
+			report_error("font", &e);
 			goto done;
 		}
 		ropt.font = font;
@@ -597,6 +630,8 @@ static int draw(const cli *c, const af_tree *tree, af_clock clock, int android,
 		ropt.colormap = colormap;
 		ropt.nameattr = nameattr;
 	}
+	if (colormap && out_check("palette.map"))
+		goto done;
 
 	if (out_begin(&out, c->output))
 		goto done;
@@ -611,11 +646,15 @@ static int draw(const cli *c, const af_tree *tree, af_clock clock, int android,
 		st = af_cairo_write(layout, c->format, &ropt, out.f, &e);
 		break;
 	}
-	if (out_end(&out, st, &e))
+	if (out_end(&out, st, &e, name))
 		goto done;
-	if (colormap && (st = af_namemap_save(colormap, "palette.map", &e)) != AF_OK) {
-		report_error("palette.map", &e);
-		goto done;
+	/* the colours the graph gave, saved with it (or neither) */
+	if (colormap) {
+		if (out_begin(&out, "palette.map"))
+			goto done;
+		st = out_namemap(&out, colormap, &e);
+		if (out_end(&out, st, &e, "palette.map"))
+			goto done;
 	}
 	status = 0;
 done:
@@ -772,16 +811,17 @@ static int run(const cli *c)
 		goto done;
 	}
 	topt.clock = (af_clock)clock;
-	if (c->report && (status = run_report(c, trace, (af_clock)clock)) != 0)
+	/* the graph first, and what the input makes impossible is found before
+	 * anything is written; the other outputs' places are checked before */
+	if (c->report && out_check(c->report))
 		goto done;
-	status = 1;
-	if (!c->graph) {
-		status = 0;
-		goto done;
-	}
 	if (c->per_thread) {
 		status = run_set(c, trace, (af_clock)clock);
-		goto done;
+		goto report;
+	}
+	if (!c->graph) {
+		status = 0;
+		goto report;
 	}
 	if (c->format != AF_FORMAT_FOLDED && !c->layout.flamechart) {
 		/* subtrees far under --minwidth need not be built to be drawn */
@@ -801,6 +841,11 @@ static int run(const cli *c)
 	}
 	status = draw(c, tree, (af_clock)clock,
 	              !c->palette_set && info->variant != AF_VARIANT_FOLDED, &lopt, name);
+	af_tree_free(tree);
+	tree = NULL;
+report:
+	if (status == 0 && c->report)
+		status = run_report(c, trace, (af_clock)clock);
 done:
 	af_tree_free(tree);
 	af_trace_free(trace);
@@ -829,6 +874,11 @@ int main(int argc, char **argv)
 	}
 	if (r < 0)
 		r = c.before ? run_diff(&c) : run(&c);
+	/* every output in place at once, or none */
+	if (r == 0 && out_commit() != 0)
+		r = 1;
+	else if (r != 0)
+		out_discard();
 	af_mapping_free(mapping);
 	free(c.threads);
 	return r;

@@ -20,6 +20,11 @@ void report_error(const char *file, const af_error *e)
 		fprintf(stderr, PROG ": %s: %s\n", file, e->message);
 }
 
+const char *input_name(const char *path)
+{
+	return strcmp(path, "-") == 0 ? "(stdin)" : path;
+}
+
 static const char *variant_name(af_variant v)
 {
 	switch (v) {
