@@ -248,11 +248,17 @@ af_status af_mem_explain(const af_mem *m, af_status st, af_error *err)
 	snprintf(doing, sizeof doing, "%s",
 	         strncmp(err->message, "out of memory", 13) == 0 ? err->message + 13
 	                                                         : "");
+	/* in the unit that shows it exactly, or to 0.01 MB past one MB: never
+	 * "0.00 MB" */
 	if (m->limit % (1u << 20) == 0)
-		snprintf(size, sizeof size, "%llu", (unsigned long long)(m->limit >> 20));
+		snprintf(size, sizeof size, "%llu MB", (unsigned long long)(m->limit >> 20));
+	else if (m->limit >= (1u << 20))
+		snprintf(size, sizeof size, "%.2f MB", (double)m->limit / (1u << 20));
+	else if (m->limit % 1024 == 0)
+		snprintf(size, sizeof size, "%llu KB", (unsigned long long)(m->limit >> 10));
 	else
-		snprintf(size, sizeof size, "%.2f", (double)m->limit / (1u << 20));
+		snprintf(size, sizeof size, "%llu bytes", (unsigned long long)m->limit);
 	return af_fail(err, AF_ERR_LIMIT, err->offset,
-	               "memory budget of %s MB exceeded%s; --max-memory raises it",
+	               "memory budget of %s exceeded%s; --max-memory raises it",
 	               size, doing);
 }
