@@ -29,17 +29,74 @@ const char *af_strerror(af_status status)
 	return "unknown error";
 }
 
+/* The escape for code point `cp` that a terminal could take for a command
+ * or that reorders the text around it: C0 and C1 controls, DEL, the
+ * bidirectional controls and the line and paragraph separators; 0 when it
+ * prints as itself. */
+static int af_escaped(uint32_t cp)
+{
+	return cp < 0x20 || (cp >= 0x7F && cp <= 0x9F) || cp == 0x061C ||
+	       cp == 0x200E || cp == 0x200F || (cp >= 0x2028 && cp <= 0x202E) ||
+	       (cp >= 0x2066 && cp <= 0x2069);
+}
+
+size_t af_text_escape(char *out, size_t size, const char *text, size_t len)
+{
+	const unsigned char *s = (const unsigned char *)text;
+	size_t i = 0, o = 0;
+
+	if (size == 0)
+		return 0;
+	while (i < len) {
+		char unit[16];
+		size_t n, k;
+		uint32_t cp = 0;
+
+		k = af_utf8_decode(s + i, len - i, &cp);
+		if (k == 0) {
+			snprintf(unit, sizeof unit, "\\x%02X", s[i]);
+			k = 1;
+		} else if (cp == '\t' || cp == '\n' || cp == '\r') {
+			snprintf(unit, sizeof unit, "\\%c", cp == '\t' ? 't' : cp == '\n' ? 'n' : 'r');
+		} else if (cp < 0x80 && af_escaped(cp)) {
+			snprintf(unit, sizeof unit, "\\x%02X", (unsigned)cp);
+		} else if (af_escaped(cp)) {
+			snprintf(unit, sizeof unit, "\\u%04X", (unsigned)cp);
+		} else {
+			memcpy(unit, s + i, k);
+			unit[k] = '\0';
+		}
+		n = strlen(unit);
+		if (o + n >= size)
+			break; /* a whole character or escape, or nothing */
+		memcpy(out + o, unit, n);
+		o += n;
+		i += k;
+	}
+	out[o] = '\0';
+	return o;
+}
+
 af_status af_fail(af_error *err, af_status status, long long offset,
                   const char *fmt, ...)
 {
 	if (err) {
+		/* room for a message that escaping lengthens, then cut to fit;
+		 * messages quote input bytes, and they reach terminals */
+		char raw[4 * sizeof err->message];
 		va_list ap;
+		int n;
+
 		err->status = status;
 		err->offset = offset;
 		err->line = 0;
 		va_start(ap, fmt);
-		vsnprintf(err->message, sizeof err->message, fmt, ap);
+		n = vsnprintf(raw, sizeof raw, fmt, ap);
 		va_end(ap);
+		if (n < 0)
+			n = 0;
+		af_text_escape(err->message, sizeof err->message, raw,
+		               (size_t)n < sizeof raw ? (size_t)n : sizeof raw - 1);
 	}
 	return status;
 }

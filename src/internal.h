@@ -76,6 +76,24 @@ int af_grow(af_mem *m, void **ptr, size_t *cap, size_t need, size_t elem);
  * A hint only; harmless where it is not supported. */
 void af_hint_huge(void *p, size_t bytes);
 
+/** The default limits on a name and on an input (af_limits), which also
+ * bound mapping files, read without a trace's limits. */
+#define AF_DEFAULT_MAX_NAME (1u << 20)
+#define AF_DEFAULT_MAX_INPUT (2ull << 30)
+
+/* ------------------------------------------------------------------ */
+/* Mapped files that shrink (guard.c)                                   */
+
+/** Guards the mapping [p, p + len) of a file: a read past the file's end
+ * (another program truncated it) then reads zeros instead of killing the
+ * process with SIGBUS.  Returns a slot for the calls below, or -1 when the
+ * mapping cannot be guarded (the caller then reads the file instead). */
+int af_guard_add(const void *p, size_t len);
+/** 1 when a read of the mapping found the file cut short. */
+int af_guard_hit(int slot);
+/** Ends the guard, before the mapping is unmapped.  -1 is a no-op. */
+void af_guard_remove(int slot);
+
 #define AF_MAX(a, b) ((a) > (b) ? (a) : (b))
 
 /* The test is inline: records that need no growth make no call. */

@@ -53,9 +53,9 @@ static af_trace *af_trace_alloc(af_mem *mem, af_limits lim,
 	if (!t->limits.max_nodes)
 		t->limits.max_nodes = 50000000;
 	if (!t->limits.max_name_len)
-		t->limits.max_name_len = 1 << 20;
+		t->limits.max_name_len = AF_DEFAULT_MAX_NAME;
 	if (!t->limits.max_input)
-		t->limits.max_input = 2ull << 30;
+		t->limits.max_input = AF_DEFAULT_MAX_INPUT;
 	af_ptree_init(&t->tree, t->limits.max_nodes, mem);
 	t->tid_mask = 0xFFFF;
 	t->single_clock = AF_CLOCK_CPU;
@@ -330,33 +330,36 @@ af_status af_trace_method_line(af_trace *t, const char *line, size_t len,
 /* ------------------------------------------------------------------ */
 /* Records                                                             */
 
-static af_thread *af_thread_for(af_trace *t, uint32_t tid, long long off,
-                                af_error *err)
+static af_status af_thread_for(af_trace *t, uint32_t tid, long long off,
+                               af_thread **out, af_error *err)
 {
 	af_thread *th;
 	uint32_t root;
 
-	if (tid < t->thread_of_len && t->thread_of[tid])
-		return &t->threads[t->thread_of[tid] - 1];
+	if (tid < t->thread_of_len && t->thread_of[tid]) {
+		*out = &t->threads[t->thread_of[tid] - 1];
+		return AF_OK;
+	}
 	if (tid >= t->thread_of_len) {
 		size_t old = t->thread_of_len;
 		if (AF_GROW(t->mem, t->thread_of, t->thread_of_len, (size_t)tid + 1))
-			goto nomem;
+			return af_fail(err, AF_ERR_NOMEM, off, "out of memory");
 		memset(t->thread_of + old, 0, (t->thread_of_len - old) * sizeof *t->thread_of);
 	}
+	/* a new thread's root is a call path too: it can meet the limit */
 	root = af_ptree_root(&t->tree, AF_NONE);
-	if (root == AF_NONE || AF_GROW(t->mem, t->threads, t->threads_cap, t->nthreads + 1))
-		goto nomem;
+	if (root == AF_NONE)
+		return af_trace_no_path(t, off, err);
+	if (AF_GROW(t->mem, t->threads, t->threads_cap, t->nthreads + 1))
+		return af_fail(err, AF_ERR_NOMEM, off, "out of memory");
 	th = &t->threads[t->nthreads];
 	memset(th, 0, sizeof *th);
 	th->record_tid = tid;
 	th->tid = tid;
 	th->root = root;
 	t->thread_of[tid] = (uint32_t)++t->nthreads;
-	return th;
-nomem:
-	af_fail(err, AF_ERR_NOMEM, off, "out of memory");
-	return NULL;
+	*out = th;
+	return AF_OK;
 }
 
 af_status af_trace_no_path(const af_trace *t, long long off, af_error *err)
@@ -372,13 +375,12 @@ af_status af_trace_record_rest(af_trace *t, uint32_t tid, uint32_t method_action
                                uint32_t t0, uint32_t t1, long long off,
                                af_error *err)
 {
-	af_thread *th = af_thread_for(t, tid & t->tid_mask, off, err);
+	af_thread *th = NULL;
 	uint32_t mid = method_action & ~3u, node;
 	af_pnode *nodes;
 	int c;
 
-	if (!th)
-		return AF_ERR_NOMEM;
+	AF_FORWARD(af_thread_for(t, tid & t->tid_mask, off, &th, err));
 	t->info.records++;
 	if (th->records++ == 0) {
 		th->first_off = off;
@@ -433,8 +435,9 @@ af_status af_trace_record_rest(af_trace *t, uint32_t tid, uint32_t method_action
 		} else {
 			/* entered before tracing began: adopt everything so far */
 			uint32_t root = af_ptree_root(&t->tree, AF_NONE);
-			if (root == AF_NONE ||
-			    af_ptree_adopt(&t->tree, root, th->root, mid))
+			if (root == AF_NONE)
+				return af_trace_no_path(t, off, err);
+			if (af_ptree_adopt(&t->tree, root, th->root, mid))
 				return af_fail(err, AF_ERR_NOMEM, off, "out of memory");
 			nodes = t->tree.nodes;
 			for (c = 0; c < AF_CLOCK_RECORDED; c++) {

@@ -1000,7 +1000,7 @@ Test(alloc, budget_covers_the_trees_of_a_trace)
 	cr_assert_eq(af_tree_from_trace(t, NULL, &two, &e), AF_ERR_LIMIT);
 	cr_assert_null(two);
 	cr_assert(strncmp(e.message, "memory budget of ", 17) == 0, "%s", e.message);
-	cr_assert(strstr(e.message, "B exceeded building the call tree; "
+	cr_assert(strstr(e.message, " exceeded building the call tree; "
 	                            "--max-memory raises it"), "%s", e.message);
 	cr_assert_eq(e.offset, -1);
 	/* freeing the first tree gives its share back */
@@ -1047,7 +1047,7 @@ Test(alloc, budget_covers_method_tables_and_diffs)
 				done[0] = 1;
 			} else {
 				cr_assert_eq(st, AF_ERR_LIMIT, "%s", e.message);
-				cr_assert(strstr(e.message, "B exceeded building the method table; "
+				cr_assert(strstr(e.message, " exceeded building the method table; "
 				                            "--max-memory raises it"), "%s", e.message);
 				stopped[0]++;
 			}
@@ -1059,7 +1059,7 @@ Test(alloc, budget_covers_method_tables_and_diffs)
 				done[1] = 1;
 			} else {
 				cr_assert_eq(st, AF_ERR_LIMIT, "%s", e.message);
-				cr_assert(strstr(e.message, "B exceeded comparing the profiles; "
+				cr_assert(strstr(e.message, " exceeded comparing the profiles; "
 				                            "--max-memory raises it"), "%s", e.message);
 				stopped[1]++;
 			}

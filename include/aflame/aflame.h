@@ -63,6 +63,17 @@ typedef struct af_error {
 /** A static, human-readable description of `status`. Never NULL. */
 const char *af_strerror(af_status status);
 
+/** Copies `len` bytes of `text` into `out` (`size` bytes, always
+ * NUL-terminated when `size` > 0) made safe to print on a terminal: bytes
+ * that are not UTF-8 become \xNN, control characters (C0, DEL) \xNN or \t
+ * \n \r, C1 controls, bidirectional controls and line separators \uNNNN;
+ * the rest is copied.  Backslashes are not escaped, so escaping twice
+ * changes nothing.  A character or escape that does not fit is left out
+ * with everything after it.  Returns the bytes written, NUL excluded.
+ * af_error messages are already escaped so (they quote input bytes); use
+ * this for other text from an input (thread names, af_trace_info.vm). */
+size_t af_text_escape(char *out, size_t size, const char *text, size_t len);
+
 /* ------------------------------------------------------------------ */
 /* Memory                                                              */
 
