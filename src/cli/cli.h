@@ -43,6 +43,8 @@ typedef struct cli {
 void report_error(const char *file, const af_error *e);
 void print_summary(const char *file, const af_trace *t);
 void print_warnings(const char *file, const af_trace *t);
+/** What reading a palette map or name-attribute file left out, if any. */
+void print_namemap_warning(const char *file, const af_namemap *m);
 
 /** A progress line on standard error, shown only when it is a terminal,
  * not quiet, and the work has taken over a second. */

@@ -20,6 +20,14 @@ void report_error(const char *file, const af_error *e)
 		fprintf(stderr, PROG ": %s: %s\n", file, e->message);
 }
 
+void print_namemap_warning(const char *file, const af_namemap *m)
+{
+	const char *w = m ? af_namemap_warning(m) : NULL;
+
+	if (w)
+		fprintf(stderr, PROG ": %s: warning: %s\n", file, w);
+}
+
 static const char *variant_name(af_variant v)
 {
 	switch (v) {

@@ -140,7 +140,8 @@ static int render_job(pool *pl, job *j, af_font *font)
 		to.thread = j->thread;
 	}
 	to.clock = pl->clock;
-	if (!(c->formats & (1 << AF_FORMAT_FOLDED)) && !c->layout.flamechart) {
+	if (!(c->formats & (1 << AF_FORMAT_FOLDED)) && !c->layout.flamechart &&
+	    !c->layout.keep_narrow) {
 		/* subtrees far under a drawn pixel need not be built */
 		double w = c->layout.width > 0 ? c->layout.width : 1200;
 		double mw = c->layout.min_width > 0 ? c->layout.min_width : 0.1;
@@ -380,6 +381,7 @@ int run_set(const cli *c, const af_trace *trace, af_clock clock)
 		report_error(c->nameattr, &e);
 		return 1;
 	}
+	print_namemap_warning(c->nameattr, pl.nameattr);
 	if (c->cp) {
 		fputs(PROG ": --cp does not go with --per-thread\n", stderr);
 		af_namemap_free(pl.nameattr);
