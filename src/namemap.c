@@ -638,7 +638,8 @@ static int af_attrs_clean(af_namemap *m, const char *s, size_t n, af_buf *out)
 		goto done;
 	for (j = 0; j < as.n; j++)
 		as.a[j].kp = as.s.data + as.a[j].key;
-	qsort(as.a, as.n, sizeof *as.a, af_attr_cmp);
+	if (as.n > 1)
+		qsort(as.a, as.n, sizeof *as.a, af_attr_cmp);
 	for (j = 0; j < as.n; j++) {
 		if (j + 1 < as.n && af_attr_same(&as.a[j], &as.a[j + 1])) {
 			const af_attr *x = &as.a[j];
@@ -648,7 +649,8 @@ static int af_attrs_clean(af_namemap *m, const char *s, size_t n, af_buf *out)
 		as.a[kept++] = as.a[j];
 	}
 	as.n = kept;
-	qsort(as.a, as.n, sizeof *as.a, af_attr_order);
+	if (as.n > 1)
+		qsort(as.a, as.n, sizeof *as.a, af_attr_order);
 	for (j = 0; j < as.n; j++) {
 		link |= as.a[j].place == AT_HREF && as.a[j].vlen > 0;
 		target |= as.a[j].place == AT_TARGET;
