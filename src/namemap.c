@@ -135,7 +135,7 @@ static int af_notes_join(af_buf *w, const char *what, const af_notes *n)
 	if (!n->n)
 		return 0;
 	bad = af_buf_printf(w, "%s%s%.*s", w->len ? "; " : "", what, (int)n->text.len,
-	                    n->text.data);
+	                    n->text.data ? n->text.data : "");
 	if (n->n > AF_NOTES_SHOWN)
 		bad |= af_buf_printf(w, " and %zu more", n->n - AF_NOTES_SHOWN);
 	return bad;
@@ -155,7 +155,7 @@ static int af_notes_finish(af_namemap *m)
 		                        "SVG: ", &m->dropped) |
 		      af_notes_join(&w, "attributes given twice (the last one kept): ",
 		                    &m->repeated);
-	if (!w.len)
+	if (!bad && !w.len)
 		return 0;
 	bad |= af_buf_append(&w, "", 1);
 	if (bad) {
