@@ -8,7 +8,8 @@
 // so the tree is rebuilt here from the order and each frame's depth: no
 // float comparison decides who is whose parent.  AF.frames holds, for the
 // i-th frame, the index of its name in AF.names, its total and its calls
-// (and with AF.diff its change): the tooltip is built from them here.
+// (and with AF.diff its change): the tooltip is built from them here,
+// unless --nameattr gave the frame a title (then <g><title/><rect/>...).
 "use strict";
 (function () {
 	var svg = document.documentElement;
@@ -102,9 +103,15 @@
 		for (var i = 0; i < gs.length; i++) {
 			// --nameattr links wrap a frame in <a>
 			var g = gs[i].tagName === "a" ? gs[i].firstElementChild : gs[i];
-			var rect = g.firstElementChild, at = i * k;
+			var rect = g.firstElementChild, at = i * k, title = null;
+			// a --nameattr title is the frame's tooltip, as written
+			if (rect.tagName === "title") {
+				title = rect;
+				rect = rect.nextElementSibling;
+			}
 			var f = {
-				i: i, g: g, rect: rect, title: null, tip: null,
+				i: i, g: g, rect: rect, title: title,
+				tip: title ? title.textContent : null, own: title !== null,
 				text: rect.nextElementSibling,
 				name: AF.names[AF.frames[at]],
 				v: AF.frames[at + 1], c: AF.frames[at + 2],
@@ -261,7 +268,7 @@
 	function tipOf(f) {
 		if (f.tip === null) f.tip = tooltip(f);
 		// ancestors of the zoomed frame are larger than it: no share of it
-		if (!zoomed || f === zoomed || f.d < zoomed.d) return f.tip;
+		if (f.own || !zoomed || f === zoomed || f.d < zoomed.d) return f.tip;
 		var share = zoomed.v ? 100 * f.v / zoomed.v : 0;
 		return f.tip.slice(0, -1) + ", " + share.toFixed(2) + "% of " +
 		       zoomed.name + ")";

@@ -129,51 +129,54 @@ static int af_data_uint(af_buf *b, unsigned long long v)
 	return af_buf_append(b, p, (size_t)(buf + sizeof buf - p));
 }
 
-/* --nameattr: writes the attributes given for `name`: with `link`, an <a>
- * opening with its href and target (returns 1 when written), else the
- * others, for the frame's <g>.  Attribute names must be XML names. */
-static int af_svg_attrs(FILE *out, const af_namemap *map, const char *name, int link)
+/* A frame's opening: `<a ...>` when --nameattr makes it a link, then
+ * `<g ...>` with the attributes given for it.  namemap.c kept only safe
+ * attributes with plain names, each once (af_namemap_get() gives their
+ * form); this writes them.  Returns 1 when an <a> was opened; *title is the
+ * tooltip given for the frame (*tlen bytes), or NULL. */
+static int af_svg_open_frame(FILE *out, const af_namemap *map, const char *name,
+                             const char **title, size_t *tlen)
 {
-	const char *p = map ? af_namemap_get(map, name) : NULL;
-	int opened = 0;
+	const char *attrs = map ? af_namemap_get(map, name) : NULL;
+	int link = 0, pass;
 
-	while (p && *p) {
-		const char *end = strchr(p, '\t'), *eq = strchr(p, '='), *k;
-		size_t len = end ? (size_t)(end - p) : strlen(p);
-		int valid = eq && eq > p && eq < p + len, is_link;
-		for (k = p; valid && k < eq; k++)
-			valid = (*k >= 'a' && *k <= 'z') || (*k >= 'A' && *k <= 'Z') ||
-			        *k == '_' || *k == ':' ||
-			        (k > p && ((*k >= '0' && *k <= '9') || *k == '-' || *k == '.'));
-		if (valid) {
-			size_t klen = (size_t)(eq - p);
-			const char *v = eq + 1;
-			size_t vlen = len - klen - 1;
-			is_link = (klen == 4 && memcmp(p, "href", 4) == 0) ||
-			          (klen == 10 && memcmp(p, "xlink:href", 10) == 0) ||
-			          (klen == 6 && memcmp(p, "target", 6) == 0);
-			if (vlen >= 2 && v[0] == '"' && v[vlen - 1] == '"') {
-				v++;
-				vlen -= 2;
-			}
-			if (is_link == link) {
-				if (link && !opened) {
-					fputs("<a", out);
-					opened = 1;
+	*title = NULL;
+	*tlen = 0;
+	for (pass = 0; pass < 2; pass++) { /* the <a>'s, then the <g>'s */
+		const char *p = attrs;
+		if (pass == 1)
+			fputs("<g", out);
+		while (p && *p) {
+			const char *end = strchr(p, '\t'), *eq = strchr(p, '=');
+			size_t len = end ? (size_t)(end - p) : strlen(p), klen, vlen;
+			int for_a, is_a_extra;
+
+			if (eq && eq < p + len) {
+				klen = (size_t)(eq - p);
+				vlen = len - klen - 1;
+				is_a_extra = klen > 2 && memcmp(p, "a:", 2) == 0;
+				for_a = is_a_extra || (klen == 4 && memcmp(p, "href", 4) == 0) ||
+				        (klen == 6 && memcmp(p, "target", 6) == 0);
+				if (klen == 5 && memcmp(p, "title", 5) == 0) {
+					*title = eq + 1;
+					*tlen = vlen;
+				} else if (for_a == (pass == 0)) {
+					if (pass == 0 && !link) {
+						fputs("<a", out);
+						link = 1;
+					}
+					fprintf(out, " %.*s=\"", (int)(klen - (is_a_extra ? 2 : 0)),
+					        p + (is_a_extra ? 2 : 0));
+					af_xml_escape(out, eq + 1, vlen);
+					fputc('"', out);
 				}
-				if (klen == 10)
-					fputs(" href=\"", out); /* SVG 2 reads plain href */
-				else
-					fprintf(out, " %.*s=\"", (int)klen, p);
-				af_xml_escape(out, v, vlen);
-				fputc('"', out);
 			}
+			p = end ? end + 1 : NULL;
 		}
-		p = end ? end + 1 : NULL;
+		if (link || pass == 1)
+			fputc('>', out);
 	}
-	if (opened)
-		fputc('>', out);
-	return opened;
+	return link;
 }
 
 static void af_svg_text(FILE *out, const char *attrs, double x, double y,
@@ -252,15 +255,19 @@ static af_status af_svg_frames(const af_layout *l, const af_render_options *opt,
 		const af_rect *r = &l->rects[i];
 		af_node_info ni;
 		af_rgb col;
-		size_t n;
+		const char *title;
+		size_t n, tlen;
 		int dots, link;
 
 		af_tree_node(l->tree, r->node, &ni);
 		col = af_style_fill(st, &ni);
-		link = af_svg_attrs(out, opt->nameattr, ni.name, 1);
-		fputs("<g", out);
-		af_svg_attrs(out, opt->nameattr, ni.name, 0);
-		fputc('>', out);
+		link = af_svg_open_frame(out, opt->nameattr, ni.name, &title, &tlen);
+		if (title && interactive) {
+			/* flame.js shows it instead of the tooltip it builds */
+			fputs("<title>", out);
+			af_xml_escape(out, title, tlen);
+			fputs("</title>", out);
+		}
 		if (interactive) {
 			uint32_t id = af_tree_name_id(l->tree, r->node);
 			if (index[id] == UINT32_MAX) {
@@ -276,7 +283,8 @@ static af_status af_svg_frames(const af_layout *l, const af_render_options *opt,
 			}
 		} else {
 			tip.len = 0;
-			bad = af_style_tooltip(st, &tip, r);
+			bad = title ? af_buf_append(&tip, title, tlen)
+			            : af_style_tooltip(st, &tip, r);
 			fputs("<title>", out);
 			af_xml_escape(out, tip.data, tip.len);
 			fputs("</title>", out);

@@ -1177,3 +1177,41 @@ Test(alloc, large_folded_input_takes_memory_of_its_paths_only)
 	unlink(path);
 	free(path);
 }
+
+/* Name attributes and damaged palette lines: their cleaning, notes and
+ * warning take from the map's allocator too. */
+Test(alloc, failing_allocations_namemap_cleaning)
+{
+	static const char attrs[] =
+		"a\tclass=x\tclass=y\ttitle=T\thref=https://e.example/\tonclick=z\n"
+		"b\tg_extra=style=\"fill:red\" onload='x' data-k=\"&amp;\"\ta_extra=rel=\"n\"\t"
+		"xlink:href=/r\tfoo:bar=1\n";
+	static const char pal[] = "a->rgb(1,2,3)\ndamaged\nb->rgb(4,5,6)\n";
+	int kind;
+
+	for (kind = 0; kind < 2; kind++) {
+		const char *text = kind ? pal : attrs;
+		long n;
+		for (n = 1;; n++) {
+			t_alloc a = {.fail_at = n};
+			af_allocator al = t_allocator(&a);
+			af_namemap *m = NULL;
+			af_error e = {0};
+			af_status st = af_namemap_parse(text, strlen(text),
+			                                kind ? AF_NAMEMAP_PALETTE : AF_NAMEMAP_ATTRS,
+			                                &al, &m, &e);
+			if (st == AF_OK)
+				st = af_namemap_set(m, "c", kind ? "rgb(7,8,9)" : "onclick=x\tclass=k");
+			if (st == AF_OK)
+				cr_assert_not_null(af_namemap_warning(m));
+			af_namemap_free(m);
+			cr_assert_eq(a.live, 0, "namemap: %ld blocks leaked at %ld", a.live, n);
+			if (!a.refused) {
+				cr_assert_eq(st, AF_OK, "%s", e.message);
+				break;
+			}
+			cr_assert_eq(st, AF_ERR_NOMEM, "kind %d at %ld: %d %s", kind, n, st, e.message);
+		}
+		cr_assert_gt(n, 5);
+	}
+}

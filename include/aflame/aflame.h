@@ -486,6 +486,9 @@ typedef struct af_layout_options {
 	int thumb_height;
 	int flamechart;      /* siblings in the order they were recorded, traces'
 	                        calls where they began */
+	int keep_narrow;     /* every frame with time, however narrow
+	                        (flamegraph.pl's --minwidth 0): min_width and
+	                        min_width_pct are not used */
 } af_layout_options;
 
 /** One frame to draw.  x, y, w, h are in px of the unscaled image. */
@@ -573,7 +576,26 @@ int af_palette_from_name(const char *name);
 
 /** A map from frame names to text, read from and written to small files:
  * flamegraph.pl's palette.map ("NAME->rgb(R,G,B)" lines, --cp) and its
- * name-attribute file ("NAME<TAB>attr=value<TAB>attr=value", --nameattr). */
+ * name-attribute file ("NAME<TAB>attr=value<TAB>attr=value", --nameattr).
+ *
+ * Both are read whole, up to the input limit (af_limits.max_input's
+ * default, 2 GiB); a NUL byte is an error (AF_ERR_FORMAT, its byte offset,
+ * its line in the message).  A palette line that is not NAME->rgb(R,G,B)
+ * (R, G, B from 0 to 255) is left out, and the map's warning names its
+ * line.  A name-attribute line without a tab is an error.
+ *
+ * Name attributes follow flamegraph.pl: `title` replaces the frame's
+ * tooltip, `href` (or `xlink:href`) makes the frame a link with `target`
+ * (default "_top"), `g_extra` and `a_extra` hold raw attribute text
+ * (`name="value" ...`, references decoded) for the frame and its link, and
+ * any other key is an attribute of the frame (`class`, `style`, ...).
+ * Nothing that could run script or make the SVG invalid is kept: event
+ * handlers (`on*`, any case), links other than http(s), relative and
+ * fragment URLs (however spelled: any case, spaces, tabs, character
+ * references), values naming a script URL or CSS hook, names that are
+ * not plain XML names (`foo:bar`), `xmlns*`, `id` (a name is many frames).
+ * An attribute given twice counts once, the last one.  What was left out
+ * is named in the map's warning. */
 typedef struct af_namemap af_namemap;
 
 typedef enum af_namemap_kind {
@@ -591,20 +613,37 @@ AF_NODISCARD af_status af_namemap_load_with(const char *path,
                                             af_namemap_kind kind,
                                             const af_allocator *allocator,
                                             af_namemap **out, af_error *err);
+/** As af_namemap_load_with(), from the `len` bytes at `buf` (borrowed for
+ * the call). */
+AF_NODISCARD af_status af_namemap_parse(const char *buf, size_t len,
+                                        af_namemap_kind kind,
+                                        const af_allocator *allocator,
+                                        af_namemap **out, af_error *err);
 
 /** Writes a palette map, sorted by name, to a temporary file beside `path`
- * and renames it into place. */
+ * and renames it into place.  A name or value holding a newline is left
+ * out (it could not be read back). */
 AF_NODISCARD af_status af_namemap_save(const af_namemap *map, const char *path,
                                        af_error *err);
 
 void af_namemap_free(af_namemap *map);
 
-/** The text for `name`, or NULL.  Owned by the map. */
+/** The text for `name`, or NULL.  Owned by the map.  For name attributes,
+ * what was kept: `key=value` items joined by tabs, each key once, in the
+ * order title, href, target, `a:NAME` (the link's own attributes), then
+ * the frame's; values hold no tab, newline or NUL. */
 const char *af_namemap_get(const af_namemap *map, const char *name);
 
-/** Sets the text for `name` (copied). */
+/** Sets the text for `name` (copied).  Name attributes are cleaned as
+ * when read from a file. */
 AF_NODISCARD af_status af_namemap_set(af_namemap *map, const char *name,
                                       const char *value);
+
+/** What reading (or af_namemap_set()) left out, as one message naming the
+ * attributes dropped and the damaged palette lines, with their line
+ * numbers; bytes other than printable ASCII are written \xNN.  NULL when
+ * nothing was.  Owned by the map. */
+const char *af_namemap_warning(const af_namemap *map);
 
 typedef enum af_color_mode {
 	AF_COLOR_STABLE, /* a hash of the whole name: the same in every graph */

@@ -45,6 +45,8 @@ void print_summary(const char *file, const af_trace *t);
 void print_warnings(const char *file, const af_trace *t);
 /** How messages name an input path: "(stdin)" for "-". */
 const char *input_name(const char *path);
+/** What reading a palette map or name-attribute file left out, if any. */
+void print_namemap_warning(const char *file, const af_namemap *m);
 
 /** A progress line on standard error, shown only when it is a terminal,
  * not quiet, and the work has taken over a second. */

@@ -38,7 +38,8 @@ static void usage(FILE *f)
 	      "      --reverse       merge stacks from the leaf (each path reversed)\n"
 	      "      --inverted      icicle graph: the root at the top\n"
 	      "      --minwidth W    leave out frames narrower than W px, or W% of\n"
-	      "                      the total when W ends in % (default 0.1)\n"
+	      "                      the total when W ends in % (default 0.1; 0 keeps\n"
+	      "                      every frame)\n"
 	      "      --factor F      multiply the values shown by F\n"
 	      "      --sort ORDER    siblings by name (default) or by weight, heaviest\n"
 	      "                      first\n"
@@ -422,8 +423,13 @@ static int apply(cli *c, int id, const char *val)
 			num[n - 1] = '\0';
 			if (parse_number(num, 0, 100, &c->layout.min_width_pct))
 				return bad_usage("--minwidth takes pixels or a percentage, not '%s'", val);
+			c->layout.min_width = 0;
+			c->layout.keep_narrow = c->layout.min_width_pct == 0;
 		} else if (parse_number(val, 0, 1e6, &c->layout.min_width)) {
 			return bad_usage("--minwidth takes pixels or a percentage, not '%s'", val);
+		} else {
+			c->layout.min_width_pct = 0;
+			c->layout.keep_narrow = c->layout.min_width == 0;
 		}
 		break;
 	}
@@ -627,6 +633,8 @@ static int draw(const cli *c, const af_tree *tree, af_clock clock, int android,
 			report_error(c->nameattr, &e);
 			goto done;
 		}
+		print_namemap_warning("palette.map", colormap);
+		print_namemap_warning(c->nameattr, nameattr);
 		ropt.colormap = colormap;
 		ropt.nameattr = nameattr;
 	}
@@ -823,7 +831,7 @@ static int run(const cli *c)
 		status = 0;
 		goto report;
 	}
-	if (c->format != AF_FORMAT_FOLDED && !c->layout.flamechart) {
+	if (c->format != AF_FORMAT_FOLDED && !c->layout.flamechart && !c->layout.keep_narrow) {
 		/* subtrees far under --minwidth need not be built to be drawn */
 		double w = c->layout.width > 0 ? c->layout.width : 1200;
 		double mw = c->layout.min_width > 0 ? c->layout.min_width : 0.1;

@@ -35,6 +35,14 @@ const char *input_name(const char *path)
 	return strcmp(path, "-") == 0 ? "(stdin)" : path;
 }
 
+void print_namemap_warning(const char *file, const af_namemap *m)
+{
+	const char *w = m ? af_namemap_warning(m) : NULL;
+
+	if (w)
+		fprintf(stderr, PROG ": %s: warning: %s\n", file, w);
+}
+
 static const char *variant_name(af_variant v)
 {
 	switch (v) {

@@ -121,7 +121,8 @@ static int job_tree(pool *pl, job *j, af_tree **out)
 		to.thread = j->thread;
 	}
 	to.clock = pl->clock;
-	if (!(c->formats & (1 << AF_FORMAT_FOLDED)) && !c->layout.flamechart) {
+	if (!(c->formats & (1 << AF_FORMAT_FOLDED)) && !c->layout.flamechart &&
+	    !c->layout.keep_narrow) {
 		/* subtrees far under a drawn pixel need not be built */
 		double w = c->layout.width > 0 ? c->layout.width : 1200;
 		double mw = c->layout.min_width > 0 ? c->layout.min_width : 0.1;
@@ -378,6 +379,7 @@ int run_set(const cli *c, const af_trace *trace, af_clock clock)
 		report_error(c->nameattr, &e);
 		return 1;
 	}
+	print_namemap_warning(c->nameattr, pl.nameattr);
 	/* the merged graph first, then every thread with time on the clock */
 	pl.jobs = calloc(n + 1, sizeof *pl.jobs);
 	if (!pl.jobs) {
