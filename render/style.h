@@ -33,6 +33,26 @@ af_rgb af_style_fill(af_style *s, const af_node_info *ni);
 /** The tooltip of a frame: "NAME (VALUE, P%, N calls)". */
 int af_style_tooltip(af_style *s, af_buf *b, const af_rect *r);
 
+/** The values a diff's tooltip compares, for frame `r`: total BEFORE and
+ * AFTER, self BEFORE and AFTER (the root's AFTER without the removed band;
+ * the band's frames BEFORE's time and nothing AFTER). */
+void af_style_diff_values(const af_style *s, const af_rect *r, const af_node_info *ni,
+                          uint64_t v[4]);
+
+/** What a text is, for its colour. */
+typedef enum af_ink {
+	AF_INK_TEXT,   /* title, details, legend */
+	AF_INK_MUTED,  /* the subtitle */
+	AF_INK_BUTTON  /* Reset Zoom, Search, ic */
+} af_ink;
+
+/** The colour of a text of `role` on the style's background: the theme's,
+ * with a contrast of at least 4.5:1 against both ends of the gradient. */
+af_rgb af_style_ink(const af_style *s, af_ink role);
+
+/** WCAG contrast ratio of two colours, 1 to 21. */
+double af_style_contrast(af_rgb a, af_rgb b);
+
 /** Entry `i` of the android palette's legend; returns how many there are. */
 size_t af_style_legend(size_t i, const char **label, af_rgb *color);
 

@@ -248,7 +248,7 @@ Test(folded, counts_factor_total_and_notes)
 	ro.no_javascript = 0;
 	d = draw("a 10\nb 10\n", NULL, &lo, &ro);
 	cr_assert(strstr(d.svg, "nametype:\"Function:\""), "%s", d.svg);
-	cr_assert(strstr(d.svg, ",total:40,factor:1000,time:false,diff:false,"
+	cr_assert(strstr(d.svg, ",total:40,factor:1000,time:false,diff:false,cmp:false,"
 	                        "countname:\"bytes\","), "%s", d.svg);
 	drop(&d);
 }

@@ -237,7 +237,7 @@ Test(set, every_real_trace)
 	size_t k;
 
 	if (!t_have_traces())
-		cr_skip_test("real traces not found in " AF_TEST_TRACES);
+		cr_skip_test("real traces not found in %s", t_traces_dir());
 	for (k = 0; k < sizeof names / sizeof names[0]; k++) {
 		char *path = t_trace_path(names[k]), tag[32], *dir;
 		snprintf(tag, sizeof tag, "real%zu", k);

@@ -161,8 +161,40 @@ static int t_check_file(const char *top, const char *rel)
 	return bad;
 }
 
-/* The .c and .h files under `top`/`dir`, recursively; returns how many. */
-static int t_walk(const char *top, const char *dir, int *bad)
+/* Criterion 2.4 ends a run in which anything logged a warning with exit
+ * status 1, even when every test passed: a suite that warned when it
+ * skipped (no ../shared, no dmtracedump) failed under ctest.  Tests say why
+ * they skip with cr_log_info or cr_skip_test, and never warn. */
+static int t_check_test_file(const char *top, const char *rel)
+{
+	static const char *const warns[] = {"cr_log_warn", "CR_LOG_WARNING", "cr_warn"};
+	char path[4096 + 16];
+	size_t len, i;
+	char *text;
+	int bad = 0;
+
+	snprintf(path, sizeof path, "%s/%s", top, rel);
+	text = (char *)t_read(path, &len);
+	cr_assert_not_null(text, "cannot read %s", path);
+	text = realloc(text, len + 1);
+	text[len] = '\0';
+	t_strip(text);
+	for (i = 0; i < sizeof warns / sizeof warns[0]; i++) {
+		int lines[8], n = t_uses(text, warns[i], lines, 8), k;
+		for (k = 0; k < n && k < 8; k++)
+			cr_log_error("%s:%d: %s makes Criterion exit 1 although every test "
+			             "passed; say why a test skips with cr_log_info or "
+			             "cr_skip_test", rel, lines[k], warns[i]);
+		bad += n;
+	}
+	free(text);
+	return bad;
+}
+
+/* The .c and .h files under `top`/`dir`, recursively, each checked by
+ * `check`; returns how many. */
+static int t_walk(const char *top, const char *dir, int *bad,
+                  int (*check)(const char *top, const char *rel))
 {
 	char path[4096 + 16];
 	DIR *d;
@@ -179,10 +211,10 @@ static int t_walk(const char *top, const char *dir, int *bad)
 			continue;
 		snprintf(rel, sizeof rel, "%s/%s", dir, ent->d_name);
 		if (ent->d_type == DT_DIR) {
-			files += t_walk(top, rel, bad);
+			files += t_walk(top, rel, bad, check);
 		} else if (n > 2 && ent->d_name[n - 2] == '.' &&
 		           (ent->d_name[n - 1] == 'c' || ent->d_name[n - 1] == 'h')) {
-			*bad += t_check_file(top, rel);
+			*bad += check(top, rel);
 			files++;
 		}
 	}
@@ -192,12 +224,20 @@ static int t_walk(const char *top, const char *dir, int *bad)
 
 Test(sources, library_allocates_only_through_its_allocator)
 {
-	int bad = 0, files = t_walk(AF_TEST_SOURCE, "src", &bad);
+	int bad = 0, files = t_walk(AF_TEST_SOURCE, "src", &bad, t_check_file);
 
-	files += t_walk(AF_TEST_SOURCE, "render", &bad);
+	files += t_walk(AF_TEST_SOURCE, "render", &bad, t_check_file);
 	cr_assert_gt(files, 20, "only %d files found under %s", files, AF_TEST_SOURCE);
 	cr_assert_eq(bad, 0, "%d uses of the C library's allocator in the library "
 	             "(see the lines above)", bad);
+}
+
+Test(sources, tests_never_log_warnings)
+{
+	int bad = 0, files = t_walk(AF_TEST_SOURCE, "tests", &bad, t_check_test_file);
+
+	cr_assert_gt(files, 10, "only %d files found under %s/tests", files, AF_TEST_SOURCE);
+	cr_assert_eq(bad, 0, "%d warnings logged by tests (see the lines above)", bad);
 }
 
 /* The checker finds what it must and nothing else. */
