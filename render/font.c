@@ -225,7 +225,13 @@ double af_font_text_width(af_font *f, const char *text, size_t len, double size)
 size_t af_font_fit(af_font *f, const char *name, double avail, double size,
                    int *dots)
 {
-	size_t len = strlen(name), i = 0, fit = 0;
+	return af_font_fit_len(f, name, strlen(name), avail, size, dots);
+}
+
+size_t af_font_fit_len(af_font *f, const char *name, size_t len, double avail,
+                       double size, int *dots)
+{
+	size_t i = 0, fit = 0;
 	double w = 0, dot = 2 * af_advance(f, '.');
 
 	*dots = 0;

@@ -21,4 +21,8 @@ static inline int af_text_dropped(uint32_t cp)
 	return cp < 0x20 || cp == 0x7F || af_noncharacter(cp);
 }
 
+/** af_font_fit() of the first `len` bytes of `name`. */
+size_t af_font_fit_len(af_font *f, const char *name, size_t len, double avail,
+                       double size, int *dots);
+
 #endif

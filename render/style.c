@@ -353,14 +353,24 @@ static af_rgb af_palette_fill(af_style *s, const af_node_info *ni)
 	}
 }
 
+size_t af_style_shown(const char *name)
+{
+	size_t len = strlen(name);
+
+	if (len >= 4 && name[len - 4] == '_' && name[len - 3] == '[' && name[len - 1] == ']' &&
+	    strchr("kwij", name[len - 2]) && name[len - 2])
+		return len - 4;
+	return len;
+}
+
 size_t af_style_fit(af_style *s, const char *name, double w, int *dots)
 {
 	double fs = s->layout->font_size, fw = s->opt->fontwidth;
-	size_t len = strlen(name), i = 0, chars, keep, n = 0;
+	size_t len = af_style_shown(name), i = 0, chars, keep, n = 0;
 	uint32_t cp;
 
 	if (fw <= 0)
-		return af_font_fit(s->opt->font, name, w - 6, fs, dots);
+		return af_font_fit_len(s->opt->font, name, len, w - 6, fs, dots);
 	/* flamegraph.pl: as many characters as int(w / (size * width)), the
 	 * last two of them ".." when the name is longer, nothing under three */
 	*dots = 0;
@@ -475,7 +485,7 @@ static int af_diff_tooltip(af_style *s, af_buf *b, const af_rect *r,
 
 	af_style_diff_values(s, r, ni, v);
 	af_style_value(s, t, sizeof t, (double)ni->total[c] * l->factor);
-	bad = af_buf_append(b, ni->name, strlen(ni->name));
+	bad = af_buf_append(b, ni->name, af_style_shown(ni->name));
 	bad |= af_buf_printf(b, " (%s, %.2f%%", t, pct);
 	if (ni->calls)
 		bad |= af_calls(b, ni->calls);
@@ -500,7 +510,8 @@ int af_style_tooltip(af_style *s, af_buf *b, const af_rect *r)
 	af_tree_node(l->tree, r->node, &ni);
 	if (af_tree_is_diff(l->tree))
 		return af_diff_tooltip(s, b, r, &ni);
-	value = (double)ni.total[l->clock] * l->factor;
+	/* a frame drawn twice (see af_layout_build) shows the part it holds */
+	value = (double)r->value * l->factor;
 	if (af_tree_is_time(l->tree) && !opt->countname) {
 		af_style_time(t, sizeof t, (uint64_t)(value + 0.5));
 	} else {
@@ -509,8 +520,8 @@ int af_style_tooltip(af_style *s, af_buf *b, const af_rect *r)
 		k = strlen(t);
 		snprintf(t + k, sizeof t - k, " %s", opt->countname ? opt->countname : "samples");
 	}
-	pct = l->total ? 100.0 * (double)ni.total[l->clock] / (double)l->total : 0;
-	bad = af_buf_append(b, ni.name, strlen(ni.name));
+	pct = l->total ? 100.0 * (double)r->value / (double)l->total : 0;
+	bad = af_buf_append(b, ni.name, af_style_shown(ni.name));
 	bad |= af_buf_printf(b, " (%s, %.2f%%", t, pct);
 	if (ni.calls)
 		bad |= af_calls(b, ni.calls);

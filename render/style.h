@@ -56,9 +56,16 @@ double af_style_contrast(af_rgb a, af_rgb b);
 /** Entry `i` of the android palette's legend; returns how many there are. */
 size_t af_style_legend(size_t i, const char **label, af_rgb *color);
 
+/** The length of `name` as labels and tooltips show it: without the
+ * annotation flamegraph.pl strips, perf's "_[k]" (kernel), "_[w]" (waker),
+ * "_[i]" (inlined) or "_[j]" (jit) at its end.  The annotation still
+ * chooses the colour. */
+size_t af_style_shown(const char *name);
+
 /** The label of a frame `w` px wide: the length in bytes of the prefix of
- * `name` to draw, and in *dots whether ".." follows.  Real font metrics,
- * or flamegraph.pl's fixed glyph width when the options give one. */
+ * `name` to draw (never the annotation, see af_style_shown()), and in
+ * *dots whether ".." follows.  Real font metrics, or flamegraph.pl's fixed
+ * glyph width when the options give one. */
 size_t af_style_fit(af_style *s, const char *name, double w, int *dots);
 
 /** Writes `len` bytes of `s` as XML character data: markup characters

@@ -178,7 +178,7 @@ static int af_svg_script(FILE *out, const af_layout *l, const af_render_options 
 		const char *name = af_tree_name_by_id(l->tree, names[i]);
 		if (i)
 			fputc(',', out);
-		af_js_string(out, name, strlen(name));
+		af_js_string(out, name, af_style_shown(name));
 	}
 	/* per frame: name index, total, calls, then with diff the change, with
 	 * cmp total BEFORE and AFTER, self BEFORE and AFTER */
@@ -391,7 +391,7 @@ static af_status af_svg_frames(const af_layout *l, const af_render_options *opt,
 				names[nnames++] = id;
 			}
 			bad = af_data_uint(&data, index[id]) |
-			      af_data_uint(&data, ni.total[l->clock]) |
+			      af_data_uint(&data, r->value) |
 			      af_data_uint(&data, ni.calls);
 			if (af_tree_is_diff(l->tree)) {
 				uint64_t v[4];

@@ -107,6 +107,7 @@ af_status af_trace_folded(af_trace *t, const uint8_t *buf, size_t len,
 	uint32_t *at = NULL;        /* per depth: its node on that line */
 	size_t *end = NULL, ndepth = 0; /* per depth: where its frame ends */
 	uint32_t root = af_ptree_root(&t->tree, AF_NONE);
+	uint64_t sum = 0;           /* the counts so far: where a line begins */
 	af_status st = AF_OK;
 
 	if (root == AF_NONE)
@@ -117,7 +118,7 @@ af_status af_trace_folded(af_trace *t, const uint8_t *buf, size_t len,
 		size_t n = nl ? (size_t)(nl - line) : len - pos, stack, i, start, depth;
 		uint64_t before = 0, after = 0;
 		uint32_t node = root;
-		int two;
+		int two, same = 1;
 
 		pos += n + (nl != NULL);
 		if (n && line[n - 1] == '\r')
@@ -170,10 +171,24 @@ af_status af_trace_folded(af_trace *t, const uint8_t *buf, size_t len,
 				goto out;
 			}
 			if (t->flamechart) {
-				/* only the same frame of the line before merges */
-				uint32_t last = t->tree.nodes[node].child;
-				node = last != AF_NONE && t->tree.nodes[last].key == name
-				               ? last : af_ptree_append(&t->tree, node, name);
+				/* flamegraph.pl's walk in line order: a frame merges only
+				 * with the same frame of the line before, under the same
+				 * callers; a new one remembers where it began */
+				if (same && depth - 1 < ndepth && t->tree.nodes[at[depth - 1]].key == name) {
+					node = at[depth - 1];
+				} else {
+					same = 0;
+					node = af_ptree_append(&t->tree, node, name);
+					if (node != AF_NONE &&
+					    AF_GROW(t->mem, t->started, t->started_cap, t->tree.len)) {
+						st = af_fail(err, AF_ERR_NOMEM,
+						             (long long)(line - (const char *)buf),
+						             "out of memory");
+						goto out;
+					}
+					if (node != AF_NONE)
+						t->started[node][AF_CLOCK_WALL] = sum;
+				}
 			} else {
 				node = af_ptree_child(&t->tree, node, name);
 			}
@@ -189,7 +204,7 @@ af_status af_trace_folded(af_trace *t, const uint8_t *buf, size_t len,
 				               t->tree.len + 1);
 				goto out;
 			}
-			if (!t->flamechart) {
+			{
 				if (AF_GROW(t->mem, at, ncap, depth) ||
 				    AF_GROW(t->mem, end, ecap, depth)) {
 					st = af_fail(err, AF_ERR_NOMEM,
@@ -206,6 +221,7 @@ af_status af_trace_folded(af_trace *t, const uint8_t *buf, size_t len,
 		prev_len = stack;
 		ndepth = depth;
 		t->tree.nodes[node].self[AF_CLOCK_WALL] += after;
+		sum += after;
 		t->tree.nodes[node].base += before;
 		t->info.lines++;
 		t->info.differential |= two;

@@ -1,8 +1,21 @@
 /*
  * layout.c - a call tree to rectangles, by flamegraph.pl's geometry: the
- * root ("all") at the bottom, children side by side in alphabetical order
- * above their parent, widths proportional to total time, frames narrower
- * than min_width left out.
+ * root ("all") at the bottom, children side by side above their parent in
+ * the order of flamegraph.pl's sorted folded lines, widths proportional to
+ * total time, frames narrower than min_width left out.
+ *
+ * flamegraph.pl sorts the folded lines and walks them, opening and closing
+ * frames as consecutive lines share a prefix.  A frame's own line ("a;b 5")
+ * sorts before its children's ("a;b;c 1": a space before ';'), so a frame's
+ * own time comes first, then its children; and where another line sorts
+ * between a frame's own line and its children's ("a;b-x", '-' before ';'),
+ * the frame is drawn twice: its own time, then the sibling, then its
+ * children under a second frame of the same name.  The walk here does the
+ * same over the merged tree: each child of a frame gives up to two spans,
+ * its own time (its line ends in a space) and its children's (its lines go
+ * on with ';'), ranked as af_tree_ranks() orders them, and consecutive spans
+ * of one node make one frame.  A trace is drawn as flamegraph.pl draws its
+ * folded output.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -10,21 +23,24 @@
 #include "layout.h"
 #include "tree.h"
 
-typedef struct af_kid {
-	uint32_t parent, rank, node;
+enum { AF_PART_SELF = 1, AF_PART_KIDS = 2 };
+
+/* One span among a frame's children. */
+typedef struct af_span {
+	uint32_t node, rank;
 	uint64_t weight; /* heaviest first when sorting by weight, else 0 */
-} af_kid;
+	uint8_t parts;   /* AF_PART_SELF, AF_PART_KIDS or both */
+} af_span;
 
 typedef struct af_pending {
 	uint32_t node;
-	uint64_t start; /* time before this frame along its parent, µs */
+	uint8_t parts;
+	uint64_t start; /* time before this frame along the root */
 } af_pending;
 
-static int af_kid_cmp(const void *a, const void *b)
+static int af_span_cmp(const void *a, const void *b)
 {
-	const af_kid *x = a, *y = b;
-	if (x->parent != y->parent)
-		return x->parent < y->parent ? -1 : 1;
+	const af_span *x = a, *y = b;
 	if (x->weight != y->weight)
 		return x->weight > y->weight ? -1 : 1;
 	return (x->rank > y->rank) - (x->rank < y->rank);
@@ -55,6 +71,33 @@ void af_layout_free(af_layout *layout)
 	af_mem_unref(mem);
 }
 
+/* The time of the parts of `node` a span or frame holds. */
+static uint64_t af_parts_value(const af_tree *tree, uint32_t node, unsigned parts,
+                               af_clock clock)
+{
+	uint64_t self = af_tree_self(tree, node, clock);
+	return (parts & AF_PART_SELF ? self : 0) +
+	       (parts & AF_PART_KIDS ? af_tree_total(tree, node, clock) - self : 0);
+}
+
+/* Which spans node `i` gives among its parent's children: its own line
+ * and its children's lines.  Folded input keeps a line whose count is 0
+ * (it can still put itself between two parts of a sibling); a trace's
+ * folded output has no such line, so a frame without time gives none. */
+static unsigned af_node_parts(const af_tree *tree, const af_pnode *nodes, uint32_t i,
+                              af_clock clock, int lines_of_zero)
+{
+	uint64_t self = af_tree_self(tree, i, clock);
+	uint64_t kids = af_tree_total(tree, i, clock) - self;
+	unsigned parts = 0;
+
+	if (self > 0 || (lines_of_zero && kids == 0 && nodes[i].child == AF_NONE))
+		parts |= AF_PART_SELF;
+	if (kids > 0 || (lines_of_zero && nodes[i].child != AF_NONE))
+		parts |= AF_PART_KIDS;
+	return parts;
+}
+
 static af_status af_layout_make(const af_tree *tree, const af_layout_options *opt,
                                 af_layout **out, af_error *err)
 {
@@ -63,14 +106,16 @@ static af_status af_layout_make(const af_tree *tree, const af_layout_options *op
 	af_layout_options o = {0};
 	const af_pnode *nodes = af_tree_nodes(tree);
 	size_t n = af_tree_size(tree), i;
-	size_t nkids = n - 1, top = 0, pcap = 0, rcap = 0;
+	size_t nspans = 0, top = 0, pcap = 0, rcap = 0;
 	const uint32_t *rank = af_tree_ranks(tree);
-	uint32_t *first = NULL;
-	af_kid *kids = NULL;
+	size_t *first = NULL;
+	uint8_t *parts = NULL;
+	af_span *spans = NULL;
 	af_pending *stack = NULL;
 	af_layout *L = NULL;
-	double wpt, ypad1, ypad2, min_px;
+	double wpt, ypad1, ypad2, min_time;
 	uint64_t total;
+	int flow, lines_of_zero;
 	af_status st = AF_OK;
 
 	*out = NULL;
@@ -117,36 +162,60 @@ static af_status af_layout_make(const af_tree *tree, const af_layout_options *op
 		return af_fail(err, AF_ERR_EMPTY, -1, "no time recorded on the %s clock",
 		               o.clock == AF_CLOCK_WALL ? "wall"
 		               : o.clock == AF_CLOCK_CPU ? "thread-cpu" : "wait");
+	/* flamegraph.pl's walk, unless the order is the recording's or weight */
+	flow = !o.flamechart && !o.sort_weight;
+	lines_of_zero = !af_tree_is_time(tree) && !af_tree_is_diff(tree);
 
 	full = af_calloc(mem, 1, sizeof *full);
 	if (full) {
 		full->mem = af_mem_ref(mem);
 		L = &full->pub;
 	}
-	kids = af_malloc(mem, (nkids ? nkids : 1) * sizeof *kids);
 	first = af_malloc(mem, (n + 1) * sizeof *first);
-	if (!L || !kids || !first)
+	parts = af_malloc(mem, n ? n : 1);
+	if (!L || !first || !parts)
 		goto nomem;
 	L->title = af_strdup(mem, o.title);
 	if (!L->title || (o.subtitle && !(L->subtitle = af_strdup(mem, o.subtitle))))
 		goto nomem;
 
-	/* children grouped by parent (a counting sort); a group is put in
-	 * order only when its parent is drawn, so hidden subtrees cost nothing */
+	/* children's spans grouped by parent (a counting sort); a group is put
+	 * in order only when its parent is drawn, so hidden subtrees cost
+	 * nothing */
 	memset(first, 0, (n + 1) * sizeof *first);
-	for (i = 1; i < n; i++)
-		first[nodes[i].parent + 1]++;
+	for (i = 1; i < n; i++) {
+		unsigned p = flow ? af_node_parts(tree, nodes, (uint32_t)i, o.clock, lines_of_zero)
+		                  : AF_PART_SELF | AF_PART_KIDS;
+		parts[i] = (uint8_t)p;
+		first[nodes[i].parent + 1] += !flow ? 1 : (p & AF_PART_SELF ? 1 : 0) +
+		                                          (p & AF_PART_KIDS ? 1 : 0);
+	}
 	for (i = 0; i < n; i++)
 		first[i + 1] += first[i];
+	nspans = first[n];
+	spans = af_malloc(mem, (nspans ? nspans : 1) * sizeof *spans);
+	if (!spans)
+		goto nomem;
 	for (i = 1; i < n; i++) {
-		af_kid *k = &kids[first[nodes[i].parent]++];
-		k->parent = nodes[i].parent;
-		/* a diff's removed band comes after AFTER's threads */
-		k->rank = o.flamechart ? (uint32_t)i
-		          : i == af_tree_band(tree) ? UINT32_MAX
-		          : rank[nodes[i].key * 2 + (af_tree_self(tree, (uint32_t)i, o.clock) == 0)];
-		k->node = (uint32_t)i;
-		k->weight = o.sort_weight ? af_tree_total(tree, (uint32_t)i, o.clock) : 0;
+		uint32_t key = nodes[i].key;
+		int band = i == af_tree_band(tree);
+		unsigned k;
+		for (k = AF_PART_SELF; k <= AF_PART_KIDS; k <<= 1) {
+			af_span *s;
+			if (flow && !(parts[i] & k))
+				continue;
+			if (!flow && k == AF_PART_KIDS)
+				break;
+			s = &spans[first[nodes[i].parent]++];
+			s->node = (uint32_t)i;
+			s->parts = flow ? (uint8_t)k : parts[i];
+			s->weight = o.sort_weight ? af_tree_total(tree, (uint32_t)i, o.clock) : 0;
+			/* a diff's removed band comes after AFTER's threads */
+			s->rank = o.flamechart ? (uint32_t)i
+			          : band ? UINT32_MAX
+			          : flow ? rank[key * 2 + (k == AF_PART_KIDS)]
+			                 : rank[key * 2 + (af_tree_self(tree, (uint32_t)i, o.clock) == 0)];
+		}
 	}
 	for (i = n; i > 0; i--) /* the fill moved each start to the next one's */
 		first[i] = first[i - 1];
@@ -161,12 +230,14 @@ static af_status af_layout_make(const af_tree *tree, const af_layout_options *op
 	L->xpad = L->thumbnail ? 0 : 10;
 	L->inverted = o.inverted;
 	L->factor = o.factor;
+	/* --total: the root is that wide, and that is 100% */
 	if (o.total > total)
 		total = o.total;
 	L->total = total;
 	wpt = (o.width - 2 * L->xpad) / (double)total;
-	min_px = o.min_width_pct > 0 ? o.min_width_pct / 100 * (o.width - 2 * L->xpad)
-	                             : o.min_width;
+	/* flamegraph.pl leaves out what is narrower than this, in time */
+	min_time = o.min_width_pct > 0 ? (double)total * o.min_width_pct / 100
+	                               : o.min_width / wpt;
 	for (i = 1; i < n; i++) {
 		uint64_t a = af_tree_self(tree, (uint32_t)i, o.clock), b = nodes[i].base;
 		uint64_t d = a > b ? a - b : b - a;
@@ -178,36 +249,48 @@ static af_status af_layout_make(const af_tree *tree, const af_layout_options *op
 	if (AF_GROW(mem, stack, pcap, 1))
 		goto nomem;
 	stack[top].node = 0;
+	stack[top].parts = AF_PART_SELF | AF_PART_KIDS;
 	stack[top++].start = 0;
 	while (top > 0) {
 		af_pending p = stack[--top];
-		uint64_t t = af_tree_total(tree, p.node, o.clock), at;
-		uint32_t k, depth = af_tree_depth(tree, p.node);
+		uint64_t v = p.node == 0 ? total : af_parts_value(tree, p.node, p.parts, o.clock);
+		uint64_t at;
+		uint32_t depth = af_tree_depth(tree, p.node);
+		size_t lo = first[p.node], k;
 		af_rect *r;
 
 		if (AF_GROW(mem, L->rects, rcap, L->nrects + 1))
 			goto nomem;
 		r = &L->rects[L->nrects++];
+		/* x2 - x1 as flamegraph.pl computes them, so labels are cut alike */
 		r->x = L->xpad + (double)p.start * wpt;
-		r->w = (double)t * wpt;
+		r->w = (L->xpad + (double)(p.start + v) * wpt) - r->x;
+		r->value = v;
 		r->node = p.node;
 		r->depth = depth;
 		if (depth > L->max_depth)
 			L->max_depth = depth;
-		/* push children last-first so the first by name is drawn first */
-		if (first[p.node + 1] - first[p.node] > 1)
-			qsort(kids + first[p.node], first[p.node + 1] - first[p.node],
-			      sizeof *kids, af_kid_cmp);
-		at = p.start + t - af_tree_self(tree, p.node, o.clock);
-		for (k = first[p.node + 1]; k-- > first[p.node];) {
-			uint32_t c = kids[k].node;
-			uint64_t ct = af_tree_total(tree, c, o.clock), off;
-			at -= ct;
-			if ((double)ct * wpt < min_px || ct == 0)
+		if (!(p.parts & AF_PART_KIDS) || first[p.node + 1] == lo)
+			continue;
+		/* push children last-first so the first in order is drawn first */
+		if (first[p.node + 1] - lo > 1)
+			qsort(spans + lo, first[p.node + 1] - lo, sizeof *spans, af_span_cmp);
+		at = p.start + (p.node == 0 ? af_tree_total(tree, 0, o.clock) : v);
+		for (k = first[p.node + 1]; k-- > lo;) {
+			uint32_t c = spans[k].node;
+			unsigned cp = spans[k].parts;
+			uint64_t cv, off;
+			/* consecutive spans of one node are one frame */
+			while (k > lo && spans[k - 1].node == c)
+				cp |= spans[--k].parts;
+			cv = af_parts_value(tree, c, cp, o.clock);
+			at -= cv;
+			if (cv == 0 || (double)cv < min_time)
 				continue;
 			if (AF_GROW(mem, stack, pcap, top + 1))
 				goto nomem;
 			stack[top].node = c;
+			stack[top].parts = (uint8_t)cp;
 			/* a trace's flame chart puts a call where it began */
 			stack[top++].start = af_tree_offset(tree, c, o.clock, &off)
 			                             ? p.start + off : at;
@@ -261,7 +344,8 @@ nomem:
 	st = af_fail(err, AF_ERR_NOMEM, -1, "out of memory laying out the graph");
 out:
 	af_layout_free(L);
-	af_free(mem, kids);
+	af_free(mem, spans);
+	af_free(mem, parts);
 	af_free(mem, first);
 	af_free(mem, stack);
 	return st;

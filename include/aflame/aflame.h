@@ -496,6 +496,10 @@ typedef struct af_rect {
 	double x, y, w, h;
 	uint32_t node;  /* index into the tree */
 	uint32_t depth;
+	uint64_t value; /* the time or count the frame stands for: its node's
+	                   total, or where flamegraph.pl's walk draws a node
+	                   twice (see af_layout_build), the part this frame
+	                   holds; the root holds the layout's total */
 } af_rect;
 
 typedef struct af_layout {
@@ -515,12 +519,19 @@ typedef struct af_layout {
 	char *subtitle;      /* NULL when none */
 	uint64_t total;      /* root's total time for the clock, µs */
 	uint32_t max_depth;  /* deepest depth drawn */
-	af_rect *rects;      /* root first, then pre-order, siblings by name */
+	af_rect *rects;      /* root first, then pre-order, siblings in the
+	                        order of flamegraph.pl's sorted folded lines */
 	size_t nrects;
 } af_layout;
 
-/** Lays out `tree`.  The layout borrows the tree.  Fails with AF_ERR_EMPTY
- * when the tree has no time on the chosen clock. */
+/** Lays out `tree` as flamegraph.pl lays out its folded lines, sorted:
+ * a frame's own time first, then its children in the byte order of their
+ * lines ("a;b 5" before "a;b-x 1" before "a;b;c 1"); where a sibling's line
+ * falls between a frame's own line and its children's, the frame is drawn
+ * twice, its own time and then, after the sibling, its children under it.
+ * Flame charts keep the recorded order, --sort weight the heaviest first.
+ * The layout borrows the tree.  Fails with AF_ERR_EMPTY when the tree has
+ * no time on the chosen clock. */
 AF_NODISCARD af_status af_layout_build(const af_tree *tree,
                                        const af_layout_options *opt,
                                        af_layout **out, af_error *err);
