@@ -18,6 +18,7 @@
 #include <string.h>
 
 #include "flame_js.h"
+#include "font.h"
 #include "layout.h"
 #include "legend.h"
 #include "style.h"
