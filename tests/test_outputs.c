@@ -229,7 +229,7 @@ Test(outputs, character_device_is_written_into)
 	int fd;
 
 	if (mknod(dev, S_IFCHR | 0666, makedev(1, 3)) != 0) {
-		cr_log_warn("skipped: cannot make a device node (%s): needs root",
+		cr_log_info("skipped: cannot make a device node (%s): needs root",
 		            strerror(errno));
 		remove_dir(dir);
 		free(dev);
@@ -237,7 +237,7 @@ Test(outputs, character_device_is_written_into)
 	}
 	fd = open(dev, O_WRONLY);
 	if (fd < 0) {
-		cr_log_warn("skipped: %s cannot be opened (%s): a nodev mount", dev,
+		cr_log_info("skipped: %s cannot be opened (%s): a nodev mount", dev,
 		            strerror(errno));
 		remove_dir(dir);
 		free(dev);
@@ -432,7 +432,7 @@ Test(outputs, unsaved_palette_keeps_the_old_graph)
 	cr_assert_eq(chmod(ro, 0555), 0);
 	if (geteuid() == 0) {
 		if (access("/usr/bin/setpriv", X_OK) != 0) {
-			cr_log_warn("skipped: root, and no setpriv to run as nobody");
+			cr_log_info("skipped: root, and no setpriv to run as nobody");
 			cr_skip_test("needs setpriv as root");
 		}
 		as = "XDG_CACHE_HOME=/tmp HOME=/tmp setpriv --reuid=65534 --regid=65534 "
@@ -639,7 +639,7 @@ Test(outputs, file_size_limit)
 	char *dir = fresh_dir("fsize"), *png = join(dir, "big.png"), *err = NULL;
 
 	if (access("/usr/bin/prlimit", X_OK) != 0) {
-		cr_log_warn("skipped: no prlimit (util-linux)");
+		cr_log_info("skipped: no prlimit (util-linux)");
 		remove_dir(dir);
 		cr_skip_test("needs prlimit");
 	}
