@@ -675,7 +675,8 @@ void out_dir_end(out_dir *d)
 	memset(d, 0, sizeof *d);
 }
 
-int make_dir(const char *path)
+/* Creates a folder and its parents; 0 when it exists afterwards. */
+static int make_dir(const char *path)
 {
 	char *p = strdup(path), *s;
 	struct stat sb;
