@@ -410,6 +410,12 @@ Test(outputs, report_waits_for_the_graph)
 	             0, "%s", err);
 	free(err);
 	holds_only(dir, "r.tsv", "out.svg", NULL);
+	/* not both into one file */
+	cr_assert_eq(sh(&err, "cd '%s' && '%s' --report out.svg -o out.svg '%s'", dir,
+	                AF_TEST_CLI, SAMPLE),
+	             2);
+	cr_assert(strstr(err, "--report and -o both name 'out.svg'"), "%s", err);
+	free(err);
 	remove_dir(dir);
 }
 
