@@ -541,6 +541,8 @@ static int parse_args(int argc, char **argv, cli *c)
 	    (!c->output || strcmp(c->output, "-") == 0))
 		return bad_usage("%s", "--report - and the graph would both go to standard "
 		                       "output: give the graph -o FILE");
+	if (c->report && c->output && c->graph && strcmp(c->report, c->output) == 0)
+		return bad_usage("--report and -o both name '%s'", c->output);
 	if (c->per_thread) {
 		if (!c->output || strcmp(c->output, "-") == 0)
 			return bad_usage("%s", "--per-thread needs -o FOLDER");
