@@ -5,6 +5,7 @@
  *   aflame-bench CLI WORKDIR [RUNS]
  *   aflame-bench --stages TRACE [RUNS]
  *   aflame-bench --pathological CLI WORKDIR [RUNS] [SCALE]
+ *   aflame-bench --deep CLI WORKDIR [RUNS]
  *
  * The program traced is made up but shaped like an app: 20,000 methods,
  * each calling a few others, 16 threads, stacks 17 deep on average and up to
@@ -20,6 +21,10 @@
  * --pathological times the sizes robustness is about: 10 million distinct
  * call paths, and 1 GB of folded text (SCALE, e.g. 0.001, shrinks both for a
  * quick check).
+ *
+ * --deep times stacks 12,500, 100,000 and 1,000,000 frames deep (the
+ * default --max-depth): one thread, one method recursing, drawn as folded
+ * text with and without --reverse.
  */
 #define _DEFAULT_SOURCE
 #include <errno.h>
@@ -281,6 +286,65 @@ static int pathological(const char *self, const char *cli, const char *dir, int 
 	return 0;
 }
 
+/* A trace of one thread whose only method calls itself `depth` deep and
+ * returns; the clocks move only in the innermost call, so the graph's one
+ * line of folded text holds every frame. */
+static int write_deep(const char *path, long depth)
+{
+	af_writer_options o = {.variant = AF_VARIANT_REGULAR, .clock = AF_WRITER_DUAL};
+	af_writer *w = af_writer_new(&o);
+	uint8_t *buf;
+	size_t len;
+	long i;
+	int r = -1;
+	FILE *f;
+
+	if (!w || af_writer_thread(w, 1, "main") ||
+	    af_writer_method(w, 4, "com.example.Deep", "recurse", "(I)V", "Deep.java"))
+		goto out;
+	for (i = 0; i < depth; i++)
+		if (af_writer_record(w, 1, 4, AF_ENTER, 0, 0))
+			goto out;
+	for (i = 0; i < depth; i++)
+		if (af_writer_record(w, 1, 4, AF_EXIT, 700, 1000))
+			goto out;
+	if (af_writer_finish(w, &buf, &len, NULL))
+		goto out;
+	f = fopen(path, "wb");
+	r = f && fwrite(buf, 1, len, f) == len && fclose(f) == 0 ? 0 : -1;
+	free(buf);
+out:
+	af_writer_free(w);
+	return r;
+}
+
+static int deep(const char *cli, const char *dir, int runs)
+{
+	static const long depths[] = {12500, 100000, 1000000};
+	char in[1024], cmd[4096], label[256];
+	size_t k;
+
+	printf("| deep stacks | median wall | | input MB/s | peak RSS |\n"
+	       "|---|---|---|---|---|\n");
+	for (k = 0; k < sizeof depths / sizeof depths[0]; k++) {
+		double mb;
+		snprintf(in, sizeof in, "%s/deep-%ld.trace", dir, depths[k]);
+		if (size_of(in) == 0 && write_deep(in, depths[k]))
+			return -1;
+		mb = (double)size_of(in);
+		snprintf(label, sizeof label, "**%ld frames deep** (%.1f MB) → folded text",
+		         depths[k], mb / 1e6);
+		snprintf(cmd, sizeof cmd, "'%s' -q -o '%s/deep.folded' '%s'", cli, dir, in);
+		if (step(label, cmd, runs, 0, mb))
+			return -1;
+		snprintf(cmd, sizeof cmd, "'%s' -q --reverse -o '%s/deep.folded' '%s'", cli, dir,
+		         in);
+		if (step("the same with --reverse", cmd, runs, 0, mb))
+			return -1;
+	}
+	return 0;
+}
+
 /* The steps of drawing the merged graph of `path` as the command does,
  * timed in this process (no process start, no output file): the median of
  * `runs` for each, in ms. */
@@ -384,10 +448,21 @@ int main(int argc, char **argv)
 		}
 		return pathological(self, argv[2], argv[3], n, scale) ? 1 : 0;
 	}
+	if (argc >= 4 && strcmp(argv[1], "--deep") == 0) {
+		int n = argc > 4 ? atoi(argv[4]) : 3;
+		if (n < 1 || n > 31)
+			return 2;
+		if (mkdir(argv[3], 0777) && errno != EEXIST) {
+			perror(argv[3]);
+			return 1;
+		}
+		return deep(argv[2], argv[3], n) ? 1 : 0;
+	}
 	if (argc < 3) {
 		fputs("usage: aflame-bench CLI WORKDIR [RUNS]\n"
 		      "       aflame-bench --stages TRACE [RUNS]\n"
-		      "       aflame-bench --pathological CLI WORKDIR [RUNS] [SCALE]\n", stderr);
+		      "       aflame-bench --pathological CLI WORKDIR [RUNS] [SCALE]\n"
+		      "       aflame-bench --deep CLI WORKDIR [RUNS]\n", stderr);
 		return 2;
 	}
 	cli = argv[1];
