@@ -343,6 +343,7 @@ static int write_index(pool *pl, job *all)
 	io.view_rules = c->tree.focus || c->tree.exclude;
 	io.all = &whole;
 	io.min_share = c->min_share;
+	io.dark = c->render.dark;
 	if (out_begin(&out, path) == 0) {
 		af_status st = af_html_index_write(out.f, &io, rows, k, &e);
 		if (out_end(&out, st, &e) == 0)
