@@ -722,6 +722,8 @@ typedef struct af_index_options {
 	int view_rules;        /* the graphs have view rules (focus, exclude):
 	                          a thread can be skipped for having nothing
 	                          left, too */
+	int dark;              /* a dark page (--theme dark), whatever the
+	                          viewer prefers; 0: the viewer's choice */
 } af_index_options;
 
 /** Writes a self-contained HTML page (no script, no external resource)

@@ -95,7 +95,8 @@ static void usage(FILE *f)
 	      "  -j, --jobs N        worker threads for reading and drawing\n"
 	      "                      (default: one per core)\n"
 	      "      --thumbnail WxH thumbnails of this size; without --per-thread,\n"
-	      "                      the output is a PNG thumbnail of exactly WxH\n"
+	      "                      the output is a thumbnail of exactly WxH (PNG,\n"
+	      "                      or SVG or PDF when -o names one)\n"
 	      "Limits\n"
 	      "      --max-depth N   stacks deeper than N frames are an error (1000000)\n"
 	      "      --max-nodes N   more than N distinct call paths are an error\n"
@@ -554,9 +555,12 @@ static int parse_args(int argc, char **argv, cli *c)
 		return bad_usage("%s", "several formats need --per-thread");
 	}
 	if (c->thumb_width && !c->per_thread) {
+		const char *o = c->output, *dot = o ? strrchr(o, '.') : NULL;
 		c->layout.thumb_width = c->thumb_width;
 		c->layout.thumb_height = c->thumb_height;
-		if (!c->format_set)
+		/* a PNG, unless the file's name says .svg or .pdf: the name
+		 * and what is in the file agree */
+		if (!c->format_set && (!dot || strchr(dot, '/')))
 			c->format = AF_FORMAT_PNG, c->format_set = 1;
 	}
 	if (!c->format_set && !c->per_thread) {
@@ -570,6 +574,9 @@ static int parse_args(int argc, char **argv, cli *c)
 				                 ".svg, .png, .pdf, .folded or --format", o);
 		}
 	}
+	if (c->layout.thumb_width && c->format == AF_FORMAT_FOLDED)
+		return bad_usage("%s", "--thumbnail draws a picture: .png, .svg or .pdf, "
+		                       "not folded text");
 	c->tree.threads = c->threads;
 	c->tree.nthreads = c->nthreads;
 	return -1;
