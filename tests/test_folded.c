@@ -7,7 +7,6 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/resource.h>
 #include <unistd.h>
 
 #include "support.h"
@@ -208,35 +207,6 @@ Test(folded, reverse_of_deep_stacks_is_every_line_turned_around)
 	free(got);
 	free(text);
 	free(want);
-}
-
-/* --reverse costs time in proportion to the reversed tree: a method
- * recursing 250,000 deep reverses in well under a second.  Turning each
- * path around on its own costs the sum of every path's depth, 31 billion
- * steps here (minutes; the allowed million frames, hours): the test stops
- * at 30 s of CPU time, which load on the machine does not use up. */
-Test(folded, reverse_of_a_deep_recursion_is_linear)
-{
-	af_tree_options rev = {.reverse = 1};
-	struct rlimit cpu = {.rlim_cur = 30, .rlim_max = 31};
-	size_t depth = 250000, i;
-	char *text = malloc(2 * depth + 8), *got;
-
-	cr_assert(text);
-	for (i = 0; i < depth; i++) {
-		text[2 * i] = 'a';
-		text[2 * i + 1] = i + 1 < depth ? ';' : ' ';
-	}
-	strcpy(text + 2 * depth, "7\n");
-	/* past the limit the kernel ends this test's process */
-	cr_assert_eq(setrlimit(RLIMIT_CPU, &cpu), 0);
-	got = t_folded((const uint8_t *)text, strlen(text), AF_CLOCK_WALL, &rev);
-	cr_assert_not_null(got);
-	/* one line: the frames are all "a", so it reads the same both ways */
-	cr_assert_eq(strlen(got), 2 * depth + 2);
-	cr_assert_str_eq(got + 2 * depth - 2, "a 7\n");
-	free(text);
-	free(got);
 }
 
 Test(folded, icicle_subtitle_and_minwidth_percent)
