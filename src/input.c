@@ -29,6 +29,9 @@ static void af_zfree(voidpf opaque, voidpf p)
 	af_free(opaque, p);
 }
 
+static const char af_no_trace[] =
+	"not an Android method trace nor folded stacks (no *version key, no SLOW "
+	"header, not gzip, no \"frame;frame COUNT\" line)";
 static const char af_no_trace_in_gzip[] =
 	"gzip data holding neither an Android method trace nor folded stacks "
 	"(no *version key, no SLOW header, no \"frame;frame COUNT\" line)";
@@ -233,9 +236,7 @@ static af_status af_parse_bytes(af_trace *t, const uint8_t *b, size_t len,
 	}
 	if (depth)
 		return af_fail(err, AF_ERR_FORMAT, 0, "%s", af_no_trace_in_gzip);
-	return af_fail(err, AF_ERR_FORMAT, 0,
-	               "not an Android method trace nor folded stacks (no *version "
-	               "key, no SLOW header, not gzip, no \"frame;frame COUNT\" line)");
+	return af_fail(err, AF_ERR_FORMAT, 0, "%s", af_no_trace);
 }
 
 static af_status af_parse_into(af_trace *t, const uint8_t *b, size_t len,
@@ -334,6 +335,7 @@ static af_status af_read_fd(af_mem *mem, int fd, uint64_t max, af_bytes *b,
 {
 	size_t cap = 0;
 	struct stat sb;
+	int sniffed = 0;
 
 	af_bytes_init(b, mem);
 	if (fstat(fd, &sb) == 0 && S_ISREG(sb.st_mode) && sb.st_size > 0) {
@@ -360,6 +362,15 @@ static af_status af_read_fd(af_mem *mem, int fd, uint64_t max, af_bytes *b,
 	}
 	for (;;) {
 		ssize_t n;
+		if (!sniffed && b->len >= 4096) {
+			/* /dev/zero and the like: refused at once, not after the
+			 * input limit's worth of them */
+			sniffed = 1;
+			if (af_cannot_be_trace(b->data, b->len)) {
+				af_bytes_free(b);
+				return af_fail(err, AF_ERR_FORMAT, 0, "%s", af_no_trace);
+			}
+		}
 		if (cap - b->len < 65536) {
 			if ((uint64_t)cap >= max || AF_GROW(mem, b->data, cap, b->len + 65536)) {
 				af_status st = (uint64_t)cap >= max ? AF_ERR_LIMIT : AF_ERR_NOMEM;
