@@ -38,7 +38,8 @@ static const char af_no_trace_in_gzip[] =
 
 /* 1 when the first `n` bytes of an input rule out every variant already:
  * no trace, gzip or key starts so, and a NUL in the first line rules out
- * folded text.  Lets a gzip bomb of zeros stop after its first megabyte. */
+ * folded text.  Lets a gzip bomb of zeros stop at its first inflated
+ * megabyte, and /dev/zero at its first kilobytes. */
 static int af_cannot_be_trace(const uint8_t *b, size_t n)
 {
 	size_t i = 0;
@@ -317,8 +318,9 @@ static af_status af_bytes_check(const af_bytes *b, const char *who, af_error *er
 		return af_fail(err, AF_ERR_IO, -1, "%s%schanged while it was read: it "
 		               "shrank from %zu to %lld bytes", who ? who : "",
 		               who ? " " : "", b->len, (long long)sb.st_size);
-	return af_fail(err, AF_ERR_IO, -1, "%s%schanged while it was read: bytes "
-	               "of its %zu could not be read any more", who ? who : "",
+	/* not shorter now: cut and grown again, or an I/O error */
+	return af_fail(err, AF_ERR_IO, -1, "%s%schanged while it was read: part of "
+	               "its %zu bytes could no longer be read", who ? who : "",
 	               who ? " " : "", b->len);
 }
 
