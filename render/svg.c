@@ -313,10 +313,7 @@ static void af_svg_legend(FILE *out, const af_layout *l, const af_render_options
 
 	af_legend_place(opt->font, l, &g);
 	x = g.x;
-	fputs("<g id=\"legend\"", out);
-	if (g.size != l->font_size)
-		fprintf(out, " font-size=\"%.2f\"", g.size);
-	fputc('>', out);
+	fputs("<g id=\"legend\">", out);
 	for (i = 0; i < g.count; i++) {
 		af_rgb c;
 		const char *label = af_legend_entry(&g, i, &c);
@@ -331,6 +328,9 @@ static void af_svg_legend(FILE *out, const af_layout *l, const af_render_options
 		af_num(out, x);
 		fputs("\" y=\"", out);
 		af_num(out, l->legend_y);
+		/* smaller to fit: a style, as the style sheet sets every text's size */
+		if (g.size != l->font_size)
+			fprintf(out, "\" style=\"font-size:%.2fpx", g.size);
 		fputs("\">", out);
 		af_xml_escape(out, label, strlen(label));
 		fputs("</text>", out);
