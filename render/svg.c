@@ -531,7 +531,7 @@ static af_status af_svg_emit(const af_layout *l, const af_render_options *opt,
 	        fs, ink.r, ink.g, ink.b, fs + 5, muted.r, muted.g, muted.b, height_css,
 	        interactive ? "#frames g{cursor:pointer}" : "");
 	if (interactive) /* the buttons and lines the script draws */
-		fprintf(out, ".parent{opacity:.5}.hide{display:none}#matched{text-anchor:end}"
+		fprintf(out, ".parent{opacity:.5}.hide{display:none}#matched,#search{text-anchor:end}"
 		             "#unzoom,#search,#ignorecase{cursor:pointer;fill:#%02x%02x%02x}"
 		             "#ignorecase.on{fill:#%02x%02x%02x;font-weight:bold}",
 		        button.r, button.g, button.b, ink.r, ink.g, ink.b);
