@@ -73,9 +73,9 @@ static int af_cmp_u32(const void *a, const void *b)
 }
 
 /* Writes the advances, at size 1, of the characters beyond ASCII that the
- * names (and tooltips) hold, as "{cp:advance,...}": with the ASCII table, the script fits
- * every label with the very numbers the C side used.  Returns non-zero
- * when out of memory. */
+ * names (and tooltips) hold, as "{cp:advance,...}": with the ASCII table,
+ * the script fits every label with the very numbers the C side used.
+ * Returns non-zero when out of memory. */
 static int af_svg_advances(FILE *out, const af_layout *l, af_font *font,
                            const uint32_t *names, size_t nnames)
 {
