@@ -218,7 +218,8 @@ int cli_man(FILE *f)
 	int s;
 
 	fputs(".TH AFLAME\\-RENDER 1 \"\" \"" PROG " " AF_VERSION_STRING "\" "
-	      "\"User Commands\"\n", f);
+	      "\"User Commands\"\n"
+	      ".nh\n", f); /* no hyphenation: names stay whole */
 	fputs(man_head, f);
 	for (s = 0; s < CLI_NSECTIONS; s++) {
 		size_t i;

@@ -53,7 +53,8 @@ const cli_option cli_options[] = {
 	OPT("clock", 0, "CLOCK", DRAW, O_CLOCK,
 	    "wall (default when recorded), cpu (thread-cpu) or wait"),
 	OPT("thread", 0, "T", DRAW, O_THREAD,
-	    "only thread T: name, id or folded first frame (repeat)"),
+	    "only thread T: its name or id; for folded input, the lines whose "
+	    "first frame is T (repeat for more)"),
 	OPT("signatures", 0, NULL, DRAW, O_SIGNATURES,
 	    "name frames with their parameter types"),
 	OPT("reverse", 0, NULL, DRAW, O_REVERSE,
@@ -96,13 +97,13 @@ const cli_option cli_options[] = {
 	    "with --diff: scale BEFORE to INPUT's total first"),
 
 	OPT("title", 0, "TEXT", LOOK, O_TITLE,
-	    "(default \"Flame Graph\"; \"Icicle Graph\" inverted)"),
+	    "the heading (default \"Flame Graph\"; \"Icicle Graph\" with --inverted)"),
 	OPT("subtitle", 0, "TEXT", LOOK, O_SUBTITLE, "a second line under the title"),
 	OPT("width", 0, "PX", LOOK, O_WIDTH, "image width (default 1200)"),
 	OPT("height", 0, "PX", LOOK, O_HEIGHT, "height of a frame (default 16)"),
-	OPT("fontsize", 0, "PX", LOOK, O_FONTSIZE, "(default 12)"),
+	OPT("fontsize", 0, "PX", LOOK, O_FONTSIZE, "label size (default 12)"),
 	OPT("fonttype", 0, "NAME", LOOK, O_FONTTYPE,
-	    "SVG font family (default DejaVu Sans, Verdana)"),
+	    "the SVG's font family (default DejaVu Sans, then Verdana)"),
 	OPT("fontwidth", 0, "EM", LOOK, O_FONTWIDTH,
 	    "fit labels with this average glyph width, as flamegraph.pl does, "
 	    "not with the font's metrics"),
