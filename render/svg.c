@@ -426,7 +426,8 @@ static af_status af_svg_frames(const af_layout *l, const af_render_options *opt,
 		/* fit first, escape after: an entity is never cut in two */
 		n = r->h >= fs + 2 ? af_style_fit(st, ni.name, r->w, &dots) : 0;
 		if (n > 0) {
-			fputs("<text x=\"", out);
+			/* white on dark fills: every label stands out 4.5:1 */
+			fputs(af_style_label_light(col) ? "<text class=\"w\" x=\"" : "<text x=\"", out);
 			af_num(out, r->x + 3);
 			fputs("\" y=\"", out);
 			af_num(out, r->y + r->h / 2 + 3);
@@ -532,7 +533,7 @@ static af_status af_svg_emit(const af_layout *l, const af_render_options *opt,
 	ink = af_style_ink(&st, AF_INK_TEXT);
 	muted = af_style_ink(&st, AF_INK_MUTED);
 	button = af_style_ink(&st, AF_INK_BUTTON);
-	fprintf(out, ";font-size:%gpx;fill:#%02x%02x%02x}#frames text{fill:#000}"
+	fprintf(out, ";font-size:%gpx;fill:#%02x%02x%02x}#frames text{fill:#000}#frames text.w{fill:#fff}"
 	             "#title{text-anchor:middle;font-size:%gpx}"
 	             "#subtitle{text-anchor:middle;fill:#%02x%02x%02x}"
 	             "#frames rect{rx:2px;ry:2px%s}%s"

@@ -129,9 +129,6 @@ int out_commit(void);
 /** Removes every temporary file and folder of the run. */
 void out_discard(void);
 
-/** Creates a folder and its parents; 0 when it exists afterwards. */
-int make_dir(const char *path);
-
 /** Writes the method table of `trace` to c->report; 0 or an exit status. */
 int run_report(const cli *c, const af_trace *trace, af_clock clock);
 

@@ -118,8 +118,9 @@ const cli_option cli_options[] = {
 	    "keep colours in ./palette.map: a name keeps its colour from graph to "
 	    "graph"),
 	OPT("nameattr", 0, "FILE", LOOK, O_NAMEATTR,
-	    "attributes for frames' <g> (NAME<TAB>attr=value...); href and target "
-	    "make a frame a link"),
+	    "attributes for frames' <g> (NAME<TAB>attr=value...); title replaces "
+	    "the tooltip, href and target make a frame a link; what could run "
+	    "script is left out"),
 	OPT("bgcolors", 0, "C", LOOK, O_BGCOLORS, "yellow, blue, green, grey or #rrggbb"),
 	OPT("hash", 0, NULL, LOOK, O_HASH, "colours by a hash weighted to the name's start"),
 	OPT("random", 0, NULL, LOOK, O_RANDOM, "random colours"),
@@ -141,8 +142,8 @@ const cli_option cli_options[] = {
 	OPT("jobs", 'j', "N", SETS, O_JOBS,
 	    "worker threads for reading and drawing (default: one per core)"),
 	OPT("thumbnail", 0, "WxH", SETS, O_THUMBNAIL,
-	    "thumbnails of this size; without --per-thread, the output is a PNG "
-	    "thumbnail of exactly WxH"),
+	    "thumbnails of this size; without --per-thread, the output is a "
+	    "thumbnail of exactly WxH (PNG, or SVG or PDF when -o names one)"),
 
 	OPT("max-depth", 0, "N", LIMITS, O_MAX_DEPTH,
 	    "stacks deeper than N frames are an error (1000000)"),
@@ -539,6 +540,8 @@ static int check(cli *c)
 	    (!c->output || strcmp(c->output, "-") == 0))
 		return bad_usage("%s", "--report - and the graph would both go to standard "
 		                       "output: give the graph -o FILE");
+	if (c->report && c->output && c->graph && strcmp(c->report, c->output) == 0)
+		return bad_usage("--report and -o both name '%s'", c->output);
 	if (c->per_thread) {
 		if (!c->output || strcmp(c->output, "-") == 0)
 			return bad_usage("%s", "--per-thread needs -o FOLDER");
@@ -550,9 +553,12 @@ static int check(cli *c)
 		return bad_usage("%s", "several formats need --per-thread");
 	}
 	if (c->thumb_width && !c->per_thread) {
+		const char *o = c->output, *dot = o ? strrchr(o, '.') : NULL;
 		c->layout.thumb_width = c->thumb_width;
 		c->layout.thumb_height = c->thumb_height;
-		if (!c->format_set)
+		/* a PNG, unless the file's name says .svg or .pdf: the name
+		 * and what is in the file agree */
+		if (!c->format_set && (!dot || strchr(dot, '/')))
 			c->format = AF_FORMAT_PNG, c->format_set = 1;
 	}
 	if (!c->format_set && !c->per_thread) {
@@ -566,6 +572,9 @@ static int check(cli *c)
 				                 ".svg, .png, .pdf, .folded or --format", o);
 		}
 	}
+	if (c->layout.thumb_width && c->format == AF_FORMAT_FOLDED)
+		return bad_usage("%s", "--thumbnail draws a picture: .png, .svg or .pdf, "
+		                       "not folded text");
 	c->tree.threads = c->threads;
 	c->tree.nthreads = c->nthreads;
 	return -1;
