@@ -482,7 +482,7 @@ Test(cli, help_lists_the_table)
 {
 	char *help = NULL, *err = NULL, *want = t_expected_headings(), *line, *got;
 	const char *section = NULL;
-	size_t len = 0, cap = 16384;
+	size_t len = 0, cap = 16384, n;
 	int s;
 
 	got = malloc(cap);
@@ -491,8 +491,9 @@ Test(cli, help_lists_the_table)
 	cr_assert_eq(t_cli("--help", NULL, &help, &err), 0);
 	cr_assert_str_eq(err, "");
 	cr_assert(strncmp(help, "Usage: aflame-render [options] INPUT\n", 37) == 0);
-	for (line = help; *line; line = strchr(line, '\n') + 1) {
-		size_t n = strcspn(line, "\n"), h, indent;
+	for (line = help; *line; line += n + (line[n] == '\n')) {
+		size_t h, indent;
+		n = strcspn(line, "\n");
 		cr_assert_leq(n, 79, "--help line too long: %.*s", (int)n, line);
 		for (s = 0; s < CLI_NSECTIONS; s++)
 			if (strlen(cli_section_titles[s]) == n &&
@@ -509,8 +510,6 @@ Test(cli, help_lists_the_table)
 		len += (size_t)snprintf(got + len, cap - len, "%s\t%.*s\n", section,
 		                        (int)(h - indent), line + indent);
 		cr_assert_lt(len, cap);
-		if (!line[n])
-			break;
 	}
 	cr_assert_str_eq(got, want);
 	free(got);
@@ -552,8 +551,6 @@ Test(cli, man_page_lists_the_table)
 	cr_assert_not_null(page, "the build wrote no %s", AF_TEST_MAN);
 	cr_assert_not_null(got);
 	got[0] = '\0';
-	page = realloc(page, len + 1);
-	page[len] = '\0';
 	cr_assert(strncmp(page, ".TH AFLAME\\-RENDER 1 ", 21) == 0, "%.40s", page);
 	cr_assert_eq(t_cli("--help-man", NULL, &now, &err), 0, "%s", err);
 	cr_assert_str_eq(page, now, "%s is not what --help-man writes now", AF_TEST_MAN);
@@ -593,7 +590,7 @@ Test(cli, man_page_lists_the_table)
 		return;
 	}
 	{
-		char cmd[4096], *out, *text;
+		char cmd[4096], *text;
 		char *o = t_tmp("man.out"), *e = t_tmp("man.err");
 		int status;
 
@@ -603,9 +600,8 @@ Test(cli, man_page_lists_the_table)
 		cr_assert(WIFEXITED(status) && WEXITSTATUS(status) == 0, "%s", cmd);
 		err = (char *)t_read(e, &len);
 		cr_assert_str_eq(err, "", "man warns: %s", err);
-		out = (char *)t_read(o, &len);
-		text = realloc(out, len + 1);
-		text[len] = '\0';
+		text = (char *)t_read(o, &len);
+		cr_assert_not_null(text);
 		cr_assert(strstr(text, "AFLAME-RENDER(1)"));
 		cr_assert(strstr(text, "       -o, --output FILE\n"), "%s", text);
 		cr_assert(strstr(text, "       --max-memory SIZE\n"));
@@ -630,8 +626,6 @@ Test(cli, readme_tables_list_the_table)
 
 	cr_assert_not_null(readme);
 	cr_assert_not_null(seen);
-	readme = realloc(readme, len + 1);
-	readme[len] = '\0';
 	for (line = readme; line; line = strchr(line, '\n'), line = line ? line + 1 : NULL) {
 		const char *cell_end, *p;
 		if (strncmp(line, "| ", 2) != 0 || !(cell_end = strstr(line + 2, " | ")))
