@@ -8,10 +8,16 @@
 // so the tree is rebuilt here from the order and each frame's depth: no
 // float comparison decides who is whose parent.  AF.frames holds, for the
 // i-th frame, the index of its name in AF.names, its total and its calls
-// (and with AF.diff its change): the tooltip is built from them here.
+// (and with AF.diff its change, with AF.cmp the totals and self times
+// BEFORE and AFTER): the tooltip is built from them here, unless --nameattr
+// gave the frame a title (then <g><title/><rect/>...).
+//
+// Everything that only works with a script (the buttons, the details and
+// "Matched" lines) is drawn here, so the picture without one (an <img>)
+// shows nothing dead.
 "use strict";
 (function () {
-	var svg = document.documentElement;
+	var svg = document.documentElement, NS = "http://www.w3.org/2000/svg";
 	var frames = [];
 	var zoomed = null, term = null, ignoreCase = false;
 	var details, matched, unzoomBtn, searchBtn, caseBtn;
@@ -20,26 +26,34 @@
 
 	function num(v) { return Math.round(v * 10) / 10; }
 
-	// Advance of a code point at size 1, from the font the C side measured.
+	// Advance of a code point at size 1: the numbers the C side fitted
+	// with (AF.cx holds every character of the names beyond ASCII).
 	function advance(cp) {
 		if (cp >= 32 && cp < 127) return AF.cw[cp - 32];
-		return cp >= 0x1100 ? AF.wide : AF.other;
+		var a = AF.cx[cp];
+		return a !== undefined ? a : cp < 32 || cp === 127 ? 0 : 0.6;
 	}
 
-	// The rule svg.c follows: the whole name, else the longest prefix of
-	// whole characters with "..", else nothing.
-	function fit(name, avail) {
-		if (AF.fontwidth > 0) return fitFixed(name, avail + 6);
-		var s = AF.fs, w = 0, dots = 2 * advance(46) * s, keep = 0, i = 0;
-		while (i < name.length) {
-			var cp = name.codePointAt(i);
-			w += advance(cp) * s;
-			if (w > avail) break;
+	// The longest prefix of whole characters of `s` that fits `avail`
+	// (at size 1) with "..", or all of it when it fits whole, or nothing:
+	// font.c's af_font_fit, step for step, so the sums round alike.
+	function fitSize1(s, avail) {
+		var used = 0, dot = 2 * advance(46), keep = 0, i = 0;
+		while (i < s.length) {
+			var cp = s.codePointAt(i);
+			used += advance(cp);
+			if (used > avail) break;
 			i += cp > 0xFFFF ? 2 : 1;
-			if (w + dots <= avail) keep = i;
+			if (used + dot <= avail) keep = i;
 		}
-		if (i >= name.length) return name;
-		return keep ? name.slice(0, keep) + ".." : "";
+		if (i >= s.length) return s;
+		return keep ? s.slice(0, keep) + ".." : "";
+	}
+
+	// The label of a frame `w` px wide, as style.c's af_style_fit makes it.
+	function fit(name, w) {
+		if (AF.fontwidth > 0) return fitFixed(name, w);
+		return fitSize1(name, (w - 6) / AF.fs);
 	}
 
 	// flamegraph.pl's rule, for --fontwidth: a fixed glyph width.
@@ -78,20 +92,58 @@
 		return fixed(us / 1e6, 2) + " s";
 	}
 
-	// style.c's af_style_tooltip: "NAME (VALUE, P%, N calls; +D%)".
+	// style.c's af_style_value: a time, or a count with its unit.
+	// Counts with decimals (AF.unit 10^d) show as many as the input has.
+	function value(x) {
+		if (AF.time) return time(Math.floor(x + 0.5));
+		var d = 0, u, w, fr;
+		for (u = AF.unit; u > 1; u /= 10) d++;
+		if (!d) return grouped(fixed(x, 0)) + " " + AF.countname;
+		w = Math.floor(x);
+		fr = fixed(x - w, d).replace(/0+$/, "");
+		return grouped(fixed(w, 0)) + (fr.length > 2 && fr.slice(0, 2) === "0." ? fr.slice(1) : "") +
+		       " " + AF.countname;
+	}
+
+	// printf's "%+.Nf"
+	function signed(x, d) {
+		return (x < 0 || Object.is(x, -0) ? "" : "+") + fixed(x, d);
+	}
+
+	// style.c's af_change: "12.3 ms → 15.0 ms (+2.7 ms, +22%)".
+	function change(b, a) {
+		var f = AF.factor, d = a > b ? a - b : b - a;
+		var t = value(b * f) + " \u2192 " + value(a * f) + " (" + (a < b ? "-" : "+") +
+		        value(d * f) + ", ";
+		if (b === 0) return t + (a ? "new" : "+0%") + ")";
+		var p = 100 * (a - b) / b;
+		return t + signed(p, p <= -10 || p >= 10 ? 0 : 1) + "%)";
+	}
+
+	// style.c's af_style_tooltip: "NAME (VALUE, P%, N calls; +D%)", and for
+	// a diff of two profiles af_diff_tooltip's "NAME (VALUE, P%, N calls):
+	// BEFORE → AFTER (...); self BEFORE → AFTER (...)".
 	function tooltip(f) {
-		var value = f.v * AF.factor, t, pct = AF.total ? 100 * f.v / AF.total : 0;
+		if (AF.cmp) {
+			var t = f.name + " (" + value(f.v * AF.factor) + ", " +
+			        fixed(AF.total ? 100 * f.v / AF.total : 0, 2) + "%";
+			if (f.c) t += ", " + grouped(String(f.c)) + " call" + (f.c === 1 ? "" : "s");
+			t += "): " + change(f.b, f.a);
+			if (f.bs || f.s) t += "; self " + change(f.bs, f.s);
+			return t;
+		}
+		var v = f.v * AF.factor, t, pct = AF.total ? 100 * f.v / AF.total : 0;
 		if (AF.time) {
-			t = time(Math.floor(value + 0.5));
+			t = time(Math.floor(v + 0.5));
 		} else {
-			t = fixed(value, 0);
+			t = fixed(v, 0);
 			// flamegraph.pl's share is of the count as shown, rounded
 			// (--factor, fractional counts); the root is the whole
 			if (f.parent && AF.total) pct = 100 * +t / (AF.total * AF.factor);
 			t = grouped(t) + " " + AF.countname;
 		}
 		t = f.name + " (" + t + ", " + fixed(pct, 2) + "%";
-		if (f.c) t += ", " + f.c + " call" + (f.c === 1 ? "" : "s");
+		if (f.c) t += ", " + grouped(String(f.c)) + " call" + (f.c === 1 ? "" : "s");
 		if (AF.diff && f.dv !== null) {
 			// flamegraph.pl's: of the total times the factor, "+" only
 			// when it grew
@@ -107,33 +159,46 @@
 	}
 
 	function load() {
-		var gs = el("frames").children, stack = [], k = AF.diff ? 4 : 3;
+		var gs = el("frames").children, stack = [], k = AF.cmp ? 7 : AF.diff ? 4 : 3;
 		for (var i = 0; i < gs.length; i++) {
 			// --nameattr links wrap a frame in <a>
 			var g = gs[i].tagName === "a" ? gs[i].firstElementChild : gs[i];
-			var rect = g.firstElementChild, at = i * k;
+			var rect = g.firstElementChild, at = i * k, title = null;
+			// a --nameattr title is the frame's tooltip, as written
+			if (rect.tagName === "title") {
+				title = rect;
+				rect = rect.nextElementSibling;
+			}
 			var f = {
-				i: i, g: g, rect: rect, title: null, tip: null,
+				i: i, g: g, rect: rect, title: title,
+				tip: title ? title.textContent : null, own: title !== null,
 				text: rect.nextElementSibling,
 				name: AF.names[AF.frames[at]],
 				v: AF.frames[at + 1], c: AF.frames[at + 2],
 				dv: AF.diff ? AF.frames[at + 3] : 0,
+				b: AF.cmp ? AF.frames[at + 3] : 0, a: AF.cmp ? AF.frames[at + 4] : 0,
+				bs: AF.cmp ? AF.frames[at + 5] : 0, s: AF.cmp ? AF.frames[at + 6] : 0,
 				x: +rect.getAttribute("x"), w: +rect.getAttribute("width"),
 				y: +rect.getAttribute("y"),
 				h: rect.hasAttribute("height") ? +rect.getAttribute("height") : AF.rh,
 				xs: rect.getAttribute("x"), ys: rect.getAttribute("y"),
-				fill: rect.getAttribute("fill"), parent: null,
+				fill: rect.getAttribute("fill"), parent: null, end: 0,
 				shown: true, faded: false, hit: false
 			};
+			// the label as written: shown again whenever the frame is back
+			// where it was drawn
+			f.label0 = f.text ? f.text.textContent : "";
 			f.px = f.x;
 			f.pw = f.w;
 			f.d = depthOf(f.y);
-			while (stack.length && stack[stack.length - 1].d >= f.d) stack.pop();
+			// f.end: one past the last frame of its subtree
+			while (stack.length && stack[stack.length - 1].d >= f.d) stack.pop().end = i;
 			f.parent = stack.length ? stack[stack.length - 1] : null;
 			stack.push(f);
 			g.f = f;
 			frames.push(f);
 		}
+		while (stack.length) stack.pop().end = gs.length;
 	}
 
 	// Places a frame at (x, w) and fits its label to the new width.  The
@@ -146,15 +211,29 @@
 		f.pw = ws;
 		f.rect.setAttribute("x", xs);
 		f.rect.setAttribute("width", ws);
-		var label = fit(f.name, w - 6);
+		var label = f.h < AF.fs + 2 ? "" : xs === f.x && ws === f.w ? f.label0 : fit(f.name, w);
 		if (!f.text) {
 			if (!label) return;
 			f.text = document.createElementNS("http://www.w3.org/2000/svg", "text");
 			f.text.setAttribute("y", num(f.y + f.h / 2 + 3));
+			if (lightLabel(f.hit ? AF.match : f.fill)) f.text.setAttribute("class", "w");
 			f.g.appendChild(f.text);
 		}
 		f.text.setAttribute("x", num(x + 3));
 		if (f.text.textContent !== label) f.text.textContent = label;
+	}
+
+	// style.c's af_style_label_light: white labels on dark fills, so every
+	// label stands out at least 4.5:1 (fill: "#rrggbb")
+	function lum(v) {
+		v /= 255;
+		return v <= 0.03928 ? v / 12.92 : Math.pow((v + 0.055) / 1.055, 2.4);
+	}
+
+	function lightLabel(fill) {
+		var n = parseInt(fill.slice(1), 16);
+		var l = 0.2126 * lum(n >> 16) + 0.7152 * lum((n >> 8) & 255) + 0.0722 * lum(n & 255);
+		return 1.05 / (l + 0.05) > (l + 0.05) / 0.05;
 	}
 
 	function show(f, on) {
@@ -171,8 +250,7 @@
 
 	function zoom(f) {
 		if (!f || !f.parent) { unzoom(); return; }
-		var full = AF.width - 2 * AF.xpad, ratio = full / f.w, end = f.i + 1, i;
-		while (end < frames.length && frames[end].d > f.d) end++;
+		var full = AF.width - 2 * AF.xpad, ratio = full / f.w, end = f.end, i;
 		for (i = 0; i < frames.length; i++) {
 			var g = frames[i];
 			fade(g, false);
@@ -208,34 +286,35 @@
 	}
 
 	// Highlights matching frames and prints the share of the visible graph
-	// they cover, counting each stretch of x once.
+	// they hold: the totals of the outermost matches over the total of the
+	// zoomed frame (or the root), exact however narrow the frames are.
 	function search(t) {
 		var re;
 		try {
 			re = new RegExp(t, ignoreCase ? "i" : "");
 		} catch (e) {
 			matched.textContent = "Bad pattern: " + e.message;
+			reveal(matched);
 			return;
 		}
 		term = t;
-		var base = zoomed || frames[0], lo = base.i, end = lo + 1, spans = [];
-		while (end < frames.length && frames[end].d > base.d) end++;
-		for (var i = 0; i < frames.length; i++) {
-			var f = frames[i], hit = re.test(f.name);
-			paint(f, hit);
-			if (hit && i >= lo && i < end) spans.push([f.x, f.x + f.w]);
+		var base = zoomed || frames[0], sum = 0, hits = 0, i;
+		for (i = 0; i < frames.length; i++)
+			paint(frames[i], re.test(frames[i].name));
+		for (i = base.i; i < base.end; ) {
+			if (frames[i].hit) {
+				sum += frames[i].v;
+				hits++;
+				i = frames[i].end;
+			} else {
+				i++;
+			}
 		}
-		spans.sort(function (a, b) { return a[0] - b[0]; });
-		var covered = 0, reach = -Infinity;
-		for (var k = 0; k < spans.length; k++) {
-			var s = Math.max(spans[k][0], reach);
-			if (spans[k][1] > s) covered += spans[k][1] - s;
-			reach = Math.max(reach, spans[k][1]);
-		}
-		var pct = 100 * covered / base.w;
-		matched.textContent = "Matched: " + (spans.length ? pct.toFixed(1) : "0") + "%";
+		var pct = base.v ? 100 * sum / base.v : 0;
+		matched.textContent = "Matched: " + (hits ? fixed(pct, 2) : "0") + "%";
 		matched.setAttribute("data-pct", pct.toFixed(3));
 		searchBtn.textContent = "Reset Search";
+		reveal(matched);
 		saveView();
 	}
 
@@ -243,6 +322,7 @@
 		if (f.hit === hit) return;
 		f.hit = hit;
 		f.rect.setAttribute("fill", hit ? AF.match : f.fill);
+		if (f.text) f.text.classList.toggle("w", lightLabel(hit ? AF.match : f.fill));
 	}
 
 	function resetSearch() {
@@ -259,6 +339,7 @@
 		var t = prompt("Search frames (a regular expression" +
 		               (ignoreCase ? ", any case" : "") + "):", "");
 		if (t) search(t);
+		else matched.textContent = ""; /* a "Bad pattern" of before goes */
 	}
 
 	function toggleCase() {
@@ -270,36 +351,96 @@
 	function tipOf(f) {
 		if (f.tip === null) f.tip = tooltip(f);
 		// ancestors of the zoomed frame are larger than it: no share of it
-		if (!zoomed || f === zoomed || f.d < zoomed.d) return f.tip;
+		if (f.own || !zoomed || f === zoomed || f.d < zoomed.d) return f.tip;
 		var share = zoomed.v ? 100 * f.v / zoomed.v : 0;
 		return f.tip.slice(0, -1) + ", " + share.toFixed(2) + "% of " +
 		       zoomed.name + ")";
 	}
 
+	// The view in the URL: ?x=..&y=.. (the zoomed frame), s= (the search),
+	// i=1 (any case).  Values are percent-encoded and read back with
+	// decodeURIComponent only, so a '+' someone types stays a '+'.
 	function saveView() {
 		if (!window.history || !history.replaceState) return;
-		var p = new URLSearchParams();
-		if (zoomed) { p.set("x", zoomed.xs); p.set("y", zoomed.ys); }
-		if (term !== null) p.set("s", term);
-		if (ignoreCase) p.set("i", "1");
-		var q = p.toString();
+		var q = [];
+		if (zoomed) q.push("x=" + encodeURIComponent(zoomed.xs), "y=" + encodeURIComponent(zoomed.ys));
+		if (term !== null) q.push("s=" + encodeURIComponent(term));
+		if (ignoreCase) q.push("i=1");
 		try {
-			history.replaceState(null, "", location.pathname + (q ? "?" + q : ""));
+			history.replaceState(null, "", location.pathname + (q.length ? "?" + q.join("&") : ""));
 		} catch (e) { /* some viewers forbid it: the view just is not kept */ }
 	}
 
+	function viewParams() {
+		var p = {}, parts = location.search.replace(/^\?/, "").split("&");
+		for (var i = 0; i < parts.length; i++) {
+			if (!parts[i]) continue;
+			var eq = parts[i].indexOf("="), k = eq < 0 ? parts[i] : parts[i].slice(0, eq),
+			    v = eq < 0 ? "" : parts[i].slice(eq + 1);
+			try {
+				p[decodeURIComponent(k)] = decodeURIComponent(v);
+			} catch (e) {
+				p[k] = v; /* a malformed escape: as typed */
+			}
+		}
+		return p;
+	}
+
 	function restoreView() {
-		var p = new URLSearchParams(location.search);
-		if (p.get("i") === "1") toggleCase();
-		if (p.has("x") && p.has("y")) {
+		var p = viewParams();
+		if (p.i === "1") toggleCase();
+		if (p.x !== undefined && p.y !== undefined) {
 			for (var i = 0; i < frames.length; i++) {
-				if (frames[i].xs === p.get("x") && frames[i].ys === p.get("y")) {
+				if (frames[i].xs === p.x && frames[i].ys === p.y) {
 					zoom(frames[i]);
 					break;
 				}
 			}
 		}
-		if (p.has("s")) search(p.get("s"));
+		if (p.s !== undefined && p.s !== "") search(p.s);
+	}
+
+	// Scrolls the page the least that brings `node` (or the band from
+	// `top` to `bottom`, in page px) into view, up and down only.
+	function reveal(node, top, bottom) {
+		if (node) {
+			var r = node.getBoundingClientRect();
+			top = r.top;
+			bottom = r.bottom;
+		}
+		top -= 4; /* and a little room around it */
+		bottom += 4;
+		if (bottom > window.innerHeight) window.scrollBy(0, Math.min(bottom - window.innerHeight, top));
+		else if (top < 0) window.scrollBy(0, top);
+	}
+
+	// The details line: as much of `s` as its space holds (left of
+	// "Matched"), cut with ".."; the frame's <title> keeps all of it.
+	function setDetails(s) {
+		var avail = AF.width - 2 * AF.xpad;
+		if (matched.textContent) avail -= matched.getComputedTextLength() + AF.fs;
+		var t = fitSize1(s, avail / AF.fs);
+		details.textContent = t;
+		// the viewer may draw with another font than the one measured
+		var chars = Array.from(t), w = t ? details.getComputedTextLength() : 0;
+		if (w <= avail) return;
+		var keep = Math.floor(chars.length * avail / w) - 2;
+		for (; keep > 0; keep--) {
+			details.textContent = chars.slice(0, keep).join("") + "..";
+			if (details.getComputedTextLength() <= avail) return;
+		}
+		details.textContent = "";
+	}
+
+	function button(id, x, y, label, cls) {
+		var t = document.createElementNS(NS, "text");
+		t.setAttribute("id", id);
+		t.setAttribute("x", num(x));
+		t.setAttribute("y", num(y));
+		if (cls) t.setAttribute("class", cls);
+		t.textContent = label;
+		svg.insertBefore(t, el("frames"));
+		return t;
 	}
 
 	function frameOf(node) {
@@ -311,11 +452,13 @@
 	}
 
 	function start() {
-		details = el("details");
-		matched = el("matched");
-		unzoomBtn = el("unzoom");
-		searchBtn = el("search");
-		caseBtn = el("ignorecase");
+		var line = AF.height - (AF.fs * 2 + 10) / 2;
+		unzoomBtn = button("unzoom", AF.xpad, AF.fs * 2, "Reset Zoom", "hide");
+		// "Search" and "Reset Search" end short of "ic"
+		searchBtn = button("search", AF.width - AF.xpad - 16 - AF.fs / 2, AF.fs * 2, "Search");
+		caseBtn = button("ignorecase", AF.width - AF.xpad - 16, AF.fs * 2, "ic");
+		details = button("details", AF.xpad, line, " ");
+		matched = button("matched", AF.width - AF.xpad, line, "");
 		load();
 		svg.addEventListener("click", function (e) {
 			var f = frameOf(e.target);
@@ -325,7 +468,7 @@
 			var f = frameOf(e.target);
 			if (!f) return;
 			var tip = tipOf(f);
-			details.textContent = AF.nametype ? AF.nametype + " " + tip : tip;
+			setDetails(AF.nametype ? AF.nametype + " " + tip : tip);
 			// the native tooltip: a <title>, made when first needed
 			if (!f.title) {
 				f.title = document.createElementNS("http://www.w3.org/2000/svg", "title");
@@ -339,20 +482,30 @@
 		unzoomBtn.addEventListener("click", function (e) { e.stopPropagation(); unzoom(); });
 		searchBtn.addEventListener("click", function (e) { e.stopPropagation(); askSearch(); });
 		caseBtn.addEventListener("click", function (e) { e.stopPropagation(); toggleCase(); });
+		// the key code as flamegraph.pl matches it: "F" with Shift or Caps
+		// Lock is still Ctrl-F
 		window.addEventListener("keydown", function (e) {
-			if (e.key === "F3" || ((e.ctrlKey || e.metaKey) && e.key === "f")) {
+			var key = (e.key || "").toLowerCase(), mod = e.ctrlKey || e.metaKey;
+			if (e.key === "F3" || e.keyCode === 114 || (mod && (key === "f" || e.keyCode === 70))) {
 				e.preventDefault();
 				askSearch();
-			} else if ((e.ctrlKey || e.metaKey) && e.key === "i") {
+			} else if (mod && (key === "i" || e.keyCode === 73)) {
 				e.preventDefault();
 				toggleCase();
 			} else if (e.key === "Escape") {
-				if (zoomed) unzoom(); else if (term !== null) resetSearch();
+				if (zoomed) unzoom();
+				else if (term !== null) resetSearch();
+				else matched.textContent = "";
 			}
 		});
 		restoreView();
+		// a tall graph opens on its root (and the details line under it)
+		if (!AF.inverted && frames.length) {
+			var root = frames[0].rect.getBoundingClientRect();
+			reveal(null, root.top, root.bottom + AF.fs * 2 + 10);
+		}
 		window.aflame = { zoom: zoom, unzoom: unzoom, search: search,
-		                  resetSearch: resetSearch, frames: frames, tip: tipOf };
+		                  resetSearch: resetSearch, frames: frames, tip: tipOf, fit: fit };
 	}
 
 	if (document.readyState === "loading")

@@ -14,7 +14,6 @@
 
 #include "font.h"
 #include "internal.h"
-#include "style.h"
 
 #define AF_FONT_FAMILY "DejaVu Sans"
 #define AF_REF_SIZE 64.0 /* px at which advances are measured */

@@ -378,20 +378,6 @@ static af_rgb af_palette_fill(af_style *s, const af_node_info *ni, const af_rect
 	}
 }
 
-void af_style_time(char *out, size_t n, uint64_t us)
-{
-	if (us < 1000)
-		snprintf(out, n, "%llu \xC2\xB5s", (unsigned long long)us);
-	else if (us < 10000)
-		snprintf(out, n, "%.2f ms", (double)us / 1e3);
-	else if (us < 1000000)
-		snprintf(out, n, "%.1f ms", (double)us / 1e3);
-	else if (us < 10000000)
-		snprintf(out, n, "%.3f s", (double)us / 1e6);
-	else
-		snprintf(out, n, "%.2f s", (double)us / 1e6);
-}
-
 size_t af_style_shown(const char *name)
 {
 	size_t len = strlen(name);
@@ -429,11 +415,6 @@ size_t af_style_fit(af_style *s, const char *name, double w, int *dots)
 		i += k ? k : 1;
 	}
 	return i;
-}
-
-void af_format_us(char *out, size_t n, uint64_t us)
-{
-	af_style_time(out, n, us);
 }
 
 /* 1234567 -> "1,234,567", as flamegraph.pl prints counts. */
@@ -521,6 +502,35 @@ static int af_change(af_style *s, af_buf *b, uint64_t before, uint64_t after)
 	return bad;
 }
 
+void af_style_diff_values(const af_style *s, const af_rect *r, const af_node_info *ni,
+                          uint64_t v[4])
+{
+	const af_layout *l = s->layout;
+	af_clock c = l->clock;
+
+	v[0] = ni->base_total;
+	v[1] = ni->total[c];
+	v[2] = ni->base_self;
+	v[3] = ni->self[c];
+	if (ni->removed) { /* the band holds BEFORE's time */
+		v[0] = v[1];
+		v[1] = 0;
+		v[2] = v[3];
+		v[3] = 0;
+	} else if (r->node == 0 && af_tree_band(l->tree) != AF_NONE) {
+		v[1] -= af_tree_total(l->tree, af_tree_band(l->tree), c);
+	}
+}
+
+/* ", 1 call", ", 20,933 calls" */
+static int af_calls(af_buf *b, uint64_t calls)
+{
+	char n[32];
+
+	af_grouped(n, sizeof n, (double)calls);
+	return af_buf_printf(b, ", %s call%s", n, calls == 1 ? "" : "s");
+}
+
 /* A diff's tooltip: the frame, its share of the graph and calls in AFTER,
  * then total and self time BEFORE -> AFTER. */
 static int af_diff_tooltip(af_style *s, af_buf *b, const af_rect *r,
@@ -528,31 +538,22 @@ static int af_diff_tooltip(af_style *s, af_buf *b, const af_rect *r,
 {
 	const af_layout *l = s->layout;
 	af_clock c = l->clock;
-	uint64_t after = ni->total[c], before = ni->base_total, self = ni->self[c];
-	uint64_t base_self = ni->base_self;
+	uint64_t v[4];
 	double pct = l->total ? 100.0 * (double)ni->total[c] / (double)l->total : 0;
 	char t[64];
 	int bad;
 
-	if (ni->removed) { /* the band holds BEFORE's time */
-		before = after;
-		after = 0;
-		base_self = self;
-		self = 0;
-	} else if (r->node == 0 && af_tree_band(l->tree) != AF_NONE) {
-		after -= af_tree_total(l->tree, af_tree_band(l->tree), c);
-	}
+	af_style_diff_values(s, r, ni, v);
 	af_style_value(s, t, sizeof t, (double)ni->total[c] * l->factor);
 	bad = af_buf_append(b, ni->name, af_style_shown(ni->name));
 	bad |= af_buf_printf(b, " (%s, %.2f%%", t, pct);
 	if (ni->calls)
-		bad |= af_buf_printf(b, ", %llu call%s", (unsigned long long)ni->calls,
-		                     ni->calls == 1 ? "" : "s");
+		bad |= af_calls(b, ni->calls);
 	bad |= af_buf_append(b, "): ", 3);
-	bad |= af_change(s, b, before, after);
-	if (base_self || self) {
+	bad |= af_change(s, b, v[0], v[1]);
+	if (v[2] || v[3]) {
 		bad |= af_buf_append(b, "; self ", 7);
-		bad |= af_change(s, b, base_self, self);
+		bad |= af_change(s, b, v[2], v[3]);
 	}
 	return bad;
 }
@@ -590,8 +591,7 @@ int af_style_tooltip(af_style *s, af_buf *b, const af_rect *r)
 	bad = af_buf_append(b, ni.name, af_style_shown(ni.name));
 	bad |= af_buf_printf(b, " (%s, %.2f%%", t, pct);
 	if (ni.calls)
-		bad |= af_buf_printf(b, ", %llu call%s", (unsigned long long)ni.calls,
-		                     ni.calls == 1 ? "" : "s");
+		bad |= af_calls(b, ni.calls);
 	if (s->differential && r->changed && r->node != 0) {
 		/* flamegraph.pl's: of the total times the factor, "+" only when
 		 * it grew */
@@ -717,4 +717,50 @@ int af_text_clean(af_buf *b, const char *s, size_t len)
 	}
 	bad |= af_buf_append(b, s + start, i - start);
 	return bad;
+}
+
+/* WCAG relative luminance of an sRGB colour. */
+static double af_luminance(af_rgb c)
+{
+	const unsigned char v[3] = {c.r, c.g, c.b};
+	double lin[3];
+	int i;
+
+	for (i = 0; i < 3; i++) {
+		double x = v[i] / 255.0;
+		lin[i] = x <= 0.03928 ? x / 12.92 : pow((x + 0.055) / 1.055, 2.4);
+	}
+	return 0.2126 * lin[0] + 0.7152 * lin[1] + 0.0722 * lin[2];
+}
+
+double af_style_contrast(af_rgb a, af_rgb b)
+{
+	double x = af_luminance(a), y = af_luminance(b);
+	return x > y ? (x + 0.05) / (y + 0.05) : (y + 0.05) / (x + 0.05);
+}
+
+af_rgb af_style_ink(const af_style *s, af_ink role)
+{
+	/* on a light and on a dark background: the text, a muted line (the
+	 * subtitle), the buttons */
+	static const af_rgb light[] = {{0, 0, 0}, {0x59, 0x59, 0x59}, {0x50, 0x50, 0x50}};
+	static const af_rgb dark[] = {{0xd8, 0xd8, 0xd8}, {0xa0, 0xa0, 0xa0}, {0xb4, 0xb4, 0xb4}};
+	const af_rgb black = {0, 0, 0}, white = {255, 255, 255};
+	double lum = (af_luminance(s->bg[0]) + af_luminance(s->bg[1])) / 2;
+	af_rgb c = lum < 0.18 ? dark[role] : light[role];
+
+	/* any background (--bgcolors #rrggbb): black or white when the
+	 * theme's colour would not stand out 4.5:1 from both ends */
+	if (af_style_contrast(c, s->bg[0]) >= 4.5 && af_style_contrast(c, s->bg[1]) >= 4.5)
+		return c;
+	if (fmin(af_style_contrast(black, s->bg[0]), af_style_contrast(black, s->bg[1])) >=
+	    fmin(af_style_contrast(white, s->bg[0]), af_style_contrast(white, s->bg[1])))
+		return black;
+	return white;
+}
+
+int af_style_label_light(af_rgb fill)
+{
+	const af_rgb black = {0, 0, 0}, white = {255, 255, 255};
+	return af_style_contrast(white, fill) > af_style_contrast(black, fill);
 }

@@ -38,6 +38,30 @@ double af_style_change(const af_style *s, const af_node_info *ni, const af_rect 
 /** The tooltip of a frame: "NAME (VALUE, P%, N calls)". */
 int af_style_tooltip(af_style *s, af_buf *b, const af_rect *r);
 
+/** The values a diff's tooltip compares, for frame `r`: total BEFORE and
+ * AFTER, self BEFORE and AFTER (the root's AFTER without the removed band;
+ * the band's frames BEFORE's time and nothing AFTER). */
+void af_style_diff_values(const af_style *s, const af_rect *r, const af_node_info *ni,
+                          uint64_t v[4]);
+
+/** What a text is, for its colour. */
+typedef enum af_ink {
+	AF_INK_TEXT,   /* title, details, legend */
+	AF_INK_MUTED,  /* the subtitle */
+	AF_INK_BUTTON  /* Reset Zoom, Search, ic */
+} af_ink;
+
+/** The colour of a text of `role` on the style's background: the theme's,
+ * with a contrast of at least 4.5:1 against both ends of the gradient. */
+af_rgb af_style_ink(const af_style *s, af_ink role);
+
+/** 1 when a label on `fill` is drawn white rather than black: the one of
+ * the two that stands out more (at least 4.58:1 whatever the fill). */
+int af_style_label_light(af_rgb fill);
+
+/** WCAG contrast ratio of two colours, 1 to 21. */
+double af_style_contrast(af_rgb a, af_rgb b);
+
 /** Entry `i` of the android palette's legend; returns how many there are. */
 size_t af_style_legend(size_t i, const char **label, af_rgb *color);
 
@@ -52,14 +76,6 @@ size_t af_style_shown(const char *name);
  * *dots whether ".." follows.  Real font metrics, or flamegraph.pl's fixed
  * glyph width when the options give one. */
 size_t af_style_fit(af_style *s, const char *name, double w, int *dots);
-
-/** 1 for the code points no renderer draws: C0 controls, DEL and the
- * non-characters (XML forbids U+FFFE/U+FFFF, cairo refuses them all).  The
- * font measures them as zero wide, so widths match what is drawn. */
-static inline int af_text_dropped(uint32_t cp)
-{
-	return cp < 0x20 || cp == 0x7F || af_noncharacter(cp);
-}
 
 /** Writes `len` bytes of `s` as XML character data: markup characters
  * escaped, invalid UTF-8 as U+FFFD, characters XML forbids dropped. */
@@ -80,6 +96,9 @@ void af_js_string(FILE *out, const char *s, size_t len);
 int af_text_clean(af_buf *b, const char *s, size_t len);
 
 /** "850 µs", "12.3 ms", "1.23 s". */
-void af_style_time(char *out, size_t n, uint64_t us);
+static inline void af_style_time(char *out, size_t n, uint64_t us)
+{
+	af_format_us(out, n, us); /* error.c: the method table uses it too */
+}
 
 #endif

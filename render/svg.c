@@ -18,17 +18,122 @@
 #include <string.h>
 
 #include "flame_js.h"
+#include "font.h"
+#include "layout.h"
+#include "legend.h"
 #include "style.h"
 #include "tree.h"
 
 #define AF_MATCH_FILL "#e600e6"
 
+/* `v` in the fewest digits that read back as exactly `v` (the script must
+ * compute with the very doubles the C side used). */
+static void af_svg_exact(FILE *out, double v)
+{
+	char buf[40];
+	int digits;
+
+	for (digits = 15; digits < 17; digits++) {
+		snprintf(buf, sizeof buf, "%.*g", digits, v);
+		if (strtod(buf, NULL) == v)
+			break;
+	}
+	if (digits == 17)
+		snprintf(buf, sizeof buf, "%.17g", v);
+	fputs(buf, out);
+}
+
+/* `cp` in UTF-8; returns its length. */
+static size_t af_utf8_encode(uint32_t cp, char *s)
+{
+	if (cp < 0x80) {
+		s[0] = (char)cp;
+		return 1;
+	}
+	if (cp < 0x800) {
+		s[0] = (char)(0xC0 | (cp >> 6));
+		s[1] = (char)(0x80 | (cp & 0x3F));
+		return 2;
+	}
+	if (cp < 0x10000) {
+		s[0] = (char)(0xE0 | (cp >> 12));
+		s[1] = (char)(0x80 | ((cp >> 6) & 0x3F));
+		s[2] = (char)(0x80 | (cp & 0x3F));
+		return 3;
+	}
+	s[0] = (char)(0xF0 | (cp >> 18));
+	s[1] = (char)(0x80 | ((cp >> 12) & 0x3F));
+	s[2] = (char)(0x80 | ((cp >> 6) & 0x3F));
+	s[3] = (char)(0x80 | (cp & 0x3F));
+	return 4;
+}
+
+static int af_cmp_u32(const void *a, const void *b)
+{
+	uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+	return x < y ? -1 : x > y;
+}
+
+/* Writes the advances, at size 1, of the characters beyond ASCII that the
+ * names (and tooltips) hold, as "{cp:advance,...}": with the ASCII table,
+ * the script fits every label with the very numbers the C side used.
+ * Returns non-zero when out of memory. */
+static int af_svg_advances(FILE *out, const af_layout *l, af_font *font,
+                           const uint32_t *names, size_t nnames)
+{
+	af_mem *mem = af_layout_mem(l);
+	uint32_t *cps = NULL;
+	size_t n = 0, cap = 0, i, k;
+
+	/* and those of the tooltips' own text: "µs", "→" */
+	if (af_grow(mem, (void **)&cps, &cap, 2, sizeof *cps))
+		return -1;
+	cps[n++] = 0xB5;
+	cps[n++] = 0x2192;
+	for (i = 0; i < nnames; i++) {
+		const char *name = af_tree_name_by_id(l->tree, names[i]);
+		size_t len = strlen(name), at = 0;
+		while (at < len) {
+			uint32_t cp;
+			size_t step = af_utf8_decode((const unsigned char *)name + at, len - at, &cp);
+			if (step == 0) { /* drawn, and written to the script, as U+FFFD */
+				cp = 0xFFFD;
+				step = 1;
+			}
+			at += step;
+			if (cp < 0x80 || af_text_dropped(cp))
+				continue;
+			if (af_grow(mem, (void **)&cps, &cap, n + 1, sizeof *cps)) {
+				af_free(mem, cps);
+				return -1;
+			}
+			cps[n++] = cp;
+		}
+	}
+	if (n)
+		qsort(cps, n, sizeof *cps, af_cmp_u32);
+	fputc('{', out);
+	for (i = 0, k = 0; i < n; i++) {
+		char utf8[4];
+		size_t len;
+		if (i && cps[i] == cps[i - 1])
+			continue;
+		len = af_utf8_encode(cps[i], utf8);
+		fprintf(out, "%s%lu:", k++ ? "," : "", (unsigned long)cps[i]);
+		af_svg_exact(out, af_font_text_width(font, utf8, len, 1));
+	}
+	fputc('}', out);
+	af_free(mem, cps);
+	return 0;
+}
+
 /* The script, after the frames: the settings (geometry, the font's advances
- * at size 1 so labels are re-fitted after a zoom by arithmetic, how values
- * are printed), the name table and the frames' data, then flame.js. */
-static void af_svg_script(FILE *out, const af_layout *l, const af_render_options *opt,
-                          double rect_h, int differential, const uint32_t *names,
-                          size_t nnames, const af_buf *data)
+ * at size 1 so labels are re-fitted after a zoom by the same arithmetic as
+ * here, how values are printed), the name table and the frames' data, then
+ * flame.js.  Returns non-zero when out of memory. */
+static int af_svg_script(FILE *out, const af_layout *l, const af_render_options *opt,
+                         double rect_h, const af_style *st, const uint32_t *names,
+                         size_t nnames, const af_buf *data)
 {
 	double ypad2 = l->font_size * 2 + 10, unit;
 	af_font *font = opt->font;
@@ -36,30 +141,41 @@ static void af_svg_script(FILE *out, const af_layout *l, const af_render_options
 	int c;
 
 	fputs("<script type=\"text/ecmascript\"><![CDATA[\nvar AF={", out);
-	fprintf(out, "width:%g,xpad:%g,fs:%g,fh:%g,rh:%g,bottom:%g,top:%g,inverted:%s,",
-	        l->width, l->xpad, l->font_size, l->frame_height, rect_h,
+	fprintf(out, "width:%g,height:%g,xpad:%g,fs:%g,fh:%g,rh:%g,bottom:%g,top:%g,"
+	             "inverted:%s,",
+	        l->width, l->height, l->xpad, l->font_size, l->frame_height, rect_h,
 	        l->height - ypad2 + 1 - l->frame_height, l->top,
 	        l->inverted ? "true" : "false");
-	fprintf(out, "fontwidth:%g,", opt->fontwidth > 0 ? opt->fontwidth : 0);
+	fputs("fontwidth:", out);
+	af_svg_exact(out, opt->fontwidth > 0 ? opt->fontwidth : 0);
+	fputc(',', out);
 	fputs("nametype:", out);
 	af_js_string(out, opt->nametype ? opt->nametype : "",
 	             opt->nametype ? strlen(opt->nametype) : 0);
-	/* how a tooltip prints a value: as style.c's af_style_tooltip does */
-	/* a count's factor takes it from the tree's unit (af_tree_decimals) */
+	/* how a tooltip prints a value: as style.c's af_style_tooltip does;
+	 * diff: differential input (a change per frame), cmp: a diff of two
+	 * profiles (BEFORE and AFTER per frame); a count's factor takes it
+	 * from the tree's unit (af_tree_decimals) */
 	for (c = 0, unit = 1; c < (int)af_tree_decimals(l->tree); c++)
 		unit *= 10;
-	fprintf(out, ",total:%llu,unit:%.17g,factor:%.17g,time:%s,diff:%s,countname:",
+	fprintf(out, ",total:%llu,unit:%.17g,factor:%.17g,time:%s,diff:%s,cmp:%s,countname:",
 	        (unsigned long long)l->total, unit, l->factor / unit,
 	        af_tree_is_time(l->tree) && !opt->countname ? "true" : "false",
-	        differential ? "true" : "false");
+	        st->differential && !af_tree_is_diff(l->tree) ? "true" : "false",
+	        af_tree_is_diff(l->tree) ? "true" : "false");
 	af_js_string(out, opt->countname ? opt->countname : "samples",
 	             strlen(opt->countname ? opt->countname : "samples"));
 	fputs(",match:\"" AF_MATCH_FILL "\",cw:[", out);
 	for (c = 32; c < 127; c++) {
 		char ch = (char)c;
-		fprintf(out, "%s%.4f", c > 32 ? "," : "", af_font_text_width(font, &ch, 1, 1));
+		if (c > 32)
+			fputc(',', out);
+		af_svg_exact(out, af_font_text_width(font, &ch, 1, 1));
 	}
-	fprintf(out, "],other:%.4f,wide:1,\n", af_font_text_width(font, "\xC3\xA9", 2, 1));
+	fputs("],cx:", out);
+	if (af_svg_advances(out, l, font, names, nnames))
+		return -1;
+	fputs(",\n", out);
 	/* one string a name, in order of first use */
 	fputs("names:[", out);
 	for (i = 0; i < nnames; i++) {
@@ -68,13 +184,15 @@ static void af_svg_script(FILE *out, const af_layout *l, const af_render_options
 			fputc(',', out);
 		af_js_string(out, name, af_style_shown(name));
 	}
-	/* per frame: name index, total, calls (and the change, when differential) */
+	/* per frame: name index, total, calls, then with diff the change, with
+	 * cmp total BEFORE and AFTER, self BEFORE and AFTER */
 	fputs("],\nframes:[", out);
 	if (data->len)
 		fwrite(data->data, 1, data->len - 1, out); /* no trailing ',' */
 	fputs("]};\n", out);
 	fputs(af_flame_js, out);
 	fputs("]]></script>\n", out);
+	return 0;
 }
 
 /* One decimal, without "-0.0". */
@@ -131,51 +249,54 @@ static int af_data_uint(af_buf *b, unsigned long long v)
 	return af_buf_append(b, p, (size_t)(buf + sizeof buf - p));
 }
 
-/* --nameattr: writes the attributes given for `name`: with `link`, an <a>
- * opening with its href and target (returns 1 when written), else the
- * others, for the frame's <g>.  Attribute names must be XML names. */
-static int af_svg_attrs(FILE *out, const af_namemap *map, const char *name, int link)
+/* A frame's opening: `<a ...>` when --nameattr makes it a link, then
+ * `<g ...>` with the attributes given for it.  namemap.c kept only safe
+ * attributes with plain names, each once (af_namemap_get() gives their
+ * form); this writes them.  Returns 1 when an <a> was opened; *title is the
+ * tooltip given for the frame (*tlen bytes), or NULL. */
+static int af_svg_open_frame(FILE *out, const af_namemap *map, const char *name,
+                             const char **title, size_t *tlen)
 {
-	const char *p = map ? af_namemap_get(map, name) : NULL;
-	int opened = 0;
+	const char *attrs = map ? af_namemap_get(map, name) : NULL;
+	int link = 0, pass;
 
-	while (p && *p) {
-		const char *end = strchr(p, '\t'), *eq = strchr(p, '='), *k;
-		size_t len = end ? (size_t)(end - p) : strlen(p);
-		int valid = eq && eq > p && eq < p + len, is_link;
-		for (k = p; valid && k < eq; k++)
-			valid = (*k >= 'a' && *k <= 'z') || (*k >= 'A' && *k <= 'Z') ||
-			        *k == '_' || *k == ':' ||
-			        (k > p && ((*k >= '0' && *k <= '9') || *k == '-' || *k == '.'));
-		if (valid) {
-			size_t klen = (size_t)(eq - p);
-			const char *v = eq + 1;
-			size_t vlen = len - klen - 1;
-			is_link = (klen == 4 && memcmp(p, "href", 4) == 0) ||
-			          (klen == 10 && memcmp(p, "xlink:href", 10) == 0) ||
-			          (klen == 6 && memcmp(p, "target", 6) == 0);
-			if (vlen >= 2 && v[0] == '"' && v[vlen - 1] == '"') {
-				v++;
-				vlen -= 2;
-			}
-			if (is_link == link) {
-				if (link && !opened) {
-					fputs("<a", out);
-					opened = 1;
+	*title = NULL;
+	*tlen = 0;
+	for (pass = 0; pass < 2; pass++) { /* the <a>'s, then the <g>'s */
+		const char *p = attrs;
+		if (pass == 1)
+			fputs("<g", out);
+		while (p && *p) {
+			const char *end = strchr(p, '\t'), *eq = strchr(p, '=');
+			size_t len = end ? (size_t)(end - p) : strlen(p), klen, vlen;
+			int for_a, is_a_extra;
+
+			if (eq && eq < p + len) {
+				klen = (size_t)(eq - p);
+				vlen = len - klen - 1;
+				is_a_extra = klen > 2 && memcmp(p, "a:", 2) == 0;
+				for_a = is_a_extra || (klen == 4 && memcmp(p, "href", 4) == 0) ||
+				        (klen == 6 && memcmp(p, "target", 6) == 0);
+				if (klen == 5 && memcmp(p, "title", 5) == 0) {
+					*title = eq + 1;
+					*tlen = vlen;
+				} else if (for_a == (pass == 0)) {
+					if (pass == 0 && !link) {
+						fputs("<a", out);
+						link = 1;
+					}
+					fprintf(out, " %.*s=\"", (int)(klen - (is_a_extra ? 2 : 0)),
+					        p + (is_a_extra ? 2 : 0));
+					af_xml_escape(out, eq + 1, vlen);
+					fputc('"', out);
 				}
-				if (klen == 10)
-					fputs(" href=\"", out); /* SVG 2 reads plain href */
-				else
-					fprintf(out, " %.*s=\"", (int)klen, p);
-				af_xml_escape(out, v, vlen);
-				fputc('"', out);
 			}
+			p = end ? end + 1 : NULL;
 		}
-		p = end ? end + 1 : NULL;
+		if (link || pass == 1)
+			fputc('>', out);
 	}
-	if (opened)
-		fputc('>', out);
-	return opened;
+	return link;
 }
 
 static void af_svg_text(FILE *out, const char *attrs, double x, double y,
@@ -190,38 +311,38 @@ static void af_svg_text(FILE *out, const char *attrs, double x, double y,
 	fputs("</text>\n", out);
 }
 
-/* The android palette's kinds, in one centred row under the title. */
+/* The android palette's kinds, in one centred row under the title, as
+ * legend.c places it. */
 static void af_svg_legend(FILE *out, const af_layout *l, const af_render_options *opt)
 {
-	double fs = l->font_size, box = fs * 0.8, gap = fs * 1.5, total = 0, x;
-	size_t i, n = af_style_legend(0, &(const char *){NULL}, &(af_rgb){0, 0, 0});
-	const char *label;
-	af_rgb c;
+	af_legend g;
+	double x;
+	size_t i;
 
-	for (i = 0; i < n; i++) {
-		af_style_legend(i, &label, &c);
-		total += box + 4 + af_font_text_width(opt->font, label, strlen(label), fs) +
-		         (i + 1 < n ? gap : 0);
-	}
-	x = l->width / 2 - total / 2;
+	af_legend_place(opt->font, l, &g);
+	x = g.x;
 	fputs("<g id=\"legend\">", out);
-	for (i = 0; i < n; i++) {
-		af_style_legend(i, &label, &c);
+	for (i = 0; i < g.count; i++) {
+		af_rgb c;
+		const char *label = af_legend_entry(&g, i, &c);
 		fputs("<rect x=\"", out);
 		af_num(out, x);
 		fputs("\" y=\"", out);
-		af_num(out, l->legend_y - box);
-		fprintf(out, "\" width=\"%g\" height=\"%g\" fill=\"#%02x%02x%02x\"/>", box, box,
-		        c.r, c.g, c.b);
-		x += box + 4;
+		af_num(out, l->legend_y - g.box);
+		fprintf(out, "\" width=\"%.2f\" height=\"%.2f\" fill=\"#%02x%02x%02x\"/>", g.box,
+		        g.box, c.r, c.g, c.b);
+		x += g.box + g.pad;
 		fputs("<text x=\"", out);
 		af_num(out, x);
 		fputs("\" y=\"", out);
 		af_num(out, l->legend_y);
+		/* smaller to fit: a style, as the style sheet sets every text's size */
+		if (g.size != l->font_size)
+			fprintf(out, "\" style=\"font-size:%.2fpx", g.size);
 		fputs("\">", out);
 		af_xml_escape(out, label, strlen(label));
 		fputs("</text>", out);
-		x += af_font_text_width(opt->font, label, strlen(label), fs) + gap;
+		x += af_font_text_width(opt->font, label, strlen(label), g.size) + g.gap;
 	}
 	fputs("</g>\n", out);
 }
@@ -254,15 +375,19 @@ static af_status af_svg_frames(const af_layout *l, const af_render_options *opt,
 		const af_rect *r = &l->rects[i];
 		af_node_info ni;
 		af_rgb col;
-		size_t n;
+		const char *title;
+		size_t n, tlen;
 		int dots, link;
 
 		af_tree_node(l->tree, r->node, &ni);
 		col = af_style_fill(st, &ni, r);
-		link = af_svg_attrs(out, opt->nameattr, ni.name, 1);
-		fputs("<g", out);
-		af_svg_attrs(out, opt->nameattr, ni.name, 0);
-		fputc('>', out);
+		link = af_svg_open_frame(out, opt->nameattr, ni.name, &title, &tlen);
+		if (title && interactive) {
+			/* flame.js shows it instead of the tooltip it builds */
+			fputs("<title>", out);
+			af_xml_escape(out, title, tlen);
+			fputs("</title>", out);
+		}
 		if (interactive) {
 			uint32_t id = af_tree_name_id(l->tree, r->node);
 			if (index[id] == UINT32_MAX) {
@@ -272,15 +397,23 @@ static af_status af_svg_frames(const af_layout *l, const af_render_options *opt,
 			bad = af_data_uint(&data, index[id]) |
 			      af_data_uint(&data, r->value) |
 			      af_data_uint(&data, ni.calls);
-			/* the change, or none (the root's, a frame of a line with
-			 * one count) */
-			if (st->differential && r->changed && r->node != 0)
+			if (af_tree_is_diff(l->tree)) {
+				uint64_t v[4];
+				int k;
+				af_style_diff_values(st, r, &ni, v);
+				for (k = 0; k < 4; k++)
+					bad |= af_data_uint(&data, v[k]);
+			} else if (st->differential && r->changed && r->node != 0) {
+				/* the change, or none (the root's, a frame of a
+				 * line with one count) */
 				bad |= af_buf_printf(&data, "%.0f,", af_style_change(st, &ni, r));
-			else if (st->differential)
+			} else if (st->differential) {
 				bad |= af_buf_append(&data, "null,", 5);
+			}
 		} else {
 			tip.len = 0;
-			bad = af_style_tooltip(st, &tip, r);
+			bad = title ? af_buf_append(&tip, title, tlen)
+			            : af_style_tooltip(st, &tip, r);
 			fputs("<title>", out);
 			af_xml_escape(out, tip.data, tip.len);
 			fputs("</title>", out);
@@ -301,7 +434,8 @@ static af_status af_svg_frames(const af_layout *l, const af_render_options *opt,
 		 * the font; a thumbnail only where the label can be read */
 		n = !l->thumbnail || r->h >= fs + 2 ? af_style_fit(st, ni.name, r->w, &dots) : 0;
 		if (n > 0) {
-			fputs("<text x=\"", out);
+			/* white on dark fills: every label stands out 4.5:1 */
+			fputs(af_style_label_light(col) ? "<text class=\"w\" x=\"" : "<text x=\"", out);
 			af_num(out, r->x + 3);
 			fputs("\" y=\"", out);
 			af_num(out, r->y + r->h / 2 + 3);
@@ -322,8 +456,10 @@ static af_status af_svg_frames(const af_layout *l, const af_render_options *opt,
 		status = af_fail(err, AF_ERR_NOMEM, -1, "out of memory growing the palette map");
 		goto done;
 	}
-	if (interactive)
-		af_svg_script(out, l, opt, rect_h, st->differential, names, nnames, &data);
+	if (interactive && af_svg_script(out, l, opt, rect_h, st, names, nnames, &data)) {
+		status = af_fail(err, AF_ERR_NOMEM, -1, "out of memory writing SVG");
+		goto done;
+	}
 	fputs("</svg>\n", out);
 	if (fflush(out) || ferror(out))
 		status = af_fail(err, AF_ERR_IO, -1, "write failed");
@@ -345,6 +481,7 @@ static af_status af_svg_emit(const af_layout *l, const af_render_options *opt,
 	size_t i;
 	int interactive;
 	char height_css[48] = "";
+	af_rgb ink, muted, button;
 
 	if (!opt || !opt->font)
 		return af_fail(err, AF_ERR_ARG, -1, "no font given to the SVG writer");
@@ -400,15 +537,23 @@ static af_status af_svg_emit(const af_layout *l, const af_render_options *opt,
 	} else {
 		fputs("\"DejaVu Sans\",Verdana,sans-serif", out);
 	}
-	fprintf(out, ";font-size:%gpx;fill:%s}#frames text{fill:#000}"
+	/* every text stands out at least 4.5:1 from the background (style.c) */
+	ink = af_style_ink(&st, AF_INK_TEXT);
+	muted = af_style_ink(&st, AF_INK_MUTED);
+	button = af_style_ink(&st, AF_INK_BUTTON);
+	fprintf(out, ";font-size:%gpx;fill:#%02x%02x%02x}#frames text{fill:#000}#frames text.w{fill:#fff}"
 	             "#title{text-anchor:middle;font-size:%gpx}"
-	             "#subtitle{text-anchor:middle;fill:#a0a0a0}"
-	             "#frames rect{rx:2px;ry:2px%s}#frames g{cursor:pointer}"
-	             "#frames g:hover rect{stroke:#000;stroke-width:.5}"
-	             ".parent{opacity:.5}.hide{display:none}#matched{text-anchor:end}"
-	             "#unzoom,#search,#ignorecase{cursor:pointer;fill:#555}"
-	             "#ignorecase.on{fill:%s;font-weight:bold}</style>\n",
-	        fs, opt->dark ? "#d8d8d8" : "#000", fs + 5, height_css, opt->dark ? "#fff" : "#000");
+	             "#subtitle{text-anchor:middle;fill:#%02x%02x%02x}"
+	             "#frames rect{rx:2px;ry:2px%s}%s"
+	             "#frames g:hover rect{stroke:#000;stroke-width:.5}",
+	        fs, ink.r, ink.g, ink.b, fs + 5, muted.r, muted.g, muted.b, height_css,
+	        interactive ? "#frames g{cursor:pointer}" : "");
+	if (interactive) /* the buttons and lines the script draws */
+		fprintf(out, ".parent{opacity:.5}.hide{display:none}#matched,#search{text-anchor:end}"
+		             "#unzoom,#search,#ignorecase{cursor:pointer;fill:#%02x%02x%02x}"
+		             "#ignorecase.on{fill:#%02x%02x%02x;font-weight:bold}",
+		        button.r, button.g, button.b, ink.r, ink.g, ink.b);
+	fputs("</style>\n", out);
 	fputs("<rect x=\"0\" y=\"0\" width=\"100%\" height=\"100%\" "
 	      "fill=\"url(#background)\"/>\n", out);
 	if (!l->thumbnail)
@@ -417,14 +562,6 @@ static af_status af_svg_emit(const af_layout *l, const af_render_options *opt,
 		af_svg_text(out, "id=\"subtitle\"", l->width / 2, fs * 4, l->subtitle);
 	if (l->legend && opt->palette == AF_PALETTE_ANDROID)
 		af_svg_legend(out, l, opt);
-	if (interactive) {
-		double ypad2 = fs * 2 + 10;
-		af_svg_text(out, "id=\"unzoom\" class=\"hide\"", l->xpad, fs * 2, "Reset Zoom");
-		af_svg_text(out, "id=\"search\"", l->width - l->xpad - 100, fs * 2, "Search");
-		af_svg_text(out, "id=\"ignorecase\"", l->width - l->xpad - 16, fs * 2, "ic");
-		af_svg_text(out, "id=\"details\"", l->xpad, l->height - ypad2 / 2, " ");
-		af_svg_text(out, "id=\"matched\"", l->width - l->xpad, l->height - ypad2 / 2, "");
-	}
 	return af_svg_frames(l, opt, &st, interactive, rect_h, out, err);
 }
 

@@ -1,13 +1,12 @@
 /*
- * error.c - status strings and the small utilities every module uses.
+ * error.c - status strings, af_fail(), UTF-8 decoding and times for people:
+ * what every module uses, needing nothing but the C library.
  */
-#define _DEFAULT_SOURCE /* madvise */
+#include <stdarg.h>
 #include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
-#include <sys/mman.h>
 
-#include "internal.h"
+#include "error.h"
 
 const char *af_strerror(af_status status)
 {
@@ -31,75 +30,76 @@ const char *af_strerror(af_status status)
 	return "unknown error";
 }
 
+/* The escape for code point `cp` that a terminal could take for a command
+ * or that reorders the text around it: C0 and C1 controls, DEL, the
+ * bidirectional controls and the line and paragraph separators; 0 when it
+ * prints as itself. */
+static int af_escaped(uint32_t cp)
+{
+	return cp < 0x20 || (cp >= 0x7F && cp <= 0x9F) || cp == 0x061C ||
+	       cp == 0x200E || cp == 0x200F || (cp >= 0x2028 && cp <= 0x202E) ||
+	       (cp >= 0x2066 && cp <= 0x2069);
+}
+
+size_t af_text_escape(char *out, size_t size, const char *text, size_t len)
+{
+	const unsigned char *s = (const unsigned char *)text;
+	size_t i = 0, o = 0;
+
+	if (size == 0)
+		return 0;
+	while (i < len) {
+		char unit[16];
+		size_t n, k;
+		uint32_t cp = 0;
+
+		k = af_utf8_decode(s + i, len - i, &cp);
+		if (k == 0) {
+			snprintf(unit, sizeof unit, "\\x%02X", s[i]);
+			k = 1;
+		} else if (cp == '\t' || cp == '\n' || cp == '\r') {
+			snprintf(unit, sizeof unit, "\\%c", cp == '\t' ? 't' : cp == '\n' ? 'n' : 'r');
+		} else if (cp < 0x80 && af_escaped(cp)) {
+			snprintf(unit, sizeof unit, "\\x%02X", (unsigned)cp);
+		} else if (af_escaped(cp)) {
+			snprintf(unit, sizeof unit, "\\u%04X", (unsigned)cp);
+		} else {
+			memcpy(unit, s + i, k);
+			unit[k] = '\0';
+		}
+		n = strlen(unit);
+		if (o + n >= size)
+			break; /* a whole character or escape, or nothing */
+		memcpy(out + o, unit, n);
+		o += n;
+		i += k;
+	}
+	out[o] = '\0';
+	return o;
+}
+
 af_status af_fail(af_error *err, af_status status, long long offset,
                   const char *fmt, ...)
 {
 	if (err) {
+		/* room for a message that escaping lengthens, then cut to fit;
+		 * messages quote input bytes, and they reach terminals */
+		char raw[4 * sizeof err->message];
 		va_list ap;
+		int n;
+
 		err->status = status;
 		err->offset = offset;
 		err->line = 0;
 		va_start(ap, fmt);
-		vsnprintf(err->message, sizeof err->message, fmt, ap);
+		n = vsnprintf(raw, sizeof raw, fmt, ap);
 		va_end(ap);
+		if (n < 0)
+			n = 0;
+		af_text_escape(err->message, sizeof err->message, raw,
+		               (size_t)n < sizeof raw ? (size_t)n : sizeof raw - 1);
 	}
 	return status;
-}
-
-void af_hint_huge(void *p, size_t bytes)
-{
-#ifdef MADV_HUGEPAGE
-	/* whole pages around the block: a large block is its own mapping, and
-	 * advising all of it keeps it one area that mremap can still move */
-	uintptr_t start = (uintptr_t)p & ~(uintptr_t)4095;
-	uintptr_t end = ((uintptr_t)p + bytes + 4095) & ~(uintptr_t)4095;
-	if (bytes >= (4u << 20))
-		madvise((void *)start, end - start, MADV_HUGEPAGE);
-#else
-	(void)p;
-	(void)bytes;
-#endif
-}
-
-int af_buf_append(af_buf *b, const void *data, size_t len)
-{
-	if (len > SIZE_MAX - b->len - 1)
-		return -1;
-	if (AF_GROW(b->mem, b->data, b->cap, b->len + len + 1))
-		return -1;
-	memcpy(b->data + b->len, data, len);
-	b->len += len;
-	b->data[b->len] = '\0';
-	return 0;
-}
-
-void af_buf_free(af_buf *b)
-{
-	af_free(b->mem, b->data);
-	b->data = NULL;
-	b->len = b->cap = 0;
-}
-
-int af_buf_printf(af_buf *b, const char *fmt, ...)
-{
-	va_list ap;
-	char tmp[512];
-	int n;
-
-	va_start(ap, fmt);
-	n = vsnprintf(tmp, sizeof tmp, fmt, ap);
-	va_end(ap);
-	if (n < 0)
-		return -1;
-	if ((size_t)n < sizeof tmp)
-		return af_buf_append(b, tmp, (size_t)n);
-	if (AF_GROW(b->mem, b->data, b->cap, b->len + (size_t)n + 1))
-		return -1;
-	va_start(ap, fmt);
-	vsnprintf(b->data + b->len, (size_t)n + 1, fmt, ap);
-	va_end(ap);
-	b->len += (size_t)n;
-	return 0;
 }
 
 size_t af_utf8_decode(const unsigned char *s, size_t n, uint32_t *cp)
@@ -138,4 +138,18 @@ size_t af_utf8_decode(const unsigned char *s, size_t n, uint32_t *cp)
 		return 0;
 	*cp = c;
 	return len;
+}
+
+void af_format_us(char *out, size_t n, uint64_t us)
+{
+	if (us < 1000)
+		snprintf(out, n, "%llu \xC2\xB5s", (unsigned long long)us);
+	else if (us < 10000)
+		snprintf(out, n, "%.2f ms", (double)us / 1e3);
+	else if (us < 1000000)
+		snprintf(out, n, "%.1f ms", (double)us / 1e3);
+	else if (us < 10000000)
+		snprintf(out, n, "%.3f s", (double)us / 1e6);
+	else
+		snprintf(out, n, "%.2f s", (double)us / 1e6);
 }

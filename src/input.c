@@ -29,6 +29,32 @@ static void af_zfree(voidpf opaque, voidpf p)
 	af_free(opaque, p);
 }
 
+static const char af_no_trace[] =
+	"not an Android method trace nor folded stacks (no *version key, no SLOW "
+	"header, not gzip, no \"frame;frame COUNT\" line)";
+static const char af_no_trace_in_gzip[] =
+	"gzip data holding neither an Android method trace nor folded stacks "
+	"(no *version key, no SLOW header, no \"frame;frame COUNT\" line)";
+
+/* 1 when the first `n` bytes of an input rule out every variant already:
+ * no trace, gzip or key starts so, and a NUL in the first line rules out
+ * folded text.  Lets a gzip bomb of zeros stop at its first inflated
+ * megabyte, and /dev/zero at its first kilobytes. */
+static int af_cannot_be_trace(const uint8_t *b, size_t n)
+{
+	size_t i = 0;
+
+	if (n < 4 || b[0] == '*' || (b[0] == 0x1F && b[1] == 0x8B) ||
+	    memcmp(b, "SLOW", 4) == 0)
+		return 0;
+	while (i < n && (b[i] == '\n' || b[i] == '\r'))
+		i++;
+	for (; i < n && b[i] != '\n'; i++)
+		if (b[i] == 0)
+			return 1;
+	return 0;
+}
+
 /* Inflates gzip (one or more members) into a new buffer from `mem`. */
 static af_status af_gunzip(af_mem *mem, const uint8_t *in, size_t len,
                            uint64_t max, uint8_t **out, size_t *out_len,
@@ -38,7 +64,7 @@ static af_status af_gunzip(af_mem *mem, const uint8_t *in, size_t len,
 	uint8_t *buf = NULL;
 	size_t cap = 0, used = 0;
 	af_status st = AF_OK;
-	int r;
+	int r, sniffed = 0;
 
 	memset(&z, 0, sizeof z);
 	z.zalloc = af_zalloc;
@@ -56,7 +82,8 @@ static af_status af_gunzip(af_mem *mem, const uint8_t *in, size_t len,
 			size_t want = cap ? cap * 2 : (len < (1u << 20) ? (1u << 20) : len * 4);
 			if ((uint64_t)cap >= max) {
 				st = af_fail(err, AF_ERR_LIMIT, (long long)z.total_in,
-				             "gzip data inflates past the %llu-byte input limit",
+				             "gzip data of %zu bytes inflates past the "
+				             "%llu-byte input limit", len,
 				             (unsigned long long)max);
 				goto out;
 			}
@@ -76,6 +103,13 @@ static af_status af_gunzip(af_mem *mem, const uint8_t *in, size_t len,
 		                                                   : cap - used);
 		r = inflate(&z, Z_NO_FLUSH);
 		used = (size_t)(z.next_out - buf);
+		if (!sniffed && used >= 4096) {
+			sniffed = 1;
+			if (af_cannot_be_trace(buf, used)) {
+				st = af_fail(err, AF_ERR_FORMAT, 0, "%s", af_no_trace_in_gzip);
+				goto out;
+			}
+		}
 		if (r == Z_STREAM_END) {
 			size_t at = (size_t)(z.next_in - in);
 			/* another member follows: keep going; anything else ends it */
@@ -172,8 +206,10 @@ static af_status af_parse_bytes(af_trace *t, const uint8_t *b, size_t len,
 		return af_trace_regular_data(t, b + end, len - end, (long long)end,
 		                             err);
 	}
+	/* inflated bytes: the messages say so, and never "not gzip" */
 	if (len == 0)
-		return af_fail(err, AF_ERR_FORMAT, 0, "the input is empty");
+		return af_fail(err, AF_ERR_FORMAT, 0, depth ? "the gzip data inflates "
+		               "to nothing" : "the input is empty");
 	if (af_folded_detect(b, len)) {
 		t->info.variant = AF_VARIANT_FOLDED;
 		return af_trace_folded(t, b, len, err);
@@ -185,18 +221,23 @@ static af_status af_parse_bytes(af_trace *t, const uint8_t *b, size_t len,
 		                   b[i] == '\t'))
 			i++;
 		if (i == len)
-			return af_fail(err, AF_ERR_FORMAT, 0,
-			               "the input holds nothing but blank lines");
+			return af_fail(err, AF_ERR_FORMAT, 0, "%s holds nothing but blank "
+			               "lines", depth ? "the gzip data" : "the input");
 		why = af_folded_reject(b, len, &off);
+		if (why && depth)
+			return af_fail(err, AF_ERR_FORMAT, (long long)off,
+			               "gzip data holding neither an Android method trace "
+			               "(no *version key, no SLOW header) nor folded "
+			               "stacks (\"frame;frame COUNT\"): %s", why);
 		if (why)
 			return af_fail(err, AF_ERR_FORMAT, (long long)off,
 			               "not an Android method trace (no *version key, no "
 			               "SLOW header, not gzip) nor folded stacks "
 			               "(\"frame;frame COUNT\"): %s", why);
 	}
-	return af_fail(err, AF_ERR_FORMAT, 0,
-	               "not an Android method trace nor folded stacks (no *version "
-	               "key, no SLOW header, not gzip, no \"frame;frame COUNT\" line)");
+	if (depth)
+		return af_fail(err, AF_ERR_FORMAT, 0, "%s", af_no_trace_in_gzip);
+	return af_fail(err, AF_ERR_FORMAT, 0, "%s", af_no_trace);
 }
 
 static af_status af_parse_into(af_trace *t, const uint8_t *b, size_t len,
@@ -229,24 +270,58 @@ af_status af_trace_parse(const void *buf, size_t len,
 /* Files                                                               */
 
 /* Bytes of a file: mapped when it is a regular file (the page cache holds
- * them, not the budget), read into memory from `mem` otherwise. */
+ * them, not the budget) and the mapping can be guarded against the file
+ * shrinking (guard.c), read into memory from `mem` otherwise. */
 typedef struct af_bytes {
 	uint8_t *data;
 	size_t len;
 	int mapped;
+	int guard;  /* guard.c's slot of a mapping */
+	int fd;     /* the mapped file, kept open to tell what became of it */
+	int own_fd; /* closed with the bytes (not standard input) */
 	af_mem *mem;
 } af_bytes;
+
+static void af_bytes_init(af_bytes *b, af_mem *mem)
+{
+	memset(b, 0, sizeof *b);
+	b->guard = -1;
+	b->fd = -1;
+	b->mem = mem;
+}
 
 static void af_bytes_free(af_bytes *b)
 {
 	af_mem *mem = b->mem;
 
-	if (b->mapped)
+	if (b->mapped) {
+		af_guard_remove(b->guard);
 		munmap(b->data, b->len);
-	else
+	} else {
 		af_free(mem, b->data);
-	memset(b, 0, sizeof *b);
-	b->mem = mem;
+	}
+	if (b->own_fd && b->fd >= 0)
+		close(b->fd);
+	af_bytes_init(b, mem);
+}
+
+/* Fails with AF_ERR_IO when a read of the mapped bytes found the file cut
+ * short (whatever a parse of them said: it read zeros); `who` names the
+ * file when the caller's name for the input is another one. */
+static af_status af_bytes_check(const af_bytes *b, const char *who, af_error *err)
+{
+	struct stat sb;
+
+	if (!b->mapped || !af_guard_hit(b->guard))
+		return AF_OK;
+	if (fstat(b->fd, &sb) == 0 && (uint64_t)sb.st_size < b->len)
+		return af_fail(err, AF_ERR_IO, -1, "%s%schanged while it was read: it "
+		               "shrank from %zu to %lld bytes", who ? who : "",
+		               who ? " " : "", b->len, (long long)sb.st_size);
+	/* not shorter now: cut and grown again, or an I/O error */
+	return af_fail(err, AF_ERR_IO, -1, "%s%schanged while it was read: part of "
+	               "its %zu bytes could no longer be read", who ? who : "",
+	               who ? " " : "", b->len);
 }
 
 #ifdef MAP_POPULATE
@@ -255,40 +330,59 @@ static void af_bytes_free(af_bytes *b)
 #define AF_MAP_POPULATE 0
 #endif
 
+/* Maps or reads `fd` into `b`.  A mapped file's descriptor is kept in
+ * b->fd (not owned): the caller must keep it open while `b` lives. */
 static af_status af_read_fd(af_mem *mem, int fd, uint64_t max, af_bytes *b,
                             af_error *err)
 {
 	size_t cap = 0;
 	struct stat sb;
+	int sniffed = 0;
 
-	memset(b, 0, sizeof *b);
-	b->mem = mem;
+	af_bytes_init(b, mem);
 	if (fstat(fd, &sb) == 0 && S_ISREG(sb.st_mode) && sb.st_size > 0) {
+		void *p;
 		if ((uint64_t)sb.st_size > max)
 			return af_fail(err, AF_ERR_LIMIT, -1,
 			               "file is larger than the %llu-byte input limit",
 			               (unsigned long long)max);
 		/* every byte is read once, front to back: mapping the pages in
 		 * one call costs less than a fault for each */
-		b->data = mmap(NULL, (size_t)sb.st_size, PROT_READ,
-		               MAP_PRIVATE | AF_MAP_POPULATE, fd, 0);
-		if (b->data != MAP_FAILED) {
-			b->len = (size_t)sb.st_size;
-			b->mapped = 1;
-			return AF_OK;
+		p = mmap(NULL, (size_t)sb.st_size, PROT_READ,
+		         MAP_PRIVATE | AF_MAP_POPULATE, fd, 0);
+		if (p != MAP_FAILED) {
+			b->guard = af_guard_add(p, (size_t)sb.st_size);
+			if (b->guard >= 0) {
+				b->data = p;
+				b->len = (size_t)sb.st_size;
+				b->mapped = 1;
+				b->fd = fd;
+				return AF_OK;
+			}
+			munmap(p, (size_t)sb.st_size);
 		}
-		b->data = NULL;
 	}
 	for (;;) {
 		ssize_t n;
+		if (!sniffed && b->len >= 4096) {
+			/* /dev/zero and the like: refused at once, not after the
+			 * input limit's worth of them */
+			sniffed = 1;
+			if (af_cannot_be_trace(b->data, b->len)) {
+				af_bytes_free(b);
+				return af_fail(err, AF_ERR_FORMAT, 0, "%s", af_no_trace);
+			}
+		}
 		if (cap - b->len < 65536) {
 			if ((uint64_t)cap >= max || AF_GROW(mem, b->data, cap, b->len + 65536)) {
 				af_status st = (uint64_t)cap >= max ? AF_ERR_LIMIT : AF_ERR_NOMEM;
 				long long at = (long long)b->len;
 				af_bytes_free(b);
-				return af_fail(err, st, at, st == AF_ERR_LIMIT
-				               ? "input is larger than the input limit"
-				               : "out of memory reading the input");
+				if (st == AF_ERR_LIMIT)
+					return af_fail(err, st, at, "input is larger than "
+					               "the %llu-byte input limit",
+					               (unsigned long long)max);
+				return af_fail(err, st, at, "out of memory reading the input");
 			}
 		}
 		n = read(fd, b->data + b->len, cap - b->len);
@@ -314,10 +408,15 @@ static af_status af_read_path(af_mem *mem, const char *path, uint64_t max,
 	if (strcmp(path, "-") == 0)
 		return af_read_fd(mem, 0, max, b, err);
 	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
+	if (fd < 0) {
+		af_bytes_init(b, mem);
 		return af_fail(err, AF_ERR_IO, -1, "cannot open: %s", strerror(errno));
+	}
 	st = af_read_fd(mem, fd, max, b, err);
-	close(fd);
+	if (b->mapped)
+		b->own_fd = 1; /* closed with the bytes */
+	else
+		close(fd);
 	return st;
 }
 
@@ -362,11 +461,14 @@ static af_status af_parse_pair(af_trace *t, const char *key_path,
 		return af_fail(err, st, -1, "%s: %s", data_path, why);
 	}
 	if (!af_is_key_half(k.data, k.len) || !af_is_data_half(d.data, d.len)) {
+		if ((st = af_bytes_check(&k, key_path, err)) == AF_OK &&
+		    (st = af_bytes_check(&d, data_path, err)) == AF_OK)
+			st = af_fail(err, AF_ERR_FORMAT, 0,
+			             "%s and %s are not a key and data pair", key_path,
+			             data_path);
 		af_bytes_free(&k);
 		af_bytes_free(&d);
-		return af_fail(err, AF_ERR_FORMAT, 0,
-		               "%s and %s are not a key and data pair", key_path,
-		               data_path);
+		return st;
 	}
 	joined = k.len + d.len >= k.len ? af_malloc(t->mem, k.len + d.len) : NULL;
 	if (!joined) {
@@ -378,6 +480,13 @@ static af_status af_parse_pair(af_trace *t, const char *key_path,
 	memcpy(joined, k.data, k.len);
 	memcpy(joined + k.len, d.data, d.len);
 	total = k.len + d.len;
+	if ((st = af_bytes_check(&k, key_path, err)) != AF_OK ||
+	    (st = af_bytes_check(&d, data_path, err)) != AF_OK) {
+		af_bytes_free(&k);
+		af_bytes_free(&d);
+		af_free(t->mem, joined);
+		return st;
+	}
 	af_bytes_free(&k);
 	af_bytes_free(&d);
 	st = af_parse_into(t, joined, total, err);
@@ -408,7 +517,8 @@ static af_status af_open_into(af_trace *t, const char *path, af_error *err)
 		return st;
 	}
 	AF_FORWARD(af_read_path(t->mem, path, t->limits.max_input, &b, err));
-	if (strcmp(path, "-") != 0 && af_is_data_half(b.data, b.len)) {
+	if (strcmp(path, "-") != 0 && af_is_data_half(b.data, b.len) &&
+	    af_bytes_check(&b, NULL, NULL) == AF_OK) {
 		af_bytes_free(&b);
 		other = af_sibling(t->mem, path, ".data", ".key");
 		if (!other)
@@ -421,7 +531,8 @@ static af_status af_open_into(af_trace *t, const char *path, af_error *err)
 		af_free(t->mem, other);
 		return st;
 	}
-	if (strcmp(path, "-") != 0 && af_is_key_half(b.data, b.len)) {
+	if (strcmp(path, "-") != 0 && af_is_key_half(b.data, b.len) &&
+	    af_bytes_check(&b, NULL, NULL) == AF_OK) {
 		af_bytes_free(&b);
 		other = af_sibling(t->mem, path, ".key", ".data");
 		if (!other)
@@ -435,6 +546,9 @@ static af_status af_open_into(af_trace *t, const char *path, af_error *err)
 		return st;
 	}
 	st = af_parse_into(t, b.data, b.len, err);
+	/* what the parse said of zeros read past a new end does not count */
+	if (af_bytes_check(&b, NULL, NULL) != AF_OK)
+		st = af_bytes_check(&b, NULL, err);
 	af_bytes_free(&b);
 	return st;
 }

@@ -1,6 +1,7 @@
 /*
- * internal.h - helpers shared by the library's modules: error reporting,
- * checked arithmetic and growable arrays.  Not installed.
+ * internal.h - helpers shared by the library's modules: the allocator and
+ * its budget, growable arrays and byte strings, checked arithmetic; error
+ * reporting and UTF-8 come from error.h, below it.  Not installed.
  */
 #ifndef AF_INTERNAL_H
 #define AF_INTERNAL_H
@@ -10,35 +11,14 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "aflame/aflame.h"
+#include "error.h"
 
 /** The clocks records hold (wall and thread-cpu): arrays of raw times have
  * this many entries.  AF_CLOCK_WAIT comes after them and is derived. */
 #define AF_CLOCK_RECORDED 2
 
-#if defined(__GNUC__)
-#define AF_PRINTF(f, a) __attribute__((format(printf, f, a)))
-#define AF_LIKELY(x) __builtin_expect(!!(x), 1)
-#define AF_UNLIKELY(x) __builtin_expect(!!(x), 0)
-#else
-#define AF_PRINTF(f, a)
-#define AF_LIKELY(x) (x)
-#define AF_UNLIKELY(x) (x)
-#endif
-
-/** Fills `err` (when not NULL) and returns `status`, so that a failing
- * path reads `return af_fail(err, AF_ERR_KEY, off, "...", ...);`.
- * `offset` < 0 means no position applies. */
-af_status af_fail(af_error *err, af_status status, long long offset,
-                  const char *fmt, ...) AF_PRINTF(4, 5);
-
-/** Return `status` from the enclosing function when it is not AF_OK. */
-#define AF_FORWARD(expr)                       \
-	do {                                   \
-		af_status af_fwd_ = (expr);    \
-		if (AF_UNLIKELY(af_fwd_ != AF_OK)) \
-			return af_fwd_;        \
-	} while (0)
+/** An index or id that names nothing (a node, a name, a method). */
+#define AF_NONE UINT32_MAX
 
 /** Multiplies with an overflow check: returns 0 and sets *out on success. */
 static inline int af_mul_overflow(size_t a, size_t b, size_t *out)
@@ -87,9 +67,6 @@ uint64_t af_mem_peak(const af_mem *m);
  * kept); anything else is returned as it is. */
 af_status af_mem_explain(const af_mem *m, af_status st, af_error *err);
 
-/** The allocator a layout's blocks came from (its tree's). */
-af_mem *af_layout_mem(const af_layout *layout);
-
 /** Grows `*ptr` (an array of `elem` bytes per item, `*cap` items) so that it
  * holds at least `need` items.  Keeps the old block on failure. */
 int af_grow(af_mem *m, void **ptr, size_t *cap, size_t need, size_t elem);
@@ -98,6 +75,24 @@ int af_grow(af_mem *m, void **ptr, size_t *cap, size_t need, size_t elem);
  * millions of nodes otherwise spend much of their time in page faults.
  * A hint only; harmless where it is not supported. */
 void af_hint_huge(void *p, size_t bytes);
+
+/** The default limits on a name and on an input (af_limits), which also
+ * bound mapping files, read without a trace's limits. */
+#define AF_DEFAULT_MAX_NAME (1u << 20)
+#define AF_DEFAULT_MAX_INPUT (2ull << 30)
+
+/* ------------------------------------------------------------------ */
+/* Mapped files that shrink (guard.c)                                   */
+
+/** Guards the mapping [p, p + len) of a file: a read past the file's end
+ * (another program truncated it) then reads zeros instead of killing the
+ * process with SIGBUS.  Returns a slot for the calls below, or -1 when the
+ * mapping cannot be guarded (the caller then reads the file instead). */
+int af_guard_add(const void *p, size_t len);
+/** 1 when a read of the mapping found the file cut short. */
+int af_guard_hit(int slot);
+/** Ends the guard, before the mapping is unmapped.  -1 is a no-op. */
+void af_guard_remove(int slot);
 
 #define AF_MAX(a, b) ((a) > (b) ? (a) : (b))
 
@@ -134,16 +129,5 @@ int af_buf_append(af_buf *b, const void *data, size_t len);
 /** Frees the bytes (the struct itself is the caller's). */
 void af_buf_free(af_buf *b);
 int af_buf_printf(af_buf *b, const char *fmt, ...) AF_PRINTF(2, 3);
-
-/** 1 for Unicode's non-characters (U+FDD0..U+FDEF and the last two code
- * points of every plane): never text, and cairo refuses them. */
-static inline int af_noncharacter(uint32_t cp)
-{
-	return (cp & 0xFFFE) == 0xFFFE || (cp >= 0xFDD0 && cp <= 0xFDEF);
-}
-
-/** Length of the valid UTF-8 sequence starting at s[0] (1..4), or 0 when the
- * bytes there are not valid UTF-8.  Sets *cp to the code point. */
-size_t af_utf8_decode(const unsigned char *s, size_t n, uint32_t *cp);
 
 #endif

@@ -20,6 +20,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "layout.h"
 #include "tree.h"
 
 enum { AF_PART_SELF = 1, AF_PART_KIDS = 2 };
@@ -171,6 +172,7 @@ static af_status af_layout_make(const af_tree *tree, const af_layout_options *op
 		o.width = o.thumb_width;
 		o.min_width = 1; /* a frame under a pixel merges into its parent */
 		o.min_width_pct = 0;
+		o.keep_narrow = 0;
 		o.subtitle = NULL;
 		o.legend = 0;
 	}
@@ -180,8 +182,12 @@ static af_status af_layout_make(const af_tree *tree, const af_layout_options *op
 		o.frame_height = 16;
 	if (o.font_size == 0)
 		o.font_size = 12;
-	if (o.min_width == 0)
+	if (o.keep_narrow) {
+		o.min_width = 0;
+		o.min_width_pct = 0;
+	} else if (o.min_width == 0) {
 		o.min_width = 0.1;
+	}
 	if (o.factor == 0)
 		o.factor = 1;
 	if (!o.title)

@@ -1,6 +1,7 @@
 /*
  * mem.c - every block the library allocates, through the caller's allocator
- * (or malloc), counted against a budget.
+ * (or malloc), counted against a budget; growable arrays and byte strings
+ * (af_buf) on top of it.
  *
  * Each block starts with a small header holding its size, so frees and
  * reallocations keep the count exact whatever allocator is underneath
@@ -8,10 +9,12 @@
  * per arena chunk, never per record, so the header and the atomic counts
  * cost nothing measurable.
  */
+#define _DEFAULT_SOURCE /* madvise */
 #include <assert.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <unistd.h>
 
 #include "internal.h"
@@ -202,6 +205,21 @@ char *af_strdup(af_mem *m, const char *s)
 	return p;
 }
 
+void af_hint_huge(void *p, size_t bytes)
+{
+#ifdef MADV_HUGEPAGE
+	/* whole pages around the block: a large block is its own mapping, and
+	 * advising all of it keeps it one area that mremap can still move */
+	uintptr_t start = (uintptr_t)p & ~(uintptr_t)4095;
+	uintptr_t end = ((uintptr_t)p + bytes + 4095) & ~(uintptr_t)4095;
+	if (bytes >= (4u << 20))
+		madvise((void *)start, end - start, MADV_HUGEPAGE);
+#else
+	(void)p;
+	(void)bytes;
+#endif
+}
+
 int af_grow(af_mem *m, void **ptr, size_t *cap, size_t need, size_t elem)
 {
 	size_t ncap, bytes;
@@ -223,6 +241,47 @@ int af_grow(af_mem *m, void **ptr, size_t *cap, size_t need, size_t elem)
 	af_hint_huge(p, bytes);
 	*ptr = p;
 	*cap = ncap;
+	return 0;
+}
+
+int af_buf_append(af_buf *b, const void *data, size_t len)
+{
+	if (len > SIZE_MAX - b->len - 1)
+		return -1;
+	if (AF_GROW(b->mem, b->data, b->cap, b->len + len + 1))
+		return -1;
+	memcpy(b->data + b->len, data, len);
+	b->len += len;
+	b->data[b->len] = '\0';
+	return 0;
+}
+
+void af_buf_free(af_buf *b)
+{
+	af_free(b->mem, b->data);
+	b->data = NULL;
+	b->len = b->cap = 0;
+}
+
+int af_buf_printf(af_buf *b, const char *fmt, ...)
+{
+	va_list ap;
+	char tmp[512];
+	int n;
+
+	va_start(ap, fmt);
+	n = vsnprintf(tmp, sizeof tmp, fmt, ap);
+	va_end(ap);
+	if (n < 0)
+		return -1;
+	if ((size_t)n < sizeof tmp)
+		return af_buf_append(b, tmp, (size_t)n);
+	if (AF_GROW(b->mem, b->data, b->cap, b->len + (size_t)n + 1))
+		return -1;
+	va_start(ap, fmt);
+	vsnprintf(b->data + b->len, (size_t)n + 1, fmt, ap);
+	va_end(ap);
+	b->len += (size_t)n;
 	return 0;
 }
 
@@ -248,11 +307,17 @@ af_status af_mem_explain(const af_mem *m, af_status st, af_error *err)
 	snprintf(doing, sizeof doing, "%s",
 	         strncmp(err->message, "out of memory", 13) == 0 ? err->message + 13
 	                                                         : "");
+	/* in the unit that shows it exactly, or to 0.01 MB past one MB: never
+	 * "0.00 MB" */
 	if (m->limit % (1u << 20) == 0)
-		snprintf(size, sizeof size, "%llu", (unsigned long long)(m->limit >> 20));
+		snprintf(size, sizeof size, "%llu MB", (unsigned long long)(m->limit >> 20));
+	else if (m->limit >= (1u << 20))
+		snprintf(size, sizeof size, "%.2f MB", (double)m->limit / (1u << 20));
+	else if (m->limit % 1024 == 0)
+		snprintf(size, sizeof size, "%llu KB", (unsigned long long)(m->limit >> 10));
 	else
-		snprintf(size, sizeof size, "%.2f", (double)m->limit / (1u << 20));
+		snprintf(size, sizeof size, "%llu bytes", (unsigned long long)m->limit);
 	return af_fail(err, AF_ERR_LIMIT, err->offset,
-	               "memory budget of %s MB exceeded%s; --max-memory raises it",
+	               "memory budget of %s exceeded%s; --max-memory raises it",
 	               size, doing);
 }

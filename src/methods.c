@@ -15,7 +15,6 @@
 #include <string.h>
 
 #include "trace.h"
-#include "view.h"
 
 /* The table with what owns its names. */
 typedef struct af_methods {

@@ -18,6 +18,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "java.h"
 #include "trace.h"
 
 #define AF_ARENA_CHUNK (64 * 1024)
@@ -53,9 +54,9 @@ static af_trace *af_trace_alloc(af_mem *mem, af_limits lim,
 	if (!t->limits.max_nodes)
 		t->limits.max_nodes = 50000000;
 	if (!t->limits.max_name_len)
-		t->limits.max_name_len = 1 << 20;
+		t->limits.max_name_len = AF_DEFAULT_MAX_NAME;
 	if (!t->limits.max_input)
-		t->limits.max_input = 2ull << 30;
+		t->limits.max_input = AF_DEFAULT_MAX_INPUT;
 	af_ptree_init(&t->tree, t->limits.max_nodes, mem);
 	t->tid_mask = 0xFFFF;
 	t->single_clock = AF_CLOCK_CPU;
@@ -101,7 +102,8 @@ void af_trace_free(af_trace *t)
 	af_free(mem, t->called);
 	af_names_free(&t->frames);
 	af_ptree_free(&t->tree);
-	af_shared_names_unref(t->shared_names);
+	if (t->shared_names)
+		t->shared_names_unref(t->shared_names);
 	pthread_mutex_destroy(&t->names_lock);
 	af_free(mem, t);
 	af_mem_unref(mem);
@@ -329,33 +331,36 @@ af_status af_trace_method_line(af_trace *t, const char *line, size_t len,
 /* ------------------------------------------------------------------ */
 /* Records                                                             */
 
-static af_thread *af_thread_for(af_trace *t, uint32_t tid, long long off,
-                                af_error *err)
+static af_status af_thread_for(af_trace *t, uint32_t tid, long long off,
+                               af_thread **out, af_error *err)
 {
 	af_thread *th;
 	uint32_t root;
 
-	if (tid < t->thread_of_len && t->thread_of[tid])
-		return &t->threads[t->thread_of[tid] - 1];
+	if (tid < t->thread_of_len && t->thread_of[tid]) {
+		*out = &t->threads[t->thread_of[tid] - 1];
+		return AF_OK;
+	}
 	if (tid >= t->thread_of_len) {
 		size_t old = t->thread_of_len;
 		if (AF_GROW(t->mem, t->thread_of, t->thread_of_len, (size_t)tid + 1))
-			goto nomem;
+			return af_fail(err, AF_ERR_NOMEM, off, "out of memory");
 		memset(t->thread_of + old, 0, (t->thread_of_len - old) * sizeof *t->thread_of);
 	}
+	/* a new thread's root is a call path too: it can meet the limit */
 	root = af_ptree_root(&t->tree, AF_NONE);
-	if (root == AF_NONE || AF_GROW(t->mem, t->threads, t->threads_cap, t->nthreads + 1))
-		goto nomem;
+	if (root == AF_NONE)
+		return af_trace_no_path(t, off, err);
+	if (AF_GROW(t->mem, t->threads, t->threads_cap, t->nthreads + 1))
+		return af_fail(err, AF_ERR_NOMEM, off, "out of memory");
 	th = &t->threads[t->nthreads];
 	memset(th, 0, sizeof *th);
 	th->record_tid = tid;
 	th->tid = tid;
 	th->root = root;
 	t->thread_of[tid] = (uint32_t)++t->nthreads;
-	return th;
-nomem:
-	af_fail(err, AF_ERR_NOMEM, off, "out of memory");
-	return NULL;
+	*out = th;
+	return AF_OK;
 }
 
 af_status af_trace_no_path(const af_trace *t, long long off, af_error *err)
@@ -371,13 +376,12 @@ af_status af_trace_record_rest(af_trace *t, uint32_t tid, uint32_t method_action
                                uint32_t t0, uint32_t t1, long long off,
                                af_error *err)
 {
-	af_thread *th = af_thread_for(t, tid & t->tid_mask, off, err);
+	af_thread *th = NULL;
 	uint32_t mid = method_action & ~3u, node;
 	af_pnode *nodes;
 	int c;
 
-	if (!th)
-		return AF_ERR_NOMEM;
+	AF_FORWARD(af_thread_for(t, tid & t->tid_mask, off, &th, err));
 	t->info.records++;
 	if (th->records++ == 0) {
 		th->first_off = off;
@@ -432,8 +436,9 @@ af_status af_trace_record_rest(af_trace *t, uint32_t tid, uint32_t method_action
 		} else {
 			/* entered before tracing began: adopt everything so far */
 			uint32_t root = af_ptree_root(&t->tree, AF_NONE);
-			if (root == AF_NONE ||
-			    af_ptree_adopt(&t->tree, root, th->root, mid))
+			if (root == AF_NONE)
+				return af_trace_no_path(t, off, err);
+			if (af_ptree_adopt(&t->tree, root, th->root, mid))
 				return af_fail(err, AF_ERR_NOMEM, off, "out of memory");
 			nodes = t->tree.nodes;
 			for (c = 0; c < AF_CLOCK_RECORDED; c++) {
@@ -627,63 +632,6 @@ void af_trace_set_clocks(af_trace *t, int dual)
 /* ------------------------------------------------------------------ */
 /* Frame names                                                         */
 
-int af_java_type(af_buf *b, const char *d, size_t len, size_t *i,
-                 const char *(*rename)(const void *ctx, const char *cls),
-                 const void *ctx)
-{
-	size_t dims = 0, k;
-	const char *prim = NULL;
-
-	while (*i < len && d[*i] == '[') {
-		dims++;
-		(*i)++;
-	}
-	if (*i >= len)
-		return -1;
-	switch (d[*i]) {
-	case 'B': prim = "byte"; break;
-	case 'C': prim = "char"; break;
-	case 'D': prim = "double"; break;
-	case 'F': prim = "float"; break;
-	case 'I': prim = "int"; break;
-	case 'J': prim = "long"; break;
-	case 'S': prim = "short"; break;
-	case 'Z': prim = "boolean"; break;
-	case 'V': prim = "void"; break;
-	case 'L': {
-		size_t end = *i + 1, from = b->len;
-		const char *to;
-		while (end < len && d[end] != ';')
-			end++;
-		if (end >= len || end == *i + 1)
-			return -1;
-		if (af_buf_append(b, d + *i + 1, end - *i - 1))
-			return -2;
-		for (k = from; k < b->len; k++)
-			if (b->data[k] == '/')
-				b->data[k] = '.';
-		if (rename && (to = rename(ctx, b->data + from)) != NULL) {
-			b->len = from;
-			if (af_buf_append(b, to, strlen(to)))
-				return -2;
-		}
-		*i = end + 1;
-		break;
-	}
-	default:
-		return -1;
-	}
-	if (prim) {
-		if (af_buf_append(b, prim, strlen(prim)))
-			return -2;
-		(*i)++;
-	}
-	while (dims--)
-		if (af_buf_append(b, "[]", 2))
-			return -2;
-	return 0;
-}
-
 /* "(Ljava/lang/String;I)V" -> "(java.lang.String, int)"; the descriptor
  * as written when it does not parse. */
 static int af_append_params(af_buf *b, const char *sig)
@@ -777,4 +725,52 @@ void af_trace_thread(const af_trace *trace, size_t i, af_thread_info *info)
 				th->elapsed[AF_CLOCK_WALL] - th->elapsed[AF_CLOCK_CPU];
 		info->total[AF_CLOCK_WAIT] = th->waited;
 	}
+}
+
+/* ------------------------------------------------------------------ */
+/* The thread filter                                                   */
+
+int af_thread_selected(const af_thread *th, const af_tree_options *opt)
+{
+	size_t i;
+	char num[16];
+
+	if (!opt || !opt->threads || opt->nthreads == 0)
+		return 1;
+	for (i = 0; i < opt->nthreads; i++) {
+		const char *want = opt->threads[i];
+		if (strcmp(want, th->name) == 0)
+			return 1;
+		snprintf(num, sizeof num, "%u", th->tid);
+		if (strcmp(want, num) == 0)
+			return 1;
+		snprintf(num, sizeof num, "%u", th->record_tid);
+		if (strcmp(want, num) == 0)
+			return 1;
+	}
+	return 0;
+}
+
+int af_first_frame_selected(const af_trace *trace, uint32_t node,
+                            const af_tree_options *opt)
+{
+	const char *name = trace->frames.str[trace->tree.nodes[node].key];
+	size_t i;
+
+	if (!opt || !opt->threads || opt->nthreads == 0 || opt->one_thread)
+		return 1;
+	for (i = 0; i < opt->nthreads; i++)
+		if (strcmp(opt->threads[i], name) == 0)
+			return 1;
+	return 0;
+}
+
+const char *af_empty_message(const af_trace *trace, const af_tree_options *opt)
+{
+	if (!opt || !opt->nthreads || opt->one_thread)
+		return trace->info.variant == AF_VARIANT_FOLDED ? "the input has no stacks"
+		                                                : "the trace has no method records";
+	return trace->info.variant == AF_VARIANT_FOLDED
+	       ? "no line's first frame matches the --thread filter"
+	       : "no thread with records matches the --thread filter";
 }

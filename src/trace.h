@@ -9,7 +9,12 @@
 
 #include <pthread.h>
 
-#include "tree.h"
+#include "names.h"
+#include "ptree.h"
+
+/** The names of a trace's default view: made and owned by the call tree
+ * (tree.c); the trace only holds them. */
+typedef struct af_shared_names af_shared_names;
 
 typedef struct af_method {
 	uint32_t id;      /* method id, low two bits clear */
@@ -85,8 +90,10 @@ struct af_trace {
 	uint64_t (*started)[AF_CLOCK_RECORDED]; /* flame chart: per node, the thread's
 	                             charged time when the call began */
 	size_t started_cap;
-	pthread_mutex_t names_lock; /* guards the one lazy field below */
+	pthread_mutex_t names_lock; /* guards the lazy fields below */
 	af_shared_names *shared_names; /* made by the first tree that needs them */
+	void (*shared_names_unref)(af_shared_names *s); /* set with them by the
+	                             call tree (tree.c), which owns their type */
 	char *arena;              /* newest string chunk; each links the previous */
 	char *arena_pos;
 	size_t arena_left;
@@ -107,14 +114,6 @@ af_trace *af_trace_worker(const af_trace *t);
  * record).  `w` is left empty for af_trace_free().  Returns AF_OK, or an
  * error when out of memory or over the node limit. */
 af_status af_trace_absorb(af_trace *t, af_trace *w, af_error *err);
-
-/** Appends the Java type at d[*i] (a descriptor type, "[I" or
- * "Lcom/x/Foo;") in source form ("int[]", "com.x.Foo") and moves *i past
- * it; each class is passed through `rename` when given (NULL back: kept).
- * 0, -1 when it does not parse, -2 when out of memory. */
-int af_java_type(af_buf *b, const char *d, size_t len, size_t *i,
-                 const char *(*rename)(const void *ctx, const char *cls),
-                 const void *ctx);
 
 /** Finds method `mid` (low two bits clear) in the method table: 1 and its
  * index in *idx, or 0 when the table does not name it. */

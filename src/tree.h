@@ -1,140 +1,16 @@
 /*
- * tree.h - the prefix tree of call chains.
- *
- * af_ptree is a tree whose nodes are found by (parent, key): the parser keys
- * nodes by method id, the call-tree view by interned frame name.  Nodes live
- * in one array; links are indices, so the whole tree frees in one call and
- * no walk recurses on the C stack.
+ * tree.h - the public call tree (af_tree): a prefix tree (ptree.h) keyed by
+ * interned frame names (names.h), built from a parsed trace through a view's
+ * rules, or by comparing two trees.
  */
 #ifndef AF_TREE_H
 #define AF_TREE_H
 
-#include "internal.h"
-
-#define AF_NONE UINT32_MAX
-
-typedef struct af_pnode {
-	/* what the record loop touches comes first: these 40 bytes share one
-	 * cache line more often than the whole node does */
-	uint64_t self[AF_CLOCK_RECORDED]; /* wall, cpu: wait is derived */
-	uint64_t calls;
-	uint32_t key;
-	uint32_t child;   /* first child, AF_NONE when a leaf */
-	uint32_t sibling; /* next sibling, AF_NONE when last */
-	uint32_t nkids;   /* children added by af_ptree_child/adopt */
-	uint32_t parent;  /* AF_NONE for a root */
-	uint32_t lines;   /* folded input: AF_LINE_* of the lines ending here */
-	uint64_t base;    /* differential folded input: the first count */
-} af_pnode;
-
-/* What af_pnode.lines records: the path had a line of its own (even with
- * a count of 0), with one count or with two (BEFORE AFTER).  flamegraph.pl
- * colours a frame by its change only when the first line through it has
- * two counts. */
-#define AF_LINE_ONE 1u
-#define AF_LINE_TWO 2u
-
-/* A node with up to AF_PTREE_NARROW children finds them by walking its
- * list (they are few, and the newest is checked first); the children of a
- * wider node are all in the hash table.  Most nodes are narrow, so the table
- * stays small and most lookups touch no memory but the nodes. */
-#define AF_PTREE_NARROW 8
-
-/* A hash slot holds its key, so probing never touches the nodes. */
-typedef struct af_slot {
-	uint32_t parent, key;
-	uint32_t node; /* node index + 1, 0 = empty */
-} af_slot;
-
-typedef struct af_ptree {
-	af_pnode *nodes;
-	size_t len, cap;
-	af_slot *slots;  /* open addressing */
-	size_t nslots;   /* a power of two */
-	size_t nhashed;  /* slots in use */
-	uint32_t max_nodes;
-	int adopted;     /* a root became a child: parents may follow children */
-	af_mem *mem;
-} af_ptree;
-
-void af_ptree_init(af_ptree *t, uint32_t max_nodes, af_mem *mem);
-
-/** Makes room for about `nodes` nodes at once (a hint; 0 on success). */
-int af_ptree_reserve(af_ptree *t, size_t nodes);
-void af_ptree_free(af_ptree *t);
-
-/** Adds a root with `key`; returns its index or AF_NONE when out of memory
- * or over max_nodes. */
-uint32_t af_ptree_root(af_ptree *t, uint32_t key);
-
-/** Finds the child of `parent` with `key`, adding it when missing; returns
- * its index or AF_NONE when out of memory or over max_nodes. */
-uint32_t af_ptree_child(af_ptree *t, uint32_t parent, uint32_t key);
-
-/** Appends a new child of `parent` with `key`, never merging with an
- * existing one (for flame charts); AF_NONE when out of memory.  A tree
- * built this way is not searched with af_ptree_child(). */
-uint32_t af_ptree_append(af_ptree *t, uint32_t parent, uint32_t key);
-
-/** Appends every node of `src` to `dst` (their links moved by the old
- * length of `dst`, which is returned in `*offset`); `src` is left as it
- * was.  Returns 0, or -1 when out of memory or over max_nodes. */
-int af_ptree_absorb(af_ptree *dst, const af_ptree *src, uint32_t *offset);
-
-/** Fills `order` (room for every node) with the nodes, each parent before
- * its children, walking from the roots (an adopted root can come after its
- * children by index).  Returns how many; `stack` is scratch of the same
- * size. */
-size_t af_ptree_order(const af_ptree *t, uint32_t *order, uint32_t *stack);
-
-/** The tree's allocator and budget, for the layout and renderers. */
-af_mem *af_tree_mem(const af_tree *tree);
-
-/** Turns the root `old_root` into a child of the root `new_root` under
- * `key`.  `new_root` must have no child with `key` yet.  Everything below
- * `old_root` keeps its indices.  Returns 0, or -1 when out of memory. */
-int af_ptree_adopt(af_ptree *t, uint32_t new_root, uint32_t old_root,
-                   uint32_t key);
+#include "names.h"
+#include "ptree.h"
 
 /* ------------------------------------------------------------------ */
-/* Interned names                                                      */
-
-/** A set of NUL-terminated strings, each stored once; ids are dense. */
-typedef struct af_names {
-	char **str;
-	size_t len, cap;
-	uint32_t *slots; /* id + 1, 0 = empty */
-	size_t nslots;
-	af_mem *mem;     /* set before the first use */
-} af_names;
-
-/** Returns the id of the `len` bytes at `s`, adding them when new;
- * AF_NONE when out of memory. */
-uint32_t af_names_intern(af_names *n, const char *s, size_t len);
-
-/** As af_names_intern, after making the text safe for every output: invalid
- * UTF-8 becomes U+FFFD, control characters are dropped, and ';' (the folded
- * format's separator) becomes ':'. */
-uint32_t af_names_intern_clean(af_names *n, const char *s, size_t len);
-
-/** The id of the `len` bytes at `s`, or AF_NONE when they are not in. */
-uint32_t af_names_find(const af_names *n, const char *s, size_t len);
-
-/** Frees the strings and tables; the map stays usable (its mem is kept). */
-void af_names_free(af_names *n);
-
-/** A map from u32 to u32, for small caches. */
-typedef struct af_u32map {
-	uint64_t *slots; /* key << 32 | value, with key + 1 so 0 = empty */
-	size_t nslots, len;
-	af_mem *mem;     /* set before the first use */
-} af_u32map;
-
-/** Looks `key` up; returns 1 and sets *value when present. */
-int af_u32map_get(const af_u32map *m, uint32_t key, uint32_t *value);
-/** Sets `key`; returns -1 when out of memory.  `key` must be < UINT32_MAX. */
-int af_u32map_put(af_u32map *m, uint32_t key, uint32_t value);
-void af_u32map_free(af_u32map *m);
+/* Interned names (names.h) shared by a trace's trees                  */
 
 /** The frame and thread names of a trace's default view (no renaming
  * rules), made once on first use and shared, with their order, by every
@@ -142,6 +18,48 @@ void af_u32map_free(af_u32map *m);
  * one, each tree using them another. */
 typedef struct af_shared_names af_shared_names;
 void af_shared_names_unref(af_shared_names *s);
+
+struct af_tree {
+	af_mem *mem;        /* the trace's: allocator and budget */
+	af_ptree pt;        /* keys are name ids */
+	uint32_t *depth;
+	uint64_t (*total)[AF_CLOCK_COUNT];
+	uint64_t *base_total;
+	uint64_t (*hidden)[AF_CLOCK_RECORDED]; /* pruned: time of cut subtrees */
+	size_t hidden_cap;
+	const uint64_t (*raw_total)[AF_CLOCK_RECORDED]; /* while pruning: the trace's */
+	uint64_t prune_below;
+	af_clock prune_clock;
+	uint64_t (*offset)[AF_CLOCK_RECORDED]; /* flame chart of a trace: where a
+	                    call began within its caller; NULL otherwise */
+	size_t offset_cap;
+	af_names own;       /* names this tree interned itself */
+	const af_names *names; /* &own, or the trace's shared names */
+	af_shared_names *shared; /* held while the tree borrows its names */
+	af_u32map name_of;  /* method id -> name id, while building */
+	af_u32map full;     /* name id -> id of the name with its package,
+	                       where labels are without it */
+	uint8_t *hashed;    /* while building: see af_set_hashed() */
+	const uint32_t *rank; /* per name id * 2 (+1 when ended by ';'): order */
+	uint32_t *own_rank; /* the rank this tree made, when its names are own */
+	size_t hashed_cap;
+	int is_time;        /* values are µs (trace input) */
+	int wait;           /* both recorded clocks: the wait clock is there */
+	int differential;   /* folded input with two counts */
+	int diff;           /* made by af_tree_diff() */
+	int not_threads;    /* the root's children are frames, not threads
+	                       (--reverse, --focus) */
+	unsigned decimals;  /* values are whole numbers of 10^-decimals */
+	uint8_t *removed;   /* diff: 1 for the nodes of the removed band */
+	uint32_t band;      /* diff: the band's head under the root, or AF_NONE */
+};
+
+/** Depths, totals and the order of names, once the nodes are final;
+ * parents must precede their children.  AF_ERR_NOMEM when out of memory. */
+af_status af_tree_seal(af_tree *tree, af_error *err);
+
+/** The tree's allocator and budget, for the layout and renderers. */
+af_mem *af_tree_mem(const af_tree *tree);
 
 /* ------------------------------------------------------------------ */
 /* Private access to the public call-tree view, for layout and output  */

@@ -1,8 +1,9 @@
 /*
  * view.c - the rules of a call-tree view.  Naming: deobfuscation through a
- * ProGuard/R8 mapping and labels without the package.  Shape: frames
- * excluded with their subtrees, paths re-rooted at a focus frame, direct
- * recursion collapsed, frames under a share of the total dropped.  Every
+ * ProGuard/R8 mapping and labels without the package.  Shape: paths turned
+ * around, frames excluded with their subtrees, paths re-rooted at a focus
+ * frame, direct recursion collapsed, frames under a share of the total
+ * dropped.  Every
  * walk goes by index (parents come before children), never by recursion.
  */
 #include <stdlib.h>
@@ -424,6 +425,205 @@ nomem:
 	af_free(v->mem, noff);
 	af_ptree_free(&out);
 	return af_fail(err, AF_ERR_NOMEM, -1, "out of memory cutting the call tree");
+}
+
+/* ------------------------------------------------------------------ */
+/* Reversed paths                                                      */
+
+/* A node of the reversed tree found by its path's first frame and the node
+ * of the rest of the path: the reversed tree's suffix links, looked up the
+ * other way round. */
+typedef struct af_link {
+	uint32_t rest, key;
+	uint32_t node; /* node + 1, 0 = empty */
+} af_link;
+
+typedef struct af_links {
+	af_link *slots; /* open addressing, a power of two of them */
+	size_t nslots, len;
+	af_mem *mem;
+} af_links;
+
+static size_t af_link_slot(uint32_t rest, uint32_t key, size_t mask)
+{
+	uint64_t h = ((uint64_t)rest << 32 | key) * 0x9E3779B97F4A7C15ull;
+	return (size_t)(h >> 29) & mask;
+}
+
+/* The node of path `key` + path(`rest`), or AF_NONE when not made yet. */
+static uint32_t af_links_get(const af_links *l, uint32_t rest, uint32_t key)
+{
+	size_t mask = l->nslots - 1, i;
+
+	if (!l->nslots)
+		return AF_NONE;
+	for (i = af_link_slot(rest, key, mask); l->slots[i].node; i = (i + 1) & mask)
+		if (l->slots[i].rest == rest && l->slots[i].key == key)
+			return l->slots[i].node - 1;
+	return AF_NONE;
+}
+
+/* Adds a link af_links_get() does not find; -1 when out of memory. */
+static int af_links_put(af_links *l, uint32_t rest, uint32_t key, uint32_t node)
+{
+	size_t mask, i, j;
+
+	if ((l->len + 1) * 2 > l->nslots) {
+		size_t ns = l->nslots ? l->nslots * 2 : 1024;
+		af_link *slots;
+		if (ns > SIZE_MAX / sizeof *slots)
+			return -1;
+		slots = af_calloc(l->mem, ns, sizeof *slots);
+		if (!slots)
+			return -1;
+		af_hint_huge(slots, ns * sizeof *slots);
+		for (j = 0; j < l->nslots; j++) {
+			const af_link *k = &l->slots[j];
+			if (!k->node)
+				continue;
+			for (i = af_link_slot(k->rest, k->key, ns - 1); slots[i].node;
+			     i = (i + 1) & (ns - 1))
+				;
+			slots[i] = *k;
+		}
+		af_free(l->mem, l->slots);
+		l->slots = slots;
+		l->nslots = ns;
+	}
+	mask = l->nslots - 1;
+	for (i = af_link_slot(rest, key, mask); l->slots[i].node; i = (i + 1) & mask)
+		;
+	l->slots[i].rest = rest;
+	l->slots[i].key = key;
+	l->slots[i].node = node + 1;
+	l->len++;
+	return 0;
+}
+
+/* Whether a node holds anything of its own: time, calls, a base count or
+ * a folded line ending there. */
+static int af_view_holds(const af_pnode *n)
+{
+	return n->lines || n->calls || n->base || n->self[AF_CLOCK_WALL] ||
+	       n->self[AF_CLOCK_CPU];
+}
+
+/* Drops the nodes of a reversed tree under which nothing is held: the
+ * turned-around path of a frame of folded input that only leads to others
+ * (flamegraph.pl --reverse turns lines around, and such a frame ends no
+ * line).  Parents come before their children in `pt`. */
+static af_status af_view_drop_empty(af_view *v, af_ptree *pt, af_error *err)
+{
+	size_t n = pt->len, i;
+	uint8_t *keep;
+	uint32_t *map;
+	af_ptree out;
+
+	for (i = 1; i < n && af_view_holds(&pt->nodes[i]); i++)
+		;
+	if (i >= n)
+		return AF_OK; /* the common case: nothing to drop */
+	keep = af_calloc(v->mem, n, sizeof *keep);
+	map = af_malloc(v->mem, n * sizeof *map);
+	af_ptree_init(&out, pt->max_nodes, pt->mem);
+	if (!keep || !map)
+		goto nomem;
+	for (i = n; i-- > 1;)
+		if (keep[i] || af_view_holds(&pt->nodes[i]))
+			keep[i] = keep[pt->nodes[i].parent] = 1;
+	map[0] = af_ptree_root(&out, pt->nodes[0].key);
+	if (map[0] == AF_NONE)
+		goto nomem;
+	af_view_add(&out.nodes[map[0]], &pt->nodes[0]);
+	for (i = 1; i < n; i++) {
+		const af_pnode *o = &pt->nodes[i];
+		if (!keep[i])
+			continue;
+		map[i] = af_ptree_child(&out, map[o->parent], o->key);
+		if (map[i] == AF_NONE)
+			goto nomem;
+		af_view_add(&out.nodes[map[i]], o);
+	}
+	af_free(v->mem, keep);
+	af_free(v->mem, map);
+	af_ptree_free(pt);
+	*pt = out;
+	return AF_OK;
+nomem:
+	af_free(v->mem, keep);
+	af_free(v->mem, map);
+	af_ptree_free(&out);
+	return af_fail(err, AF_ERR_NOMEM, -1, "out of memory reversing the tree");
+}
+
+/* Every node's path turned around is its own frame followed by its
+ * parent's path turned around, whose node is known (parents come first).
+ * The node of "frame + path" is the child, under the frame, of the node of
+ * "frame + the path less its last frame": a walk up the parent's reversed
+ * path to the first such node already made, then back down making the
+ * missing ones, each remembered by (rest, frame).  Every step of a walk
+ * makes a node, so the whole costs the size of the reversed tree, not the
+ * sum of every path's depth.  The nodes are made in the order, and with
+ * the values, that making each path's frames from the first would give. */
+af_status af_view_reverse(af_view *v, af_ptree *pt, af_error *err)
+{
+	af_ptree out;
+	const af_pnode *old = pt->nodes;
+	size_t n = pt->len, i, cap = 0;
+	uint32_t *rev = NULL, *up = NULL, root;
+	af_links links = {.mem = v->mem};
+
+	af_ptree_init(&out, pt->max_nodes, v->mem);
+	root = af_ptree_root(&out, old[0].key);
+	rev = af_malloc(v->mem, n * sizeof *rev);
+	if (root == AF_NONE || !rev)
+		goto nomem;
+	rev[0] = root; /* the root's path is empty */
+	for (i = 1; i < n; i++) {
+		uint32_t key = old[i].key, u = rev[old[i].parent], x, first;
+		size_t depth = 0;
+		int c;
+		/* up the parent's reversed path to the first node with `key`
+		 * before it; the empty path has one when key's node at depth 1
+		 * is made */
+		while ((x = af_links_get(&links, u, key)) == AF_NONE && u != root) {
+			if (AF_GROW(v->mem, up, cap, depth + 1))
+				goto nomem;
+			up[depth++] = u;
+			u = out.nodes[u].parent;
+		}
+		if (x == AF_NONE) {
+			x = af_ptree_child(&out, root, key);
+			if (x == AF_NONE || af_links_put(&links, root, key, x))
+				goto nomem;
+		}
+		/* ...and down again, making what is missing */
+		while (depth--) {
+			u = up[depth];
+			x = af_ptree_child(&out, x, out.nodes[u].key);
+			if (x == AF_NONE || af_links_put(&links, u, key, x))
+				goto nomem;
+		}
+		rev[i] = x;
+		first = af_links_get(&links, root, key);
+		out.nodes[first].calls += old[i].calls;
+		for (c = 0; c < AF_CLOCK_RECORDED; c++)
+			out.nodes[x].self[c] += old[i].self[c];
+		out.nodes[x].base += old[i].base;
+		out.nodes[x].lines |= old[i].lines;
+	}
+	af_free(v->mem, rev);
+	af_free(v->mem, up);
+	af_free(v->mem, links.slots);
+	af_ptree_free(pt);
+	*pt = out;
+	return af_view_drop_empty(v, pt, err);
+nomem:
+	af_free(v->mem, rev);
+	af_free(v->mem, up);
+	af_free(v->mem, links.slots);
+	af_ptree_free(&out);
+	return af_fail(err, AF_ERR_NOMEM, -1, "out of memory reversing the tree");
 }
 
 af_status af_view_reshape(af_view *v, af_ptree *pt, const af_names *names,

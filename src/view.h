@@ -1,8 +1,9 @@
 /*
  * view.h - the rules of a call-tree view: how frames are named
  * (deobfuscation, labels without the package) and how the named tree is
- * cut (exclude, focus, collapsed recursion, a minimum share).  tree.c calls
- * these while building an af_tree; nothing else needs them.
+ * shaped (paths reversed, exclude, focus, collapsed recursion, a minimum
+ * share).  tree.c calls these while building an af_tree; nothing else
+ * needs them.
  */
 #ifndef AF_VIEW_H
 #define AF_VIEW_H
@@ -53,12 +54,11 @@ uint32_t af_view_method_name(const af_trace *t, uint32_t mid,
 uint32_t af_view_frame_name(const char *frame, const af_tree_options *opt,
                             af_names *names, af_u32map *full);
 
-/** Off-CPU self time of a node: wall minus thread-cpu, never below zero. */
-static inline uint64_t af_pnode_wait(const af_pnode *n)
-{
-	return n->self[AF_CLOCK_WALL] > n->self[AF_CLOCK_CPU]
-	               ? n->self[AF_CLOCK_WALL] - n->self[AF_CLOCK_CPU] : 0;
-}
+/** Rebuilds `pt` (keys are name ids; parents before children, one root)
+ * with every path turned around, leaf first, as flamegraph.pl --reverse
+ * does with each folded line.  A node's calls go to its own frame, now at
+ * depth 1.  AF_ERR_NOMEM when out of memory (or over the node limit). */
+af_status af_view_reverse(af_view *v, af_ptree *pt, af_error *err);
 
 /** Applies the shape rules to `pt` (keys are ids in `names`; parents
  * before children), replacing it.  `offset`, when not NULL, holds per node

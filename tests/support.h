@@ -41,11 +41,17 @@ int t_cli(const char *args, const char *stdin_path, char **out, char **err);
 void t_cli_says(int status, const char *want, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
 
-/** 1 when the real traces folder is there; otherwise a message saying the
- * tests that need it skip. */
+/** The folder of real traces: the environment's AF_TEST_TRACES when set
+ * (ctest sets it to a missing folder to check that the suites then skip and
+ * pass), else the AF_SHARED_TRACES the build was configured with. */
+const char *t_traces_dir(void);
+
+/** 1 when the real traces folder is there; otherwise an informational
+ * message (never a warning: Criterion exits 1 after one) saying the tests
+ * that need it skip. */
 int t_have_traces(void);
 
-/** Path of a real trace: AF_TEST_TRACES/<name>.  Caller frees. */
+/** Path of a real trace: t_traces_dir()/<name>.  Caller frees. */
 char *t_trace_path(const char *name);
 
 /** 1 when the file is well-formed XML (libxml2), with the error in *why. */

@@ -1000,7 +1000,7 @@ Test(alloc, budget_covers_the_trees_of_a_trace)
 	cr_assert_eq(af_tree_from_trace(t, NULL, &two, &e), AF_ERR_LIMIT);
 	cr_assert_null(two);
 	cr_assert(strncmp(e.message, "memory budget of ", 17) == 0, "%s", e.message);
-	cr_assert(strstr(e.message, "MB exceeded building the call tree; "
+	cr_assert(strstr(e.message, " exceeded building the call tree; "
 	                            "--max-memory raises it"), "%s", e.message);
 	cr_assert_eq(e.offset, -1);
 	/* freeing the first tree gives its share back */
@@ -1047,7 +1047,7 @@ Test(alloc, budget_covers_method_tables_and_diffs)
 				done[0] = 1;
 			} else {
 				cr_assert_eq(st, AF_ERR_LIMIT, "%s", e.message);
-				cr_assert(strstr(e.message, "MB exceeded building the method table; "
+				cr_assert(strstr(e.message, " exceeded building the method table; "
 				                            "--max-memory raises it"), "%s", e.message);
 				stopped[0]++;
 			}
@@ -1059,7 +1059,7 @@ Test(alloc, budget_covers_method_tables_and_diffs)
 				done[1] = 1;
 			} else {
 				cr_assert_eq(st, AF_ERR_LIMIT, "%s", e.message);
-				cr_assert(strstr(e.message, "MB exceeded comparing the profiles; "
+				cr_assert(strstr(e.message, " exceeded comparing the profiles; "
 				                            "--max-memory raises it"), "%s", e.message);
 				stopped[1]++;
 			}
@@ -1176,4 +1176,42 @@ Test(alloc, large_folded_input_takes_memory_of_its_paths_only)
 	cr_assert_lt(peak, 2u << 20, "%zu bytes held for 50 MB of text", peak);
 	unlink(path);
 	free(path);
+}
+
+/* Name attributes and damaged palette lines: their cleaning, notes and
+ * warning take from the map's allocator too. */
+Test(alloc, failing_allocations_namemap_cleaning)
+{
+	static const char attrs[] =
+		"a\tclass=x\tclass=y\ttitle=T\thref=https://e.example/\tonclick=z\n"
+		"b\tg_extra=style=\"fill:red\" onload='x' data-k=\"&amp;\"\ta_extra=rel=\"n\"\t"
+		"xlink:href=/r\tfoo:bar=1\n";
+	static const char pal[] = "a->rgb(1,2,3)\ndamaged\nb->rgb(4,5,6)\n";
+	int kind;
+
+	for (kind = 0; kind < 2; kind++) {
+		const char *text = kind ? pal : attrs;
+		long n;
+		for (n = 1;; n++) {
+			t_alloc a = {.fail_at = n};
+			af_allocator al = t_allocator(&a);
+			af_namemap *m = NULL;
+			af_error e = {0};
+			af_status st = af_namemap_parse(text, strlen(text),
+			                                kind ? AF_NAMEMAP_PALETTE : AF_NAMEMAP_ATTRS,
+			                                &al, &m, &e);
+			if (st == AF_OK)
+				st = af_namemap_set(m, "c", kind ? "rgb(7,8,9)" : "onclick=x\tclass=k");
+			if (st == AF_OK)
+				cr_assert_not_null(af_namemap_warning(m));
+			af_namemap_free(m);
+			cr_assert_eq(a.live, 0, "namemap: %ld blocks leaked at %ld", a.live, n);
+			if (!a.refused) {
+				cr_assert_eq(st, AF_OK, "%s", e.message);
+				break;
+			}
+			cr_assert_eq(st, AF_ERR_NOMEM, "kind %d at %ld: %d %s", kind, n, st, e.message);
+		}
+		cr_assert_gt(n, 5);
+	}
 }

@@ -612,6 +612,30 @@ static void fg_compare(fg_svg *fg, fg_svg *us, int exact_fill, fg_result *res)
 		}
 }
 
+/* The cases allowed to differ from flamegraph.pl, as "FILE OPTIONS" (a
+ * differential pair is "difffolded.pl DIFF_OPTS OPTIONS"): a ratchet.  A
+ * listed case is still run, parsed and counted, and its differences are
+ * logged; every other case must be exact, so a case that was exact and
+ * breaks fails the suite, and so does a listed case that has become exact
+ * (take it out).  Since issue 14 every case is exact: the list is empty.
+ * Where flamegraph.pl itself is at fault the case is not listed here but in
+ * fg_faults, which says what it gets wrong and checks exactly that. */
+static const char *const fg_not_yet_exact[] = {
+	NULL /* end */
+};
+
+static int fg_known_inexact(const fg_case *c)
+{
+	char key[sizeof c->file + sizeof c->opts + 2];
+	size_t i;
+
+	snprintf(key, sizeof key, "%s %s", c->file, c->opts);
+	for (i = 0; fg_not_yet_exact[i]; i++)
+		if (strcmp(key, fg_not_yet_exact[i]) == 0)
+			return 1;
+	return 0;
+}
+
 ParameterizedTest(fg_case *c, flamegraph, frame_by_frame, .timeout = 120)
 {
 	char fg_cmd[4096], our_cmd[4096], opts[96], input[512];
@@ -692,7 +716,15 @@ ParameterizedTest(fg_case *c, flamegraph, frame_by_frame, .timeout = 120)
 		if (getenv("AF_FG_VERBOSE"))
 			cr_log_info("%s %s: %zu frames, %zu exact%s", c->file, c->opts, res.fg,
 			            res.exact, res.report);
-		if (fault)
+		if (fg_known_inexact(c)) {
+			cr_log_info("not yet exact: %s %s: %zu frames of flamegraph.pl, "
+			            "%zu of ours, %zu exact", c->file, c->opts, res.fg, res.ours,
+			            res.exact);
+			cr_assert(res.exact != res.fg || res.ours != res.fg,
+			          "%s %s is exact now: take it out of fg_not_yet_exact",
+			          c->file, c->opts);
+		}
+		else if (fault)
 			cr_assert(res.exact == res.fg && res.extra == fault->n,
 			          "%s\n%s %s: %zu frames of flamegraph.pl, %zu of ours, %zu exact "
 			          "(%zu extra expected: %s)%s", our_cmd, c->file, c->opts, res.fg,

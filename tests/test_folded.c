@@ -141,6 +141,75 @@ Test(folded, reverse_merges_from_the_leaf)
 	free(f);
 }
 
+static int cmp_line(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/* --reverse turns every line around and merges the lines that become the
+ * same, in flamegraph.pl's byte order of lines: checked against that, done
+ * here line by line, on stacks thousands of frames deep whose reversed
+ * paths share most of their frames (a method recursing, a cycle of three)
+ * and on distinct frames. */
+Test(folded, reverse_of_deep_stacks_is_every_line_turned_around)
+{
+	af_tree_options rev = {.reverse = 1};
+	char *text = NULL, *want = NULL, *got, **lines = NULL, frame[32];
+	size_t text_len = 0, want_len = 0, n = 0, cap = 0, i, j;
+	FILE *in = open_memstream(&text, &text_len), *out = open_memstream(&want, &want_len);
+	int kind, d, k;
+
+	cr_assert(in && out);
+	for (kind = 0; kind < 3; kind++) {
+		for (d = 1; d <= (kind == 2 ? 300 : 2500); d += kind == 2 ? 3 : 7) {
+			char *line = NULL;
+			size_t line_len = 0;
+			FILE *l = open_memstream(&line, &line_len);
+			cr_assert(l);
+			/* the line, then its frames the other way round */
+			for (k = 0; k < 2 * d; k++) {
+				int f = k < d ? k : 2 * d - 1 - k;
+				if (kind == 0)
+					snprintf(frame, sizeof frame, "a");
+				else if (kind == 1)
+					snprintf(frame, sizeof frame, "%s", f == 0 ? "main" : f % 3 ? "b" : "c");
+				else
+					snprintf(frame, sizeof frame, "f%d", f);
+				fprintf(k < d ? in : l, "%s%s", k % d ? ";" : "", frame);
+			}
+			fprintf(in, " %d\n", d % 5 + 1);
+			/* "STACK COUNT": a space sorts as it does in the line */
+			fprintf(l, " %d", d % 5 + 1);
+			fclose(l);
+			if (n == cap)
+				lines = realloc(lines, (cap = cap ? cap * 2 : 64) * sizeof *lines);
+			lines[n++] = line;
+		}
+	}
+	fclose(in);
+	qsort(lines, n, sizeof *lines, cmp_line);
+	for (i = 0; i < n; i = j) {
+		size_t stack = (size_t)(strrchr(lines[i], ' ') - lines[i]);
+		long count = 0;
+		/* one stack from several lines: one line, the counts summed */
+		for (j = i; j < n && (size_t)(strrchr(lines[j], ' ') - lines[j]) == stack &&
+		            strncmp(lines[j], lines[i], stack) == 0;
+		     j++)
+			count += atol(lines[j] + stack + 1);
+		fprintf(out, "%.*s %ld\n", (int)stack, lines[i], count);
+	}
+	fclose(out);
+	got = t_folded((const uint8_t *)text, text_len, AF_CLOCK_WALL, &rev);
+	cr_assert_not_null(got);
+	cr_assert(strcmp(got, want) == 0, "reversed:\n%.300s\nexpected:\n%.300s", got, want);
+	for (i = 0; i < n; i++)
+		free(lines[i]);
+	free(lines);
+	free(got);
+	free(text);
+	free(want);
+}
+
 Test(folded, icicle_subtitle_and_minwidth_percent)
 {
 	af_layout_options lo = {.inverted = 1, .subtitle = "release build",
@@ -180,7 +249,7 @@ Test(folded, counts_factor_total_and_notes)
 	ro.no_javascript = 0;
 	d = draw("a 10\nb 10\n", NULL, &lo, &ro);
 	cr_assert(strstr(d.svg, "nametype:\"Function:\""), "%s", d.svg);
-	cr_assert(strstr(d.svg, ",total:40,unit:1,factor:1000,time:false,diff:false,"
+	cr_assert(strstr(d.svg, ",total:40,unit:1,factor:1000,time:false,diff:false,cmp:false,"
 	                        "countname:\"bytes\","), "%s", d.svg);
 	drop(&d);
 }
@@ -239,8 +308,9 @@ Test(folded, through_the_cli_like_flamegraph_pl)
 	cr_assert(strstr(err, "unknown palette 'rainbow'"), "%s", err);
 	free(out);
 	free(err);
-	cr_assert_eq(t_cli("--bgcolors pink -", in, &out, &err), 1);
-	cr_assert(strstr(err, "unknown background 'pink'"), "%s", err);
+	cr_assert_eq(t_cli("--bgcolors pink -", in, &out, &err), 2);
+	cr_assert(strstr(err, "--bgcolors takes yellow, blue, green, grey or #rrggbb, "
+	                      "not 'pink'"), "%s", err);
 	free(out);
 	free(err);
 	free(in);

@@ -6,6 +6,7 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "support.h"
 
@@ -183,4 +184,74 @@ Test(layout, trace_flame_chart_places_calls_in_time)
 	af_tree_free(tree);
 	af_trace_free(t);
 	free(buf);
+}
+
+/* --minwidth 0 (and 0%) keeps every frame, as flamegraph.pl does; zeroed
+ * options still mean the default 0.1 px. */
+Test(layout, min_width_zero_keeps_every_frame)
+{
+	uint8_t *buf;
+	af_trace *t;
+	/* a, b and c under 0.1 px */
+	af_tree *tree = sample_tree(&t, &buf, 100000000);
+	af_layout *l = NULL;
+	af_layout_options o = {.keep_narrow = 1, .min_width = 5, .min_width_pct = 2};
+	af_error e;
+
+	cr_assert_eq(af_layout_build(tree, &o, &l, &e), AF_OK);
+	cr_assert_eq(l->nrects, 6); /* all, main, a, b, c, d */
+	af_layout_free(l);
+	o = (af_layout_options){0};
+	cr_assert_eq(af_layout_build(tree, &o, &l, &e), AF_OK);
+	cr_assert_eq(l->nrects, 3);
+	af_layout_free(l);
+	af_tree_free(tree);
+	af_trace_free(t);
+	free(buf);
+}
+
+/* Frames in flamegraph.pl's SVG and in ours (static: one <title> a
+ * frame) for the same folded input and --minwidth. */
+static int count_titles(const char *svg)
+{
+	int n = 0;
+	while ((svg = strstr(svg, "<title>")) != NULL) {
+		n++;
+		svg++;
+	}
+	return n;
+}
+
+Test(layout, min_width_counts_as_flamegraph_pl)
+{
+	static const char *const widths[] = {"", "--minwidth 0", "--minwidth 0%",
+	                                     "--minwidth 0.1", "--minwidth 0.01%",
+	                                     "--minwidth 0.5", "--minwidth 2% --minwidth 0"};
+	const char *fg = AF_TEST_SOURCE "/../shared/flamegraph/flamegraph.pl";
+	char *in = t_tmp("minwidth.folded"), *svg = t_tmp("minwidth-fg.svg"), cmd[2048];
+	/* at 1180 px for 1,000,006 samples: 0.00118 px a sample */
+	const char *text = "a;b 1000000\nc 1\nc;d 1\ne;f;g 2\nh 1\nh;i;j 1\n";
+	size_t k, len;
+
+	if (access(fg, R_OK) != 0 || system("perl -e 1 2>/dev/null") != 0)
+		cr_skip_test("skipped: flamegraph.pl or perl not found (%s)", fg);
+	t_write(in, text, strlen(text));
+	for (k = 0; k < sizeof widths / sizeof widths[0]; k++) {
+		char *ours = NULL, *err = NULL, *theirs;
+		snprintf(cmd, sizeof cmd, "perl '%s' %s '%s' >'%s' 2>/dev/null", fg, widths[k],
+		         in, svg);
+		cr_assert_eq(system(cmd), 0, "%s", cmd);
+		theirs = (char *)t_read(svg, &len);
+		snprintf(cmd, sizeof cmd, "--no-javascript %s '%s'", widths[k], in);
+		cr_assert_eq(t_cli(cmd, NULL, &ours, &err), 0, "%s", err);
+		cr_expect_eq(count_titles(ours), count_titles(theirs), "%s", widths[k]);
+		if (k == 1 || k == 2 || k == 6)
+			cr_expect_eq(count_titles(ours), 11, "%s: every frame", widths[k]);
+		free(ours);
+		free(err);
+		free(theirs);
+	}
+	unlink(svg);
+	free(svg);
+	free(in);
 }

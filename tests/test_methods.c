@@ -503,7 +503,7 @@ static int have_dmtracedump(void)
 {
 	if (system("command -v dmtracedump >/dev/null 2>&1") == 0)
 		return 1;
-	cr_log_warn("skipped: dmtracedump is not installed (apt-get install dmtracedump)");
+	cr_log_info("skipped: dmtracedump is not installed (apt-get install dmtracedump)");
 	return 0;
 }
 

@@ -45,7 +45,7 @@ Test(real, counts_match_the_provenance)
 	size_t k;
 
 	if (!t_have_traces())
-		cr_skip_test("real traces not found in " AF_TEST_TRACES);
+		cr_skip_test("real traces not found in %s", t_traces_dir());
 	for (k = 0; k < sizeof real / sizeof real[0]; k++) {
 		const expected *x = &real[k];
 		af_trace *t = open_real(x->file);
@@ -95,7 +95,7 @@ Test(real, perflib_exception_exact)
 	char *f;
 
 	if (!t_have_traces())
-		cr_skip_test("real traces not found in " AF_TEST_TRACES);
+		cr_skip_test("real traces not found in %s", t_traces_dir());
 	f = folded_of("perflib-exception.trace", AF_CLOCK_WALL);
 #define T "AsyncTask #1;"
 #define E "com.test.android.traceview.Exceptions."
@@ -125,7 +125,7 @@ Test(real, perflib_orphans_exact)
 	char *f;
 
 	if (!t_have_traces())
-		cr_skip_test("real traces not found in " AF_TEST_TRACES);
+		cr_skip_test("real traces not found in %s", t_traces_dir());
 	f = folded_of("perflib-basic.trace", AF_CLOCK_CPU);
 	cr_assert_str_eq(f,
 		"AsyncTask #1;android.os.Debug.startMethodTracing 2\n"
@@ -155,7 +155,7 @@ Test(real, header_only_fake_fails_cleanly)
 	af_error e = {0};
 
 	if (!t_have_traces())
-		cr_skip_test("real traces not found in " AF_TEST_TRACES);
+		cr_skip_test("real traces not found in %s", t_traces_dir());
 	path = t_trace_path("perflib-header.trace");
 	cr_assert_eq(af_trace_open(path, NULL, &t, &e), AF_ERR_HEADER);
 	cr_assert_null(t);
@@ -172,7 +172,7 @@ Test(real, every_trace_renders_to_every_format)
 	size_t k;
 
 	if (!t_have_traces())
-		cr_skip_test("real traces not found in " AF_TEST_TRACES);
+		cr_skip_test("real traces not found in %s", t_traces_dir());
 	cr_assert_eq(af_font_open(NULL, &font, &e), AF_OK, "%s", e.message);
 	for (k = 0; k < sizeof real / sizeof real[0]; k++) {
 		af_trace *t = open_real(real[k].file);
@@ -274,7 +274,7 @@ Test(real, two_cores_read_what_one_reads)
 	size_t k;
 
 	if (!t_have_traces())
-		cr_skip_test("real traces not found in " AF_TEST_TRACES);
+		cr_skip_test("real traces not found in %s", t_traces_dir());
 	for (k = 0; k < sizeof real / sizeof real[0]; k++) {
 		char *one, *two;
 		if (real[k].version > 3 || real[k].with_records < 2)

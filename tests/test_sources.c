@@ -6,6 +6,11 @@
  * injection of test_alloc.c see all of them.  A direct call to the C
  * library's allocator anywhere else in src/ or render/ would slip past all
  * three, so this suite reads the sources and fails on one.
+ *
+ * The library is a pipeline whose stages only look down (ARCHITECTURE.md):
+ * the table of stages below names every file of src/, render/ and
+ * include/, and a file that includes the header of a later stage, or a
+ * file the table does not know, fails the suite.
  */
 #define _DEFAULT_SOURCE
 #include <criterion/criterion.h>
@@ -156,8 +161,40 @@ static int t_check_file(const char *top, const char *rel)
 	return bad;
 }
 
-/* The .c and .h files under `top`/`dir`, recursively; returns how many. */
-static int t_walk(const char *top, const char *dir, int *bad)
+/* Criterion 2.4 ends a run in which anything logged a warning with exit
+ * status 1, even when every test passed: a suite that warned when it
+ * skipped (no ../shared, no dmtracedump) failed under ctest.  Tests say why
+ * they skip with cr_log_info or cr_skip_test, and never warn. */
+static int t_check_test_file(const char *top, const char *rel)
+{
+	static const char *const warns[] = {"cr_log_warn", "CR_LOG_WARNING", "cr_warn"};
+	char path[4096 + 16];
+	size_t len, i;
+	char *text;
+	int bad = 0;
+
+	snprintf(path, sizeof path, "%s/%s", top, rel);
+	text = (char *)t_read(path, &len);
+	cr_assert_not_null(text, "cannot read %s", path);
+	text = realloc(text, len + 1);
+	text[len] = '\0';
+	t_strip(text);
+	for (i = 0; i < sizeof warns / sizeof warns[0]; i++) {
+		int lines[8], n = t_uses(text, warns[i], lines, 8), k;
+		for (k = 0; k < n && k < 8; k++)
+			cr_log_error("%s:%d: %s makes Criterion exit 1 although every test "
+			             "passed; say why a test skips with cr_log_info or "
+			             "cr_skip_test", rel, lines[k], warns[i]);
+		bad += n;
+	}
+	free(text);
+	return bad;
+}
+
+/* The .c and .h files under `top`/`dir`, recursively, each checked by
+ * `check`; returns how many. */
+static int t_walk(const char *top, const char *dir, int *bad,
+                  int (*check)(const char *top, const char *rel))
 {
 	char path[4096 + 16];
 	DIR *d;
@@ -174,10 +211,10 @@ static int t_walk(const char *top, const char *dir, int *bad)
 			continue;
 		snprintf(rel, sizeof rel, "%s/%s", dir, ent->d_name);
 		if (ent->d_type == DT_DIR) {
-			files += t_walk(top, rel, bad);
+			files += t_walk(top, rel, bad, check);
 		} else if (n > 2 && ent->d_name[n - 2] == '.' &&
 		           (ent->d_name[n - 1] == 'c' || ent->d_name[n - 1] == 'h')) {
-			*bad += t_check_file(top, rel);
+			*bad += check(top, rel);
 			files++;
 		}
 	}
@@ -187,12 +224,20 @@ static int t_walk(const char *top, const char *dir, int *bad)
 
 Test(sources, library_allocates_only_through_its_allocator)
 {
-	int bad = 0, files = t_walk(AF_TEST_SOURCE, "src", &bad);
+	int bad = 0, files = t_walk(AF_TEST_SOURCE, "src", &bad, t_check_file);
 
-	files += t_walk(AF_TEST_SOURCE, "render", &bad);
+	files += t_walk(AF_TEST_SOURCE, "render", &bad, t_check_file);
 	cr_assert_gt(files, 20, "only %d files found under %s", files, AF_TEST_SOURCE);
 	cr_assert_eq(bad, 0, "%d uses of the C library's allocator in the library "
 	             "(see the lines above)", bad);
+}
+
+Test(sources, tests_never_log_warnings)
+{
+	int bad = 0, files = t_walk(AF_TEST_SOURCE, "tests", &bad, t_check_test_file);
+
+	cr_assert_gt(files, 10, "only %d files found under %s/tests", files, AF_TEST_SOURCE);
+	cr_assert_eq(bad, 0, "%d warnings logged by tests (see the lines above)", bad);
 }
 
 /* The checker finds what it must and nothing else. */
@@ -221,4 +266,283 @@ Test(sources, the_check_sees_calls_and_only_calls)
 	cr_assert_not_null(t_exception_for("src/writer.c", "malloc"));
 	cr_assert_null(t_exception_for("src/writer.c", "free"));
 	cr_assert_null(t_exception_for("render/svg.c", "malloc"));
+}
+
+/* ------------------------------------------------------------------ */
+/* The stages of the pipeline                                          */
+
+/* Bottom first.  A file may include headers of its own stage and of the
+ * stages before it; ARCHITECTURE.md says what each holds. */
+static const char *const stages[] = {
+	"public API",  /* declarations only: every stage may see them */
+	"errors",      /* af_fail, UTF-8, times for people: no memory */
+	"memory",      /* the allocator, growable arrays and byte strings */
+	"containers",  /* interned names, u32 maps, the prefix tree, Java names */
+	"inputs",      /* traces, folded text, mapping files, palette.map */
+	"view",        /* naming and shaping rules */
+	"call tree",   /* the named call tree of a trace, the method table */
+	"diff",        /* two trees compared */
+	"layout",      /* rectangles */
+	"font",        /* the pinned font's metrics */
+	"style",       /* colours, tooltips, escaping */
+	"outputs",     /* SVG, PNG and PDF, the index page, folded text */
+	"command",     /* aflame-render: the public API only */
+};
+
+enum { PUBLIC, ERRORS, MEMORY, CONTAINERS, INPUTS, VIEW, CALLTREE, DIFF, LAYOUT, FONT,
+       STYLE, OUTPUTS, COMMAND };
+
+typedef struct t_file {
+	const char *path; /* relative to the source tree */
+	int stage;
+} t_file;
+
+static const t_file files[] = {
+	{"include/aflame/aflame.h", PUBLIC},
+	{"include/aflame/writer.h", PUBLIC},
+	{"src/error.h", ERRORS},
+	{"src/error.c", ERRORS},
+	{"src/internal.h", MEMORY},
+	{"src/mem.c", MEMORY},
+	{"src/guard.c", MEMORY}, /* reads of mapped files that may shrink */
+	{"src/names.h", CONTAINERS},
+	{"src/names.c", CONTAINERS},
+	{"src/ptree.h", CONTAINERS},
+	{"src/ptree.c", CONTAINERS},
+	{"src/java.h", CONTAINERS},
+	{"src/java.c", CONTAINERS},
+	{"src/trace.h", INPUTS},
+	{"src/trace.c", INPUTS},
+	{"src/trace_key.c", INPUTS},
+	{"src/trace_regular.c", INPUTS},
+	{"src/trace_streaming.c", INPUTS},
+	{"src/folded.c", INPUTS},
+	{"src/input.c", INPUTS},
+	{"src/mapping.h", INPUTS},
+	{"src/mapping.c", INPUTS},
+	{"src/namemap.h", INPUTS},
+	{"src/namemap.c", INPUTS},
+	{"src/nameattr.c", INPUTS},
+	{"src/writer.c", INPUTS},
+	{"src/view.h", VIEW},
+	{"src/view.c", VIEW},
+	{"src/tree.h", CALLTREE},
+	{"src/tree.c", CALLTREE},
+	{"src/methods.c", CALLTREE},
+	{"src/diff.c", DIFF},
+	{"src/layout.h", LAYOUT},
+	{"src/layout.c", LAYOUT},
+	{"render/font.h", FONT},
+	{"render/font.c", FONT},
+	{"render/style.h", STYLE},
+	{"render/style.c", STYLE},
+	{"render/legend.h", STYLE},
+	{"render/legend.c", STYLE},
+	{"render/svg.c", OUTPUTS},
+	{"render/cairo.c", OUTPUTS},
+	{"render/html.c", OUTPUTS},
+	{"render/folded.c", OUTPUTS},
+	{"flame_js.h", OUTPUTS}, /* made from render/flame.js at build time */
+	{"src/cli/cli.h", COMMAND},
+	{"src/cli/options.h", COMMAND},
+	{"src/cli/options.c", COMMAND}, /* the table of options, the parsing */
+	{"src/cli/help.c", COMMAND},    /* --help and the man page from the table */
+	{"src/cli/main.c", COMMAND},
+	{"src/cli/output.c", COMMAND},
+	{"src/cli/report.c", COMMAND},
+	{"src/cli/set.c", COMMAND},
+};
+
+/* 0 while the checker is tested on made-up files: their problems are
+ * expected, not logged. */
+static int t_log = 1;
+
+static const t_file *t_file_at(const char *rel)
+{
+	size_t i;
+
+	for (i = 0; i < sizeof files / sizeof files[0]; i++)
+		if (strcmp(files[i].path, rel) == 0)
+			return &files[i];
+	return NULL;
+}
+
+/* The file `#include "name"` in `rel` means, as the build's include paths
+ * find it: beside `rel`, then include/, src/, render/ (and the generated
+ * flame_js.h); NULL when the table names none. */
+static const t_file *t_header(const char *rel, const char *name)
+{
+	static const char *const dirs[] = {"include/", "src/", "render/", ""};
+	char path[1024];
+	const char *slash = strrchr(rel, '/');
+	const t_file *f;
+	size_t i;
+
+	snprintf(path, sizeof path, "%.*s%s", slash ? (int)(slash - rel + 1) : 0, rel, name);
+	if ((f = t_file_at(path)) != NULL)
+		return f;
+	for (i = 0; i < sizeof dirs / sizeof dirs[0]; i++) {
+		snprintf(path, sizeof path, "%s%s", dirs[i], name);
+		if ((f = t_file_at(path)) != NULL)
+			return f;
+	}
+	return NULL;
+}
+
+/* Checks the `#include "..."` lines of `text`, the contents of `rel`;
+ * returns the number of problems, each logged. */
+static int t_check_includes(const char *rel, const char *text)
+{
+	const t_file *self = t_file_at(rel);
+	const char *p = text;
+	int bad = 0, line = 1;
+
+	if (!self) {
+		if (t_log)
+			cr_log_error("%s: not in the table of stages of tests/test_sources.c: add "
+			             "it with the stage it belongs to (see ARCHITECTURE.md)", rel);
+		return 1;
+	}
+	for (; *p; line++) {
+		const char *q = p, *end = strchr(p, '\n');
+		char name[256];
+		size_t n;
+		const t_file *h;
+
+		p = end ? end + 1 : p + strlen(p);
+		while (*q == ' ' || *q == '\t')
+			q++;
+		if (*q++ != '#')
+			continue;
+		while (*q == ' ' || *q == '\t')
+			q++;
+		if (strncmp(q, "include", 7) != 0)
+			continue;
+		for (q += 7; *q == ' ' || *q == '\t'; q++)
+			;
+		if (*q++ != '"')
+			continue; /* <system> headers */
+		for (n = 0; q[n] && q[n] != '"' && q[n] != '\n'; n++)
+			;
+		snprintf(name, sizeof name, "%.*s", (int)n, q);
+		h = t_header(rel, name);
+		if (!h) {
+			if (t_log)
+				cr_log_error("%s:%d: includes \"%s\", which the table of stages does "
+				             "not know", rel, line, name);
+			bad++;
+		} else if (h->stage > self->stage) {
+			if (t_log)
+				cr_log_error("%s:%d: %s (%s) includes %s (%s), a later stage of the "
+				             "pipeline: move what it needs down, or the code up", rel,
+				             line, rel, stages[self->stage], h->path, stages[h->stage]);
+			bad++;
+		} else if (self->stage == COMMAND && h->stage != COMMAND && h->stage != PUBLIC) {
+			if (t_log)
+				cr_log_error("%s:%d: the command includes %s: it uses the public API "
+				             "only", rel, line, h->path);
+			bad++;
+		}
+	}
+	return bad;
+}
+
+/* The .c and .h files under `top`/`dir`, recursively, each checked;
+ * returns how many. */
+static int t_walk_includes(const char *top, const char *dir, int *bad)
+{
+	char path[4096 + 16];
+	DIR *d;
+	struct dirent *ent;
+	int count = 0;
+
+	snprintf(path, sizeof path, "%s/%s", top, dir);
+	d = opendir(path);
+	cr_assert_not_null(d, "cannot list %s", path);
+	while ((ent = readdir(d)) != NULL) {
+		char rel[2048];
+		size_t n = strlen(ent->d_name), len;
+		char *text;
+		if (ent->d_name[0] == '.')
+			continue;
+		snprintf(rel, sizeof rel, "%s/%s", dir, ent->d_name);
+		if (ent->d_type == DT_DIR) {
+			count += t_walk_includes(top, rel, bad);
+			continue;
+		}
+		if (n < 3 || ent->d_name[n - 2] != '.' ||
+		    (ent->d_name[n - 1] != 'c' && ent->d_name[n - 1] != 'h'))
+			continue;
+		snprintf(path, sizeof path, "%s/%s", top, rel);
+		text = (char *)t_read(path, &len);
+		cr_assert_not_null(text, "cannot read %s", path);
+		text = realloc(text, len + 1);
+		text[len] = '\0';
+		*bad += t_check_includes(rel, text);
+		free(text);
+		count++;
+	}
+	closedir(d);
+	return count;
+}
+
+Test(sources, no_include_points_up_the_pipeline)
+{
+	static const char *const dirs[] = {"include", "src", "render"};
+	char path[4096 + 16];
+	int bad = 0, seen = 0;
+	size_t i;
+
+	for (i = 0; i < sizeof dirs / sizeof dirs[0]; i++)
+		seen += t_walk_includes(AF_TEST_SOURCE, dirs[i], &bad);
+	/* the table names no file that is gone */
+	for (i = 0; i < sizeof files / sizeof files[0]; i++) {
+		FILE *f;
+		if (strcmp(files[i].path, "flame_js.h") == 0)
+			continue;
+		snprintf(path, sizeof path, "%s/%s", AF_TEST_SOURCE, files[i].path);
+		f = fopen(path, "r");
+		if (!f) {
+			cr_log_error("%s: in the table of stages but not in the source tree",
+			             files[i].path);
+			bad++;
+			continue;
+		}
+		fclose(f);
+	}
+	cr_assert_eq((size_t)seen, sizeof files / sizeof files[0] - 1,
+	             "%d files under include/, src/ and render/, %zu in the table", seen,
+	             sizeof files / sizeof files[0] - 1);
+	cr_assert_eq(bad, 0, "%d problems with the order of the stages (see the lines "
+	             "above)", bad);
+}
+
+/* The include check finds what it must and nothing else. */
+Test(sources, the_include_check_sees_what_points_up)
+{
+	t_log = 0;
+	cr_assert_eq(t_check_includes("src/tree.c", "#include <stdlib.h>\n"
+	                                            "#include \"trace.h\"\n"
+	                                            "#  include \"tree.h\"\n"
+	                                            "#include \"view.h\"\n"
+	                                            "/* #include \"layout.h\" in words */\n"),
+	             0);
+	/* the parser naming the call tree, the font the style */
+	cr_assert_eq(t_check_includes("src/trace.c", "#include \"tree.h\"\n"), 1);
+	cr_assert_eq(t_check_includes("render/font.c", "#include \"font.h\"\n"
+	                                               "#include \"style.h\"\n"), 1);
+	cr_assert_eq(t_check_includes("src/error.c", "#include \"internal.h\"\n"), 1);
+	cr_assert_eq(t_check_includes("src/names.c", "#include \"trace.h\"\n"
+	                                             "#include \"view.h\"\n"), 2);
+	/* headers beside the file, in include/, and the generated one */
+	cr_assert_eq(t_check_includes("render/svg.c", "#include \"flame_js.h\"\n"
+	                                              "#include \"aflame/aflame.h\"\n"
+	                                              "#include \"layout.h\"\n"
+	                                              "#include \"style.h\"\n"), 0);
+	/* the command sees the public API only */
+	cr_assert_eq(t_check_includes("src/cli/main.c", "#include \"cli.h\"\n"), 0);
+	cr_assert_eq(t_check_includes("src/cli/main.c", "#include \"internal.h\"\n"), 1);
+	/* unknown headers and unknown files */
+	cr_assert_eq(t_check_includes("src/trace.c", "#include \"nowhere.h\"\n"), 1);
+	cr_assert_eq(t_check_includes("src/new.c", "#include \"internal.h\"\n"), 1);
 }

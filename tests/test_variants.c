@@ -390,21 +390,62 @@ Test(variants, limits_stop_hostile_depth_and_size)
 
 Test(variants, gzip_bomb_stops_at_the_input_limit)
 {
-	/* 16 MB of zeros inflate from a few kB; the limit here is 1 MB */
-	size_t n = 16u << 20, zlen;
-	uint8_t *zeros = calloc(1, n), *z;
+	/* 16 MB of folded lines inflate from a few kB; the limit here is 1 MB */
+	static const char line[] = "main;a;b 1\n";
+	size_t n = 16u << 20, zlen, i;
+	uint8_t *text = malloc(n), *z;
 	af_parse_options p = {.limits = {.max_input = 1u << 20}};
+	af_trace *t = NULL;
+	af_error e = {0};
+	char want[128];
+
+	cr_assert_not_null(text);
+	for (i = 0; i < n; i++)
+		text[i] = (uint8_t)line[i % (sizeof line - 1)];
+	z = t_gzip(text, n, &zlen);
+	cr_assert_lt(zlen, 100000);
+	cr_assert_eq(af_trace_parse(z, zlen, &p, &t, &e), AF_ERR_LIMIT, "%s", e.message);
+	cr_assert_null(t);
+	snprintf(want, sizeof want, "gzip data of %zu bytes inflates past the 1048576-byte "
+	         "input limit", zlen);
+	cr_assert_str_eq(e.message, want);
+	free(z);
+	free(text);
+}
+
+/* A gzip of zeros (a bomb, 1 GB in the issue) is gzip: it is not called "not
+ * gzip", and it stops at the first megabyte inflated, long before any limit
+ * (here 4 GB of zeros, which would pass the 2 GB input limit). */
+Test(variants, gzip_of_zeros_is_said_to_hold_no_trace)
+{
+	size_t n = 64u << 20, zlen, k, total = 0;
+	uint8_t *zeros = calloc(1, n), *z, *bomb;
 	af_trace *t = NULL;
 	af_error e = {0};
 
 	cr_assert_not_null(zeros);
 	z = t_gzip(zeros, n, &zlen);
-	cr_assert_lt(zlen, 100000);
-	cr_assert_eq(af_trace_parse(z, zlen, &p, &t, &e), AF_ERR_LIMIT);
+	/* gzip members one after another inflate as one input */
+	bomb = malloc(zlen * 64);
+	cr_assert_not_null(bomb);
+	for (k = 0; k < 64; k++) {
+		memcpy(bomb + total, z, zlen);
+		total += zlen;
+	}
+	cr_assert_eq(af_trace_parse(bomb, total, NULL, &t, &e), AF_ERR_FORMAT, "%s",
+	             e.message);
 	cr_assert_null(t);
-	cr_assert(strstr(e.message, "inflates past the 1048576-byte input limit"), "%s",
-	          e.message);
+	cr_assert_str_eq(e.message, "gzip data holding neither an Android method trace nor "
+	                 "folded stacks (no *version key, no SLOW header, no \"frame;frame "
+	                 "COUNT\" line)");
+	cr_assert_eq(e.offset, 0);
+	/* and a small one, inflated whole before anything is told, says the same */
 	free(z);
+	z = t_gzip(zeros, 100, &zlen);
+	cr_assert_eq(af_trace_parse(z, zlen, NULL, &t, &e), AF_ERR_FORMAT);
+	cr_assert(strncmp(e.message, "gzip data holding neither", 25) == 0, "%s", e.message);
+	free(z);
+	free(bomb);
 	free(zeros);
 }
 

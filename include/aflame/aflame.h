@@ -63,6 +63,17 @@ typedef struct af_error {
 /** A static, human-readable description of `status`. Never NULL. */
 const char *af_strerror(af_status status);
 
+/** Copies `len` bytes of `text` into `out` (`size` bytes, always
+ * NUL-terminated when `size` > 0) made safe to print on a terminal: bytes
+ * that are not UTF-8 become \xNN, control characters (C0, DEL) \xNN or \t
+ * \n \r, C1 controls, bidirectional controls and line separators \uNNNN;
+ * the rest is copied.  Backslashes are not escaped, so escaping twice
+ * changes nothing.  A character or escape that does not fit is left out
+ * with everything after it.  Returns the bytes written, NUL excluded.
+ * af_error messages are already escaped so (they quote input bytes); use
+ * this for other text from an input (thread names, af_trace_info.vm). */
+size_t af_text_escape(char *out, size_t size, const char *text, size_t len);
+
 /* ------------------------------------------------------------------ */
 /* Memory                                                              */
 
@@ -206,7 +217,16 @@ AF_NODISCARD af_status af_trace_parse(const void *buf, size_t len,
 
 /** Opens and parses `path`: "-" reads standard input; a gzip file is
  * inflated; a legacy pair is found from either file's path or the base name
- * (base.key + base.data).  NULL `opt` means defaults. */
+ * (base.key + base.data).  NULL `opt` means defaults.
+ *
+ * A regular file is mapped, not copied.  When another program truncates it
+ * while it is read, the call fails with AF_ERR_IO ("changed while it was
+ * read: it shrank from N to M bytes") instead of the process dying of
+ * SIGBUS: the first mapping installs a SIGBUS handler for the library's
+ * own mappings, which hands every other SIGBUS to the handler installed
+ * before it (or the default action).  A program that installs its own
+ * SIGBUS handler after that call replaces it: a truncation then reaches
+ * that handler, as it would without the library. */
 AF_NODISCARD af_status af_trace_open(const char *path,
                                      const af_parse_options *opt,
                                      af_trace **out, af_error *err);
@@ -262,7 +282,10 @@ typedef struct af_mapping af_mapping;
 /** Parses a mapping file held in memory: "original.Class -> obf:" class
  * lines, indented member lines ("int field -> a", "1:3:void m(int):12:14
  * -> b", line ranges optional), '#' comments (R8's JSON lines included).
- * Errors carry the line in err->line.  Free with af_mapping_free(). */
+ * A line longer than 1 MiB (the default limit on names) fails with
+ * AF_ERR_LIMIT.  Time and memory grow linearly with the file, however many
+ * methods share a name.  Errors carry the line in err->line.  Free with
+ * af_mapping_free(). */
 AF_NODISCARD af_status af_mapping_parse(const void *buf, size_t len,
                                         af_mapping **out, af_error *err);
 
@@ -273,7 +296,8 @@ AF_NODISCARD af_status af_mapping_parse_with(const void *buf, size_t len,
                                              const af_allocator *allocator,
                                              af_mapping **out, af_error *err);
 
-/** Reads and parses the mapping file at `path`. */
+/** Reads and parses the mapping file at `path`; reading stops at a NUL
+ * byte (an error naming its line) and at 2 GiB (AF_ERR_LIMIT). */
 AF_NODISCARD af_status af_mapping_load(const char *path, af_mapping **out,
                                        af_error *err);
 
@@ -295,7 +319,8 @@ const char *af_mapping_class(const af_mapping *m, const char *cls);
  * obfuscated name (overloads), `desc`, the method's descriptor as traces
  * record it ("(La/b;I)V", or NULL), picks the one whose original types it
  * gives; when nothing picks one, the candidates' names are joined by '|'
- * ("put|putAll").  Frames R8 inlined into a method are not candidates.  A
+ * ("put|putAll"), as many as fit in 1 MiB, then "|(N more)" for the rest.
+ * Frames R8 inlined into a method are not candidates.  A
  * name holding '.' is qualified with its own class (R8 moves methods
  * between classes).  Owned by the mapping.  The lookup takes a few
  * scratch blocks from the mapping's allocator; NULL too when they cannot be
@@ -508,6 +533,9 @@ typedef struct af_layout_options {
 	int thumb_height;
 	int flamechart;      /* siblings in the order they were recorded, traces'
 	                        calls where they began */
+	int keep_narrow;     /* every frame with time, however narrow
+	                        (flamegraph.pl's --minwidth 0): min_width and
+	                        min_width_pct are not used */
 } af_layout_options;
 
 /** One frame to draw.  x, y, w, h are in px of the unscaled image. */
@@ -616,7 +644,26 @@ int af_palette_from_name(const char *name);
 
 /** A map from frame names to text, read from and written to small files:
  * flamegraph.pl's palette.map ("NAME->rgb(R,G,B)" lines, --cp) and its
- * name-attribute file ("NAME<TAB>attr=value<TAB>attr=value", --nameattr). */
+ * name-attribute file ("NAME<TAB>attr=value<TAB>attr=value", --nameattr).
+ *
+ * Both are read whole, up to the input limit (af_limits.max_input's
+ * default, 2 GiB); a NUL byte is an error (AF_ERR_FORMAT, its byte offset,
+ * its line in the message).  A palette line that is not NAME->rgb(R,G,B)
+ * (R, G, B from 0 to 255) is left out, and the map's warning names its
+ * line.  A name-attribute line without a tab is an error.
+ *
+ * Name attributes follow flamegraph.pl: `title` replaces the frame's
+ * tooltip, `href` (or `xlink:href`) makes the frame a link with `target`
+ * (default "_top"), `g_extra` and `a_extra` hold raw attribute text
+ * (`name="value" ...`, references decoded) for the frame and its link, and
+ * any other key is an attribute of the frame (`class`, `style`, ...).
+ * Nothing that could run script or make the SVG invalid is kept: event
+ * handlers (`on*`, any case), links other than http(s), relative and
+ * fragment URLs (however spelled: any case, spaces, tabs, character
+ * references), values naming a script URL or CSS hook, names that are
+ * not plain XML names (`foo:bar`), `xmlns*`, `id` (a name is many frames).
+ * An attribute given twice counts once, the last one.  What was left out
+ * is named in the map's warning. */
 typedef struct af_namemap af_namemap;
 
 typedef enum af_namemap_kind {
@@ -634,20 +681,37 @@ AF_NODISCARD af_status af_namemap_load_with(const char *path,
                                             af_namemap_kind kind,
                                             const af_allocator *allocator,
                                             af_namemap **out, af_error *err);
+/** As af_namemap_load_with(), from the `len` bytes at `buf` (borrowed for
+ * the call). */
+AF_NODISCARD af_status af_namemap_parse(const char *buf, size_t len,
+                                        af_namemap_kind kind,
+                                        const af_allocator *allocator,
+                                        af_namemap **out, af_error *err);
 
 /** Writes a palette map, sorted by name, to a temporary file beside `path`
- * and renames it into place. */
+ * and renames it into place.  A name or value holding a newline is left
+ * out (it could not be read back). */
 AF_NODISCARD af_status af_namemap_save(const af_namemap *map, const char *path,
                                        af_error *err);
 
 void af_namemap_free(af_namemap *map);
 
-/** The text for `name`, or NULL.  Owned by the map. */
+/** The text for `name`, or NULL.  Owned by the map.  For name attributes,
+ * what was kept: `key=value` items joined by tabs, each key once, in the
+ * order title, href, target, `a:NAME` (the link's own attributes), then
+ * the frame's; values hold no tab, newline or NUL. */
 const char *af_namemap_get(const af_namemap *map, const char *name);
 
-/** Sets the text for `name` (copied). */
+/** Sets the text for `name` (copied).  Name attributes are cleaned as
+ * when read from a file. */
 AF_NODISCARD af_status af_namemap_set(af_namemap *map, const char *name,
                                       const char *value);
+
+/** What reading (or af_namemap_set()) left out, as one message naming the
+ * attributes dropped and the damaged palette lines, with their line
+ * numbers; bytes other than printable ASCII are written \xNN.  NULL when
+ * nothing was.  Owned by the map. */
+const char *af_namemap_warning(const af_namemap *map);
 
 typedef enum af_color_mode {
 	AF_COLOR_STABLE, /* a hash of the whole name: the same in every graph */
@@ -715,6 +779,8 @@ typedef struct af_index_options {
 	int view_rules;        /* the graphs have view rules (focus, exclude):
 	                          a thread can be skipped for having nothing
 	                          left, too */
+	int dark;              /* a dark page (--theme dark), whatever the
+	                          viewer prefers; 0: the viewer's choice */
 } af_index_options;
 
 /** Writes a self-contained HTML page (no script, no external resource)

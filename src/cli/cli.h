@@ -46,6 +46,10 @@ typedef struct cli {
 void report_error(const char *file, const af_error *e);
 void print_summary(const char *file, const af_trace *t);
 void print_warnings(const char *file, const af_trace *t);
+/** How messages name an input path: "(stdin)" for "-". */
+const char *input_name(const char *path);
+/** What reading a palette map or name-attribute file left out, if any. */
+void print_namemap_warning(const char *file, const af_namemap *m);
 
 /** A progress line on standard error, shown only when it is a terminal,
  * not quiet, and the work has taken over a second. */
@@ -60,36 +64,73 @@ void progress_bytes(void *ctx, uint64_t done, uint64_t total);
 void progress_graphs(progress *p, size_t done, size_t total);
 void progress_end(progress *p);
 
-/* output.c: files written whole or not at all */
+/* output.c: every output of a run put in place together at the end, or
+ * none.  Regular files (and paths where nothing is yet) are written to
+ * temporary files, ".aflame-PID-N" beside them; a symbolic link leads to
+ * the file it names; devices, FIFOs, sockets and the command's own
+ * descriptors (/dev/stdout) are written into directly. */
+struct out_sink;
+struct pending;
+
+/** One output being written. */
 typedef struct out_file {
 	FILE *f;
-	char *tmp;
-	const char *path;
-	int slot;       /* in the list of temporary files removed on a signal */
+	char *name;             /* for messages: the path given, or "(stdout)" */
+	struct out_sink *sink;  /* where the bytes go, and the first write error */
+	struct pending *pend;   /* the temporary file; NULL when written directly */
 } out_file;
 
-/** Removes the temporary files of unfinished outputs when the command is
- * interrupted (SIGINT, SIGTERM, SIGHUP), then dies of the same signal. */
+/** The folder of a per-thread set. */
+typedef struct out_dir {
+	char *path;             /* the folder as given, without trailing '/' */
+	const char *files;      /* where its files are made: a fresh temporary
+	                           folder renamed to `path` at the end, or `path`
+	                           (an older set's files are replaced at the end) */
+	struct pending *pend;   /* the fresh folder, or NULL */
+} out_dir;
+
+/** Removes the temporary files of the run when a signal ends the command
+ * (every signal that ends it and can be caught, unless ignored or already
+ * handled), then dies of that signal; SIGXFSZ is ignored, so that a write
+ * past the file size limit fails with EFBIG instead.  Call first. */
 void out_watch_signals(void);
 
-/** Opens a temporary file beside `path` (or standard output for NULL or
- * "-"); 0 on success, -1 with errno set. */
-int out_open(out_file *o, const char *path);
-
-/** Flushes, syncs and renames into place when `ok`, else removes the
- * temporary file; 0 on success. */
-int out_close(out_file *o, int ok);
-
-/** out_open, saying "cannot create" on failure; 0 or -1. */
+/** Opens an output: `path`, or standard output for NULL or "-".  0, or -1
+ * after saying "cannot create" and why. */
 int out_begin(out_file *o, const char *path);
 
-/** Ends a file whose writer returned `st`: puts it in place when `st` is
- * AF_OK, else removes it; says what failed (`e`, or the write) and returns
- * -1, or returns 0. */
-int out_end(out_file *o, af_status st, const af_error *e);
+/** Says "cannot create" and returns -1 when `path` is no place for an
+ * output (its folder is missing, it is a folder...), without creating
+ * anything; else 0. */
+int out_check(const char *path);
 
-/** Creates a folder and its parents; 0 when it exists afterwards. */
-int make_dir(const char *path);
+/** Ends an output whose writer returned `st` (with `e`): a temporary file
+ * waits for out_commit() when all went well, else is removed.  Says what
+ * failed: a write error with its cause, under the output's name; any other
+ * error under `input` (what caused it; NULL: the output).  0 or -1. */
+int out_end(out_file *o, af_status st, const af_error *e, const char *input);
+
+/** Writes `map` as palette.map text into `o` (the library saves to a
+ * path: a scratch file is made and removed). */
+af_status out_namemap(out_file *o, const af_namemap *map, af_error *e);
+
+/** Prepares the folder of a set at `path`; nothing is created there until
+ * out_commit().  0, or -1 after saying why. */
+int out_dir_begin(out_dir *d, const char *path);
+
+/** out_begin() for the file `name` of a set. */
+int out_begin_in(out_file *o, const out_dir *d, const char *name);
+
+/** Frees `d` (not what was written). */
+void out_dir_end(out_dir *d);
+
+/** Puts every finished output of the run in place, in the order they were
+ * opened, with the signals held back; 0, or -1 after saying what failed
+ * (then the rest are removed).  Only when no other thread writes. */
+int out_commit(void);
+
+/** Removes every temporary file and folder of the run. */
+void out_discard(void);
 
 /** Writes the method table of `trace` to c->report; 0 or an exit status. */
 int run_report(const cli *c, const af_trace *trace, af_clock clock);

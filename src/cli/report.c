@@ -9,15 +9,38 @@
 
 #include "cli.h"
 
+/* Text from an input or a file name, made safe for a terminal in `buf`;
+ * the library's messages come escaped already. */
+static const char *safe(const char *s, char *buf, size_t n)
+{
+	af_text_escape(buf, n, s, strlen(s));
+	return buf;
+}
+
 void report_error(const char *file, const af_error *e)
 {
+	char f[4096];
+
+	safe(file, f, sizeof f);
 	if (e->line > 0)
-		fprintf(stderr, PROG ": %s: %s (line %lld)\n", file, e->message, e->line);
+		fprintf(stderr, PROG ": %s: %s (line %lld)\n", f, e->message, e->line);
 	else if (e->offset >= 0)
-		fprintf(stderr, PROG ": %s: %s (byte %lld)\n", file, e->message,
-		        e->offset);
+		fprintf(stderr, PROG ": %s: %s (byte %lld)\n", f, e->message, e->offset);
 	else
-		fprintf(stderr, PROG ": %s: %s\n", file, e->message);
+		fprintf(stderr, PROG ": %s: %s\n", f, e->message);
+}
+
+const char *input_name(const char *path)
+{
+	return strcmp(path, "-") == 0 ? "(stdin)" : path;
+}
+
+void print_namemap_warning(const char *file, const af_namemap *m)
+{
+	const char *w = m ? af_namemap_warning(m) : NULL;
+
+	if (w)
+		fprintf(stderr, PROG ": %s: warning: %s\n", file, w);
 }
 
 static const char *variant_name(af_variant v)
@@ -31,10 +54,13 @@ static const char *variant_name(af_variant v)
 	return "?";
 }
 
-void print_summary(const char *file, const af_trace *t)
+void print_summary(const char *name, const af_trace *t)
 {
 	const af_trace_info *i = af_trace_get_info(t);
+	char file[4096], vm[256];
 
+	safe(name, file, sizeof file);
+	safe(*i->vm ? i->vm : "?", vm, sizeof vm);
 	if (i->variant == AF_VARIANT_FOLDED) {
 		fprintf(stderr, "%s: folded stacks%s%s: %llu lines, %llu ignored\n", file,
 		        i->gzip ? " (gzip)" : "", i->differential ? ", differential" : "",
@@ -56,7 +82,7 @@ void print_summary(const char *file, const af_trace *t)
 	        "  clock steps backwards: cpu %llu, wall %llu; truncated bytes: %llu%s%s\n",
 	        file, variant_name(i->variant), i->gzip ? " (gzip)" : "", i->version,
 	        i->version, i->record_size, clock, i->clock_assumed ? " (inferred)" : "",
-	        *i->vm ? i->vm : "?", i->threads_declared, i->threads_with_records,
+	        vm, i->threads_declared, i->threads_with_records,
 	        i->unknown_threads, i->methods, (unsigned long long)i->records,
 	        (unsigned long long)i->enters, (unsigned long long)i->exits,
 	        (unsigned long long)i->unwinds, (unsigned long long)i->orphan_exits,
@@ -71,9 +97,12 @@ void print_summary(const char *file, const af_trace *t)
 	        i->overflow ? "; buffer overflowed (data-file-overflow=true)" : "");
 }
 
-void print_warnings(const char *file, const af_trace *t)
+void print_warnings(const char *name, const af_trace *t)
 {
 	const af_trace_info *i = af_trace_get_info(t);
+	char file[4096];
+
+	safe(name, file, sizeof file);
 
 	if (i->summary_missing)
 		fprintf(stderr, PROG ": %s: warning: streaming trace ends without its "

@@ -26,6 +26,7 @@ typedef struct job {
 	uint64_t hot_self;
 	uint64_t total[AF_CLOCK_COUNT];
 	uint64_t calls;
+	af_tree *tree;        /* built before the set's folder is made (ALL) */
 } job;
 
 typedef struct pool {
@@ -38,6 +39,7 @@ typedef struct pool {
 	progress prog;
 	int failed;
 	af_namemap *nameattr;
+	out_dir dir;
 } pool;
 
 /* "<tid>-<name>" with the name cut down to characters safe in any file
@@ -79,14 +81,6 @@ static int wanted(const cli *c, const af_thread_info *ti)
 	return 0;
 }
 
-static char *path_of(const char *dir, const char *base, const char *ext)
-{
-	char *p = malloc(strlen(dir) + strlen(base) + strlen(ext) + 2);
-	if (p)
-		sprintf(p, "%s/%s%s", dir, base, ext);
-	return p;
-}
-
 static const char *const ext_of[] = {".svg", ".png", ".pdf", ".folded"};
 
 /* Writes one file of a job; returns 0, or -1 after saying why. */
@@ -94,53 +88,41 @@ static int write_one(pool *pl, const job *j, const char *ext, af_format f,
                      const af_tree *tree, const af_layout *layout,
                      const af_render_options *ro)
 {
-	char *path = path_of(pl->c->output, j->base, ext);
+	char name[sizeof j->base + 16];
 	af_error e = {0};
 	af_status st;
 	out_file out;
-	int r;
 
-	if (!path) {
-		fprintf(stderr, PROG ": %s: %s\n", pl->c->output, strerror(ENOMEM));
+	snprintf(name, sizeof name, "%s%s", j->base, ext);
+	if (out_begin_in(&out, &pl->dir, name))
 		return -1;
-	}
-	if (out_begin(&out, path)) {
-		free(path);
-		return -1;
-	}
 	if (f == AF_FORMAT_FOLDED)
 		st = af_folded_write(tree, pl->clock, out.f, &e);
 	else if (f == AF_FORMAT_SVG)
 		st = af_svg_write(layout, ro, out.f, &e);
 	else
 		st = af_cairo_write(layout, f, ro, out.f, &e);
-	r = out_end(&out, st, &e);
-	free(path);
-	return r;
+	return out_end(&out, st, &e, input_name(pl->c->input));
 }
 
-static int render_job(pool *pl, job *j, af_font *font)
+/* The tree of job `j`: 0; 1 when the view leaves the thread nothing, and
+ * it is skipped; -1 after saying why it cannot be drawn. */
+static int job_tree(pool *pl, job *j, af_tree **out)
 {
 	const cli *c = pl->c;
 	af_tree_options to = c->tree;
-	af_layout_options lo = c->layout;
-	af_render_options ro = c->render;
 	af_tree *tree = NULL;
-	af_layout *layout = NULL;
 	af_error e = {0};
-	char title[512], t[48];
-	size_t i, n;
-	int f, r = -1;
-	const char *clock_name = pl->clock == AF_CLOCK_WALL ? "wall clock"
-	                         : pl->clock == AF_CLOCK_CPU ? "thread-cpu" : "wait (off-CPU)";
 	af_status st;
 
+	*out = NULL;
 	if (j->thread != ALL) {
 		to.one_thread = 1;
 		to.thread = j->thread;
 	}
 	to.clock = pl->clock;
-	if (!(c->formats & (1 << AF_FORMAT_FOLDED)) && !c->layout.flamechart) {
+	if (!(c->formats & (1 << AF_FORMAT_FOLDED)) && !c->layout.flamechart &&
+	    !c->layout.keep_narrow) {
 		/* subtrees far under a drawn pixel need not be built */
 		double w = c->layout.width > 0 ? c->layout.width : 1200;
 		double mw = c->layout.min_width > 0 ? c->layout.min_width : 0.1;
@@ -159,16 +141,39 @@ static int render_job(pool *pl, job *j, af_font *font)
 		/* the view's rules (or the clock) leave this thread nothing */
 		af_tree_free(tree);
 		j->skipped = 1;
-		return 0;
+		return 1;
 	}
 	if (st != AF_OK) {
 		if (!tree)
-			report_error(c->input, &e);
+			report_error(input_name(c->input), &e);
 		else
-			fprintf(stderr, PROG ": %s: nothing to draw on this clock\n", c->input);
+			fprintf(stderr, PROG ": %s: nothing to draw on this clock\n",
+			        input_name(c->input));
 		af_tree_free(tree);
 		return -1;
 	}
+	*out = tree;
+	return 0;
+}
+
+static int render_job(pool *pl, job *j, af_font *font)
+{
+	const cli *c = pl->c;
+	af_layout_options lo = c->layout;
+	af_render_options ro = c->render;
+	af_tree *tree = j->tree;
+	af_layout *layout = NULL;
+	af_error e = {0};
+	char title[512], t[48];
+	size_t i, n;
+	int f, r = -1;
+	const char *clock_name = pl->clock == AF_CLOCK_WALL ? "wall clock"
+	                         : pl->clock == AF_CLOCK_CPU ? "thread-cpu" : "wait (off-CPU)";
+
+	j->tree = NULL;
+	if (!tree && (r = job_tree(pl, j, &tree)) != 0)
+		return r > 0 ? 0 : -1;
+	r = -1;
 	/* the index shows the frame with the most self time */
 	n = af_tree_size(tree);
 	for (i = 1; i < n; i++) {
@@ -206,7 +211,7 @@ static int render_job(pool *pl, job *j, af_font *font)
 			continue;
 		if (f != AF_FORMAT_FOLDED && !layout &&
 		    af_layout_build(tree, &lo, &layout, &e) != AF_OK) {
-			report_error(c->input, &e);
+			report_error(input_name(c->input), &e);
 			goto out;
 		}
 		if (write_one(pl, j, ext_of[f], (af_format)f, tree, layout, &ro))
@@ -219,7 +224,7 @@ static int render_job(pool *pl, job *j, af_font *font)
 	lo.thumb_width = c->thumb_width ? c->thumb_width : j->thread == ALL ? 2 * THUMB_W : THUMB_W;
 	lo.thumb_height = c->thumb_height ? c->thumb_height : j->thread == ALL ? 200 : THUMB_H;
 	if (af_layout_build(tree, &lo, &layout, &e) != AF_OK) {
-		report_error(c->input, &e);
+		report_error(input_name(c->input), &e);
 		goto out;
 	}
 	ro.scale = 1;
@@ -298,7 +303,6 @@ static int write_index(pool *pl, job *all)
 	int first = -1, f, r = -1;
 	af_error e = {0};
 	out_file out;
-	char *path = path_of(c->output, "index", ".html");
 	const char *in = strchr(c->input, '/') ? strrchr(c->input, '/') + 1 : c->input;
 
 	for (f = 0; f <= AF_FORMAT_FOLDED && first < 0; f++)
@@ -307,7 +311,7 @@ static int write_index(pool *pl, job *all)
 	if (first < 0)
 		first = AF_FORMAT_FOLDED;
 	names = malloc((pl->njobs + 1) * 2 * 128);
-	if (!rows || !names || !path) {
+	if (!rows || !names) {
 		fputs(PROG ": out of memory\n", stderr);
 		goto done;
 	}
@@ -343,15 +347,16 @@ static int write_index(pool *pl, job *all)
 	io.view_rules = c->tree.focus || c->tree.exclude;
 	io.all = &whole;
 	io.min_share = c->min_share;
-	if (out_begin(&out, path) == 0) {
+	io.dark = c->render.dark;
+	/* opened last, so put in place last */
+	if (out_begin_in(&out, &pl->dir, "index.html") == 0) {
 		af_status st = af_html_index_write(out.f, &io, rows, k, &e);
-		if (out_end(&out, st, &e) == 0)
+		if (out_end(&out, st, &e, input_name(c->input)) == 0)
 			r = 0;
 	}
 done:
 	free(rows);
 	free(names);
-	free(path);
 	return r;
 }
 
@@ -370,21 +375,12 @@ int run_set(const cli *c, const af_trace *trace, af_clock clock)
 	pl.c = c;
 	pl.trace = trace;
 	pl.clock = clock;
-	if (make_dir(c->output)) {
-		fprintf(stderr, PROG ": %s: cannot create the folder: %s\n", c->output,
-		        strerror(errno));
-		return 1;
-	}
 	if (c->nameattr &&
 	    af_namemap_load(c->nameattr, AF_NAMEMAP_ATTRS, &pl.nameattr, &e) != AF_OK) {
 		report_error(c->nameattr, &e);
 		return 1;
 	}
-	if (c->cp) {
-		fputs(PROG ": --cp does not go with --per-thread\n", stderr);
-		af_namemap_free(pl.nameattr);
-		return 2;
-	}
+	print_namemap_warning(c->nameattr, pl.nameattr);
 	/* the merged graph first, then every thread with time on the clock */
 	pl.jobs = calloc(n + 1, sizeof *pl.jobs);
 	if (!pl.jobs) {
@@ -422,6 +418,17 @@ int run_set(const cli *c, const af_trace *trace, af_clock clock)
 	}
 	for (i = 0; i < pl.njobs; i++)
 		pl.drawn += !pl.jobs[i].skipped;
+	/* the merged graph says whether there is anything to draw: before
+	 * the folder is made */
+	if (job_tree(&pl, &pl.jobs[pl.njobs - 1], &pl.jobs[pl.njobs - 1].tree) != 0 ||
+	    out_dir_begin(&pl.dir, c->output) != 0) {
+		af_tree_free(pl.jobs[pl.njobs - 1].tree);
+		for (i = 0; i < pl.njobs; i++)
+			free(pl.jobs[i].hot);
+		free(pl.jobs);
+		af_namemap_free(pl.nameattr);
+		return 1;
+	}
 	progress_init(&pl.prog, c);
 	pthread_mutex_init(&pl.lock, NULL);
 	if ((size_t)workers > pl.drawn)
@@ -440,8 +447,11 @@ int run_set(const cli *c, const af_trace *trace, af_clock clock)
 	if (!pl.failed && write_index(&pl, &pl.jobs[pl.njobs - 1]) == 0)
 		status = 0;
 	pthread_mutex_destroy(&pl.lock);
-	for (i = 0; i < pl.njobs; i++)
+	for (i = 0; i < pl.njobs; i++) {
 		free(pl.jobs[i].hot);
+		af_tree_free(pl.jobs[i].tree);
+	}
+	out_dir_end(&pl.dir);
 	free(pl.jobs);
 	free(tids);
 	af_namemap_free(pl.nameattr);

@@ -157,7 +157,8 @@ function tooltipCases() {
   const fg = `${tmp}/fg.folded`, mixed = `${tmp}/mixed.folded`;
   writeFileSync(fg, "a;b 1.5\nc 2.5\nd;e;f 3\nd;e 1\nd;e-x 2\ng 0.125\n");
   writeFileSync(mixed, "a 10 12\nc 2\nd;e 1 1\nd;f 3\n");
-  writeFileSync(attrs, "main\thref=https://example.com/?a=1&b=2\tclass=x\nm\tdata-k=v\n");
+  writeFileSync(attrs, "main\thref=https://example.com/?a=1&b=2\tclass=x\n" +
+                      "m\tdata-k=v\ttitle=Given <tip> & \"more\"\n");
   return [
     ["trace", [`${samples}/app.trace`]],
     ["hostile names", [hostile]],
@@ -251,5 +252,61 @@ test("an icicle graph zooms too (depth read from the top)", { skip: why || false
   assert.ok(parent.faded && parent.width === 1180);
   assert.equal((await frame(page, "RenderThread")).shown, false);
   assert.deepEqual(page.errors, []);
+  await page.close();
+});
+
+// --nameattr keeps flamegraph.pl's attributes that describe and drops
+// what runs script: hovering and clicking every frame of a graph made
+// from a hostile attribute file opens no dialog.  (Attributes that would
+// make the SVG invalid are test_namemap's: the page would not load.)
+test("a --nameattr file cannot run script", { skip: why || false }, async () => {
+  const folded = `${tmp}/script.folded`, attrs = `${tmp}/script-attrs.txt`;
+  const file = `${tmp}/script.svg`;
+  writeFileSync(folded, "root;a 3\nroot;b 2\nroot;c;d 2\nroot;e 1\n");
+  writeFileSync(attrs, [
+    "root\tonmouseover=alert(1)\tclass=r",
+    "a\tONMOUSEOVER=alert(2)\tonclick=alert(3)\thref=javascript:alert(4)",
+    "b\tg_extra=onmouseover=\"alert(5)\" style=\"fill:#00f\"\txlink:href=JaVaScRiPt:alert(6)",
+    "c\thref=&#106;avascript:alert(7)\ta_extra=onclick=\"alert(8)\"\tonfocus=alert(9)",
+    "d\thref= java\rscript:alert(10)\tstyle=background:url(javascript:alert(11))",
+    "e\thref=data:text/html,<script>alert(12)</script>\tclass=e",
+  ].join("\n") + "\n");
+  execFileSync(cli, ["--nameattr", attrs, "-o", file, folded], { stdio: "pipe" });
+  const page = await browser.newPage({ viewport: { width: 1300, height: 400 } });
+  const dialogs = [];
+  page.on("dialog", async (d) => { dialogs.push(d.message()); await d.dismiss(); });
+  const errors = [];
+  page.on("pageerror", (e) => errors.push(e.message));
+  await page.goto(pathToFileURL(file).href);
+  await page.waitForFunction(() => window.aflame && window.aflame.frames.length > 0);
+  const names = await page.evaluate(() => window.aflame.frames.map((f) => f.name));
+  assert.deepEqual(names.slice().sort(), ["a", "all", "b", "c", "d", "e", "root"]);
+  for (const name of names) {
+    const f = await frame(page, name);
+    await page.mouse.move(f.x + f.w / 2, f.y + f.h / 2);
+    await page.mouse.click(f.x + f.w / 2, f.y + f.h / 2);
+    await page.keyboard.press("Tab");
+  }
+  await page.keyboard.press("Escape");
+  assert.deepEqual(dialogs, [], "script from --nameattr ran");
+  // nothing that could run is left in the document either
+  const found = await page.evaluate(() => {
+    const bad = [];
+    for (const el of document.querySelectorAll("*")) {
+      for (const a of el.attributes) {
+        if (/^on/i.test(a.name) ||
+            /^\s*(javascript|data|vbscript):/i.test(a.value.replace(/[\t\n\r]/g, "")))
+          bad.push(`${el.tagName} ${a.name}=${a.value}`);
+      }
+    }
+    return bad;
+  });
+  assert.deepEqual(found, []);
+  assert.deepEqual(errors, []);
+  // what describes is kept
+  assert.equal(await page.evaluate(() => window.aflame.frames.find((f) => f.name === "b")
+    .g.style.fill), "rgb(0, 0, 255)");
+  assert.equal(await page.evaluate(() => window.aflame.frames.find((f) => f.name === "e")
+    .g.getAttribute("class")), "e");
   await page.close();
 });

@@ -1,0 +1,206 @@
+/*
+ * names.c - the string interner (each name stored once, dense ids) and a
+ * small map from u32 to u32.  Neither knows what the strings or numbers
+ * stand for.
+ */
+#include <string.h>
+
+#include "names.h"
+
+/* ------------------------------------------------------------------ */
+/* Interned names                                                      */
+
+static uint64_t af_hash_bytes(const char *s, size_t len)
+{
+	uint64_t h = 0xcbf29ce484222325ull;
+	size_t i;
+	for (i = 0; i < len; i++) {
+		h ^= (unsigned char)s[i];
+		h *= 0x100000001b3ull;
+	}
+	return h ^ (h >> 31);
+}
+
+static int af_names_rehash(af_names *n)
+{
+	size_t ns = n->nslots ? n->nslots * 2 : 256, i, mask = ns - 1;
+	uint32_t *slots;
+
+	if (ns > SIZE_MAX / sizeof *slots)
+		return -1;
+	slots = af_calloc(n->mem, ns, sizeof *slots);
+	if (!slots)
+		return -1;
+	for (i = 0; i < n->len; i++) {
+		size_t j = af_hash_bytes(n->str[i], strlen(n->str[i])) & mask;
+		while (slots[j])
+			j = (j + 1) & mask;
+		slots[j] = (uint32_t)i + 1;
+	}
+	af_free(n->mem, n->slots);
+	n->slots = slots;
+	n->nslots = ns;
+	return 0;
+}
+
+uint32_t af_names_intern(af_names *n, const char *s, size_t len)
+{
+	size_t mask, j;
+	char *copy;
+
+	if ((n->len + 1) * 2 > n->nslots && af_names_rehash(n))
+		return AF_NONE;
+	mask = n->nslots - 1;
+	for (j = af_hash_bytes(s, len) & mask; n->slots[j]; j = (j + 1) & mask) {
+		const char *t = n->str[n->slots[j] - 1];
+		if (strncmp(t, s, len) == 0 && t[len] == '\0')
+			return n->slots[j] - 1;
+	}
+	if (n->len >= UINT32_MAX - 1 || AF_GROW(n->mem, n->str, n->cap, n->len + 1))
+		return AF_NONE;
+	copy = af_malloc(n->mem, len + 1);
+	if (!copy)
+		return AF_NONE;
+	memcpy(copy, s, len);
+	copy[len] = '\0';
+	n->str[n->len] = copy;
+	n->slots[j] = (uint32_t)n->len + 1;
+	return (uint32_t)n->len++;
+}
+
+uint32_t af_names_intern_clean(af_names *n, const char *s, size_t len)
+{
+	af_buf b = {.mem = n->mem};
+	size_t i = 0;
+	uint32_t id;
+	int dirty = 0;
+
+	/* most names are clean ASCII: check before copying */
+	for (i = 0; i < len && !dirty; i++) {
+		unsigned char c = (unsigned char)s[i];
+		dirty = c < 0x20 || c == 0x7F || c == ';' || c >= 0x80;
+	}
+	if (!dirty)
+		return af_names_intern(n, s, len);
+	for (i = 0; i < len;) {
+		uint32_t cp;
+		size_t k = af_utf8_decode((const unsigned char *)s + i, len - i, &cp);
+		int bad;
+		if (k == 0) {
+			bad = af_buf_append(&b, "\xEF\xBF\xBD", 3);
+			i++;
+		} else if (cp < 0x20 || cp == 0x7F || (cp >= 0x80 && cp < 0xA0) ||
+		           af_noncharacter(cp)) {
+			bad = 0;
+			i += k;
+		} else if (cp == ';') {
+			bad = af_buf_append(&b, ":", 1);
+			i += k;
+		} else {
+			bad = af_buf_append(&b, s + i, k);
+			i += k;
+		}
+		if (bad) {
+			af_buf_free(&b);
+			return AF_NONE;
+		}
+	}
+	id = af_names_intern(n, b.data ? b.data : "", b.len);
+	af_buf_free(&b);
+	return id;
+}
+
+uint32_t af_names_find(const af_names *n, const char *s, size_t len)
+{
+	size_t mask, j;
+
+	if (!n->nslots)
+		return AF_NONE;
+	mask = n->nslots - 1;
+	for (j = af_hash_bytes(s, len) & mask; n->slots[j]; j = (j + 1) & mask) {
+		const char *t = n->str[n->slots[j] - 1];
+		if (strncmp(t, s, len) == 0 && t[len] == '\0')
+			return n->slots[j] - 1;
+	}
+	return AF_NONE;
+}
+
+void af_names_free(af_names *n)
+{
+	af_mem *mem = n->mem;
+	size_t i;
+
+	for (i = 0; i < n->len; i++)
+		af_free(mem, n->str[i]);
+	af_free(mem, n->str);
+	af_free(mem, n->slots);
+	memset(n, 0, sizeof *n);
+	n->mem = mem;
+}
+
+/* ------------------------------------------------------------------ */
+/* u32 -> u32 map                                                      */
+
+static size_t af_u32_slot(uint32_t key, size_t mask)
+{
+	return (size_t)(((uint64_t)key * 0x9E3779B97F4A7C15ull) >> 32) & mask;
+}
+
+int af_u32map_get(const af_u32map *m, uint32_t key, uint32_t *value)
+{
+	size_t mask, i;
+
+	if (!m->nslots)
+		return 0;
+	mask = m->nslots - 1;
+	for (i = af_u32_slot(key, mask); m->slots[i]; i = (i + 1) & mask) {
+		if ((uint32_t)(m->slots[i] >> 32) == key + 1) {
+			*value = (uint32_t)m->slots[i];
+			return 1;
+		}
+	}
+	return 0;
+}
+
+int af_u32map_put(af_u32map *m, uint32_t key, uint32_t value)
+{
+	size_t mask, i;
+
+	if ((m->len + 1) * 2 > m->nslots) {
+		size_t ns = m->nslots ? m->nslots * 2 : 64, j;
+		uint64_t *slots = af_calloc(m->mem, ns, sizeof *slots);
+		if (!slots)
+			return -1;
+		for (j = 0; j < m->nslots; j++) {
+			if (m->slots[j]) {
+				size_t k = af_u32_slot((uint32_t)(m->slots[j] >> 32) - 1,
+				                       ns - 1);
+				while (slots[k])
+					k = (k + 1) & (ns - 1);
+				slots[k] = m->slots[j];
+			}
+		}
+		af_free(m->mem, m->slots);
+		m->slots = slots;
+		m->nslots = ns;
+	}
+	mask = m->nslots - 1;
+	for (i = af_u32_slot(key, mask); m->slots[i]; i = (i + 1) & mask) {
+		if ((uint32_t)(m->slots[i] >> 32) == key + 1) {
+			m->slots[i] = ((uint64_t)(key + 1) << 32) | value;
+			return 0;
+		}
+	}
+	m->slots[i] = ((uint64_t)(key + 1) << 32) | value;
+	m->len++;
+	return 0;
+}
+
+void af_u32map_free(af_u32map *m)
+{
+	af_mem *mem = m->mem;
+
+	af_free(mem, m->slots);
+	memset(m, 0, sizeof *m);
+	m->mem = mem;
+}

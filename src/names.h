@@ -1,0 +1,48 @@
+/*
+ * names.h - a string interner and a map from u32 to u32: the bottom of the
+ * house, used by the parsers, the mapping reader, the view and the call tree.
+ * They know nothing of traces.
+ */
+#ifndef AF_NAMES_H
+#define AF_NAMES_H
+
+#include "internal.h"
+
+/** A set of NUL-terminated strings, each stored once; ids are dense. */
+typedef struct af_names {
+	char **str;
+	size_t len, cap;
+	uint32_t *slots; /* id + 1, 0 = empty */
+	size_t nslots;
+	af_mem *mem;     /* set before the first use */
+} af_names;
+
+/** Returns the id of the `len` bytes at `s`, adding them when new;
+ * AF_NONE when out of memory. */
+uint32_t af_names_intern(af_names *n, const char *s, size_t len);
+
+/** As af_names_intern, after making the text safe for every output: invalid
+ * UTF-8 becomes U+FFFD, control characters are dropped, and ';' (the folded
+ * format's separator) becomes ':'. */
+uint32_t af_names_intern_clean(af_names *n, const char *s, size_t len);
+
+/** The id of the `len` bytes at `s`, or AF_NONE when they are not in. */
+uint32_t af_names_find(const af_names *n, const char *s, size_t len);
+
+/** Frees the strings and tables; the map stays usable (its mem is kept). */
+void af_names_free(af_names *n);
+
+/** A map from u32 to u32, for small caches. */
+typedef struct af_u32map {
+	uint64_t *slots; /* key << 32 | value, with key + 1 so 0 = empty */
+	size_t nslots, len;
+	af_mem *mem;     /* set before the first use */
+} af_u32map;
+
+/** Looks `key` up; returns 1 and sets *value when present. */
+int af_u32map_get(const af_u32map *m, uint32_t key, uint32_t *value);
+/** Sets `key`; returns -1 when out of memory.  `key` must be < UINT32_MAX. */
+int af_u32map_put(af_u32map *m, uint32_t key, uint32_t value);
+void af_u32map_free(af_u32map *m);
+
+#endif
