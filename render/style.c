@@ -537,14 +537,15 @@ static int af_diff_tooltip(af_style *s, af_buf *b, const af_rect *r,
                            const af_node_info *ni)
 {
 	const af_layout *l = s->layout;
-	af_clock c = l->clock;
 	uint64_t v[4];
-	double pct = l->total ? 100.0 * (double)ni->total[c] / (double)l->total : 0;
+	/* a frame drawn twice (see af_layout_build) shows the part it holds,
+	 * then the whole frame's change */
+	double pct = l->total ? 100.0 * (double)r->value / (double)l->total : 0;
 	char t[64];
 	int bad;
 
 	af_style_diff_values(s, r, ni, v);
-	af_style_value(s, t, sizeof t, (double)ni->total[c] * l->factor);
+	af_style_value(s, t, sizeof t, (double)r->value * l->factor);
 	bad = af_buf_append(b, ni->name, af_style_shown(ni->name));
 	bad |= af_buf_printf(b, " (%s, %.2f%%", t, pct);
 	if (ni->calls)

@@ -157,6 +157,9 @@ function tooltipCases() {
   const fg = `${tmp}/fg.folded`, mixed = `${tmp}/mixed.folded`;
   writeFileSync(fg, "a;b 1.5\nc 2.5\nd;e;f 3\nd;e 1\nd;e-x 2\ng 0.125\n");
   writeFileSync(mixed, "a 10 12\nc 2\nd;e 1 1\nd;f 3\n");
+  // a diff of two profiles whose counts have decimals
+  const fg2 = `${tmp}/fg2.folded`;
+  writeFileSync(fg2, "a;b 2.25\nc 1\nd;e;f 3.5\nh 1000.5\n");
   writeFileSync(attrs, "main\thref=https://example.com/?a=1&b=2\tclass=x\n" +
                       "m\tdata-k=v\ttitle=Given <tip> & \"more\"\n");
   return [
@@ -171,6 +174,8 @@ function tooltipCases() {
     ["factor", ["--factor", "2.5", fg]],
     ["one count among two", [mixed]],
     ["one count among two, negated, factor", ["--negate", "--factor", "3", mixed]],
+    ["diff of two profiles with decimals", ["--diff", fg, fg2]],
+    ["diff of two profiles with decimals, factor", ["--factor", "2", "--diff", fg2, fg]],
   ];
 }
 
