@@ -55,9 +55,20 @@ static void usage(FILE *f)
 	      "      --strip-package labels without the package (MainActivity.onCreate)\n"
 	      "      --min-share P   leave out frames under P% of the graph's total\n"
 	      "      --report FILE   per-method table to FILE (- stdout; a graph too with -o)\n"
-	      "      --report-format F  tsv (default) or text, aligned for people\n"
+	      "      --report-format F  tsv (default), text (aligned for people) or html\n"
+	      "                      (a page with each method's callers and callees)\n"
 	      "      --diff BEFORE   colour INPUT red/blue where it grew/shrank from BEFORE\n"
 	      "      --normalize     with --diff: scale BEFORE to INPUT's total first\n"
+	      "dmtracedump's outputs\n"
+	      "      --call-graph    draw the call graph instead of a flame graph: a box per\n"
+	      "                      method, an arrow per caller and callee; -o .svg, .png\n"
+	      "                      or .pdf (drawn by Graphviz's library) or .dot (text;\n"
+	      "                      -o FILE.dot alone is enough); SVG on standard output\n"
+	      "      --call-graph-threshold P  only callees whose inclusive time is at least\n"
+	      "                      P% of their caller's (default 20, as dmtracedump -t)\n"
+	      "      --dump          every record of the trace in order, as text (to -o FILE\n"
+	      "                      or standard output): offset, thread, action, method,\n"
+	      "                      both clocks as written and unwrapped\n"
 	      "Look (flamegraph.pl's options)\n"
 	      "      --title TEXT    (default \"Flame Graph\"; \"Icicle Graph\" inverted)\n"
 	      "      --subtitle TEXT a second line under the title\n"
@@ -145,6 +156,8 @@ static int parse_format(const char *s, af_format *f)
 		*f = AF_FORMAT_PDF;
 	else if (strcmp(s, "folded") == 0)
 		*f = AF_FORMAT_FOLDED;
+	else if (strcmp(s, "dot") == 0)
+		*f = AF_FORMAT_DOT;
 	else
 		return -1;
 	return 0;
@@ -153,14 +166,14 @@ static int parse_format(const char *s, af_format *f)
 enum {
 	O_HELP, O_VERSION, O_VERBOSE, O_QUIET, O_SIGNATURES, O_NOJS, O_REVERSE,
 	O_INVERTED, O_HASH, O_RANDOM, O_NEGATE, O_FLAMECHART, O_CP, O_PER_THREAD,
-	O_NORMALIZE, O_COLLAPSE, O_STRIP,
+	O_NORMALIZE, O_COLLAPSE, O_STRIP, O_CALL_GRAPH, O_DUMP,
 	O_VALUED, /* the options below take a value */
 	O_OUTPUT = O_VALUED, O_FORMAT, O_CLOCK, O_THREAD, O_TITLE, O_SUBTITLE,
 	O_WIDTH, O_HEIGHT, O_MINWIDTH, O_SCALE, O_FONTSIZE, O_FONTTYPE, O_COLORS,
 	O_BGCOLORS, O_COUNTNAME, O_NAMETYPE, O_NOTES, O_FACTOR, O_TOTAL, O_ENCODING,
 	O_FONTWIDTH, O_SORT, O_THEME, O_NAMEATTR, O_JOBS, O_MIN_SHARE, O_THUMBNAIL,
 	O_MAX_DEPTH, O_MAX_NODES, O_MAX_MEMORY, O_REPORT, O_REPORT_FORMAT, O_DIFF, O_MAPPING,
-	O_FOCUS, O_EXCLUDE
+	O_FOCUS, O_EXCLUDE, O_CALL_GRAPH_THRESHOLD
 };
 
 static const struct option {
@@ -180,7 +193,8 @@ static const struct option {
 	{"--report", O_REPORT}, {"--report-format", O_REPORT_FORMAT}, {"--diff", O_DIFF},
 	{"--normalize", O_NORMALIZE}, {"--mapping", O_MAPPING}, {"--focus", O_FOCUS},
 	{"--exclude", O_EXCLUDE}, {"--collapse-recursion", O_COLLAPSE},
-	{"--strip-package", O_STRIP},
+	{"--strip-package", O_STRIP}, {"--call-graph", O_CALL_GRAPH}, {"--dump", O_DUMP},
+	{"--call-graph-threshold", O_CALL_GRAPH_THRESHOLD},
 	{"-o", O_OUTPUT}, {"--output", O_OUTPUT}, {"--format", O_FORMAT},
 	{"--clock", O_CLOCK}, {"--thread", O_THREAD}, {"--title", O_TITLE},
 	{"--subtitle", O_SUBTITLE}, {"--width", O_WIDTH}, {"--height", O_HEIGHT},
@@ -281,8 +295,18 @@ static int apply(cli *c, int id, const char *val)
 			c->report_format = AF_TABLE_TSV;
 		else if (strcmp(val, "text") == 0)
 			c->report_format = AF_TABLE_TEXT;
-		else
-			return bad_usage("--report-format takes tsv or text, not '%s'", val);
+		else if (strcmp(val, "html") != 0)
+			return bad_usage("--report-format takes tsv, text or html, not '%s'", val);
+		c->report_html = strcmp(val, "html") == 0;
+		break;
+	case O_CALL_GRAPH: c->call_graph = 1; break;
+	case O_DUMP: c->dump = 1; break;
+	case O_CALL_GRAPH_THRESHOLD:
+		if (parse_number(val, 0, 100, &c->call_graph_threshold) ||
+		    c->call_graph_threshold >= 100)
+			return bad_usage("--call-graph-threshold takes a percentage under 100, "
+			                 "not '%s'", val);
+		c->call_graph_threshold_set = 1;
 		break;
 	case O_DIFF: c->before = val; break;
 	case O_NORMALIZE: c->normalize = 1; break;
@@ -367,11 +391,11 @@ static int apply(cli *c, int id, const char *val)
 			size_t n = strcspn(p, ",");
 			af_format f;
 			if (n >= sizeof one)
-				return bad_usage("unknown format in '%s' (svg, png, pdf, folded)", val);
+				return bad_usage("unknown format in '%s' (svg, png, pdf, folded, dot)", val);
 			memcpy(one, p, n);
 			one[n] = '\0';
 			if (parse_format(one, &f))
-				return bad_usage("unknown format '%s' (svg, png, pdf, folded)", one);
+				return bad_usage("unknown format '%s' (svg, png, pdf, folded, dot)", one);
 			c->formats |= 1 << f;
 			c->format = f;
 			p += n + (p[n] == ',');
@@ -478,9 +502,11 @@ static int apply(cli *c, int id, const char *val)
 static int parse_args(int argc, char **argv, cli *c)
 {
 	int i, rest = 0, r;
+	const char *why;
 
 	memset(c, 0, sizeof *c);
 	c->clock = -1;
+	c->call_graph_threshold = 20; /* dmtracedump's -t default */
 	for (i = 1; i < argc; i++) {
 		const char *a = argv[i], *val = NULL, *eq;
 		char name[40];
@@ -526,6 +552,8 @@ static int parse_args(int argc, char **argv, cli *c)
 	if (!c->input)
 		return bad_usage("%s", c->before ? "--diff needs two inputs: BEFORE AFTER"
 		                                 : "no input given");
+	if ((why = profile_args(c)) != NULL)
+		return bad_usage("%s", why);
 	/* --report alone writes the table and no graph */
 	c->graph = !c->report || c->output || c->per_thread;
 	if (c->before) {
@@ -564,34 +592,12 @@ static int parse_args(int argc, char **argv, cli *c)
 			dot = strrchr(o, '.');
 			if (!dot || strchr(dot, '/') || parse_format(dot + 1, &c->format))
 				return bad_usage("cannot tell the format from '%s': use "
-				                 ".svg, .png, .pdf, .folded or --format", o);
+				                 ".svg, .png, .pdf, .folded, .dot or --format", o);
 		}
 	}
 	c->tree.threads = c->threads;
 	c->tree.nthreads = c->nthreads;
 	return -1;
-}
-
-int run_report(const cli *c, const af_trace *trace, af_clock clock)
-{
-	af_tree_options topt = c->tree;
-	af_method_table *table = NULL;
-	af_error e = {0};
-	out_file out;
-	int status = 1;
-
-	topt.prune = 0;
-	if (af_method_table_build(trace, &topt, clock, &table, &e) != AF_OK) {
-		report_error(input_name(c->input), &e);
-		return 1;
-	}
-	if (out_begin(&out, c->report) == 0) {
-		af_status st = af_method_table_write(table, c->report_format, out.f, &e);
-		if (out_end(&out, st, &e, input_name(c->input)) == 0)
-			status = 0;
-	}
-	af_method_table_free(table);
-	return status;
 }
 
 /* Draws `tree` into c->output in c->format; 0 or an exit status.
@@ -831,6 +837,10 @@ static int run(const cli *c)
 		status = 0;
 		goto report;
 	}
+	if (c->call_graph) {
+		status = run_call_graph(c, trace, (af_clock)clock);
+		goto report;
+	}
 	if (c->format != AF_FORMAT_FOLDED && !c->layout.flamechart && !c->layout.keep_narrow) {
 		/* subtrees far under --minwidth need not be built to be drawn */
 		double w = c->layout.width > 0 ? c->layout.width : 1200;
@@ -881,7 +891,7 @@ int main(int argc, char **argv)
 		c.tree.mapping = mapping;
 	}
 	if (r < 0)
-		r = c.before ? run_diff(&c) : run(&c);
+		r = c.dump ? run_dump(&c) : c.before ? run_diff(&c) : run(&c);
 	/* every output in place at once, or none */
 	if (r == 0 && out_commit() != 0)
 		r = 1;
