@@ -22,8 +22,10 @@
 /* Text as a DOT double-quoted string's content.  Graphviz reads escapes
  * (\n, \N, \G...) and HTML entities in labels, so a backslash, a quote
  * and '&' are escaped; invalid UTF-8 becomes U+FFFD and the characters no
- * renderer draws (controls) are left out, as the other outputs do. */
-static int af_dot_text(af_buf *b, const char *s, size_t len)
+ * renderer draws (controls) are left out, as the other outputs do.  A
+ * tooltip is read for escapes twice (\\N is the node's name there): its
+ * backslashes are doubled once more. */
+static int af_dot_text(af_buf *b, const char *s, size_t len, int tooltip)
 {
 	size_t i = 0;
 	int bad = 0;
@@ -35,7 +37,7 @@ static int af_dot_text(af_buf *b, const char *s, size_t len)
 
 		if (c >= 0x20 && c < 0x7F) {
 			if (c == '\\')
-				bad |= af_buf_append(b, "\\\\", 2);
+				bad |= af_buf_append(b, "\\\\\\\\", tooltip ? 4 : 2);
 			else if (c == '"')
 				bad |= af_buf_append(b, "\\\"", 2);
 			else if (c == '&')
@@ -103,12 +105,12 @@ static int af_dot_name(af_buf *b, const char *name)
 			}
 		}
 	if (cls) {
-		bad |= af_dot_text(b, name, cls - 1);
+		bad |= af_dot_text(b, name, cls - 1, 0);
 		bad |= af_buf_append(b, "\\n", 2);
 	}
-	bad |= af_dot_text(b, name + cls, base - cls);
+	bad |= af_dot_text(b, name + cls, base - cls, 0);
 	if (paren)
-		bad |= af_buf_append(b, "\\n", 2) | af_dot_text(b, paren, len - base);
+		bad |= af_buf_append(b, "\\n", 2) | af_dot_text(b, paren, len - base, 0);
 	return bad;
 }
 
@@ -156,7 +158,7 @@ static af_status af_dot_build(const af_call_graph *g, const af_call_graph_option
 	                     dark ? "#1e1e1e" : "#ffffff");
 	if (opt && opt->title && *opt->title) {
 		bad |= af_buf_append(b, ", label=\"", 9);
-		bad |= af_dot_text(b, opt->title, strlen(opt->title));
+		bad |= af_dot_text(b, opt->title, strlen(opt->title), 0);
 		bad |= af_buf_append(b, "\"", 1);
 	}
 	bad |= af_buf_printf(b, "];\n  node [shape=box, style=\"filled,rounded\", "
@@ -190,7 +192,7 @@ static af_status af_dot_build(const af_call_graph *g, const af_call_graph_option
 				                     (unsigned long long)r->recursive_calls);
 		}
 		bad |= af_buf_printf(b, "\", fillcolor=\"%s\", tooltip=\"", fill);
-		bad |= af_dot_text(b, r->name, strlen(r->name));
+		bad |= af_dot_text(b, r->name, strlen(r->name), 1);
 		bad |= af_buf_append(b, "\"];\n", 4);
 	}
 	for (i = 0; i < g->nedges; i++) {

@@ -24,7 +24,7 @@
  * AF_NONE, then nrows (so it sorts last). */
 typedef struct af_pair {
 	uint32_t caller, callee;
-	uint64_t calls, recursive_calls, inclusive;
+	uint64_t calls, recursive_calls, inclusive, outer_calls;
 } af_pair;
 
 typedef struct af_visit {
@@ -164,6 +164,9 @@ static int af_cgraph_walk(const af_tree *tree, af_clock clock, af_method_row *ac
 				pair->recursive_calls = 0;
 				pair->inclusive = af_tree_total(tree, v.node, clock);
 			}
+			/* the caller is one of the active frames of its name */
+			pair->outer_calls = pair->caller == AF_NONE || active[pair->caller] == 1
+			                            ? n->calls : 0;
 			row->exclusive += af_tree_self(tree, v.node, clock);
 			active[n->key]++;
 			if (AF_GROW(mem, stack, cap, depth + 1))
@@ -258,6 +261,7 @@ static int af_cgraph_edges(af_cgraph *g, af_pair *pairs, size_t np, const uint32
 			e->calls += pairs[i].calls;
 			e->recursive_calls += pairs[i].recursive_calls;
 			e->inclusive += pairs[i].inclusive;
+			e->outer_calls += pairs[i].outer_calls;
 			continue;
 		}
 		e = &pub->edges[pub->nedges++];
@@ -266,6 +270,7 @@ static int af_cgraph_edges(af_cgraph *g, af_pair *pairs, size_t np, const uint32
 		e->calls = pairs[i].calls;
 		e->recursive_calls = pairs[i].recursive_calls;
 		e->inclusive = pairs[i].inclusive;
+		e->outer_calls = pairs[i].outer_calls;
 	}
 	qsort(pub->edges, pub->nedges, sizeof *pub->edges, af_out_cmp);
 	/* offsets: count per caller, then running sums */
@@ -359,7 +364,8 @@ size_t af_call_graph_select(const af_call_graph *graph, double percent,
 
 		for (e = graph->calls_from[m]; e < graph->calls_from[m + 1]; e++) {
 			uint32_t c = graph->edges[e].callee;
-			if ((double)graph->methods.rows[c].inclusive * 100.0 < percent * whole)
+			if (!graph->edges[e].outer_calls ||
+			    (double)graph->methods.rows[c].inclusive * 100.0 < percent * whole)
 				continue;
 			keep_edge[e] = 1;
 			if (!keep_method[c]) {

@@ -66,4 +66,14 @@ void t_font_close(void);
 /** `len` bytes of `in` gzip-compressed, in a malloc'd buffer. */
 uint8_t *t_gzip(const uint8_t *in, size_t len, size_t *out_len);
 
+/** What shell command `cmd` prints on standard output (its standard
+ * error as it is), NUL-terminated.  Caller frees. */
+char *t_popen_text(const char *cmd);
+
+/** A method as dmtracedump prints it ("android/os/Debug.start
+ * (Ljava/lang/String;I)V", a tab and the source file after it or not) in
+ * aflame's form with --signatures ("android.os.Debug.start(java.lang.String,
+ * int)"); other text as it is.  Caller frees. */
+char *t_dmt_name(const char *s);
+
 #endif

@@ -743,6 +743,10 @@ typedef struct af_call_edge {
 	                             callees' included: the edges into a method
 	                             add up to its inclusive time, and their
 	                             calls to its calls */
+	uint64_t outer_calls;     /* of all these calls, those made while the
+	                             caller was not itself recursive (no frame
+	                             of its name under it): the calls
+	                             dmtracedump's graph follows */
 } af_call_edge;
 
 /** The methods of a call tree and who calls whom.  Arrays are owned by the
@@ -783,7 +787,8 @@ void af_call_graph_free(af_call_graph *graph);
 /** What dmtracedump's graph (-g) draws with threshold `percent` (-t, 20 by
  * default there): starting at the root, a callee is drawn, with the edge
  * to it, when its inclusive time is at least `percent` % of its caller's
- * (the root's being the total), and its own callees are then looked at.
+ * (the root's being the total) and the caller called it while not itself
+ * recursive (outer_calls), and its own callees are then looked at.
  * Fills keep_method[i] (nrows entries) and keep_edge[e] (nedges entries)
  * with 1 or 0; the root is always drawn.  Returns the methods kept, or
  * (size_t)-1 when out of memory. */
