@@ -21,6 +21,20 @@ static void af_text(FILE *out, const char *s)
 	af_xml_escape(out, s, strlen(s));
 }
 
+/* A method's name, with a line break allowed after each '.' and '$', so a
+ * long name wraps between its parts rather than inside a word. */
+static void af_name(FILE *out, const char *s)
+{
+	const char *p;
+
+	while ((p = strpbrk(s, ".$")) != NULL) {
+		af_xml_escape(out, s, (size_t)(p - s) + 1);
+		fputs("<wbr>", out);
+		s = p + 1;
+	}
+	af_text(out, s);
+}
+
 /* A time for people, or a count with thousands separators. */
 static void af_value(FILE *out, uint64_t v, int is_time)
 {
@@ -62,6 +76,7 @@ static const char af_profile_css[] =
 	"table.methods>thead th[aria-sort=descending]::after{content:\" \\25BC\"}\n"
 	"td{padding:2px 8px;vertical-align:top}\n"
 	".num{text-align:right;white-space:nowrap;font-variant-numeric:tabular-nums}\n"
+	"tbody.method{scroll-margin-top:2.4em}\n"
 	"tbody.method>tr.row{cursor:pointer}\n"
 	"tbody.method>tr.row:hover{background:#f3f3f3}\n"
 	"tbody.method>tr.row>td.name::before{content:\"\\25B8 \";color:#888}\n"
@@ -73,11 +88,12 @@ static const char af_profile_css[] =
 	"tr.rel>td{padding:4px 8px 12px 32px;background:#fafafa}\n"
 	"table.rel{border-collapse:collapse;margin:2px 0 6px}\n"
 	"table.rel th{font-weight:normal;color:#555;text-align:left;padding:1px 8px}\n"
+	"table.rel tbody.callees th{padding-top:8px}\n"
 	"table.rel td{padding:1px 8px}\n"
 	"table.rel a{color:#0b57d0;text-decoration:none}\n"
 	"table.rel a:hover{text-decoration:underline}\n"
 	".self{color:#555;font-style:italic}\n"
-	"td.name{word-break:break-all}\n";
+	"td.name{overflow-wrap:anywhere}\n";
 
 /* Sorting, filtering and following links; the page is whole without it. */
 static const char af_profile_js[] =
@@ -156,7 +172,7 @@ static void af_relative(FILE *out, const af_method_table *t, uint32_t m)
 		return;
 	}
 	fprintf(out, "<a href=\"#m%u\">", m);
-	af_text(out, t->rows[m].name);
+	af_name(out, t->rows[m].name);
 	fputs("</a>", out);
 }
 
@@ -194,7 +210,7 @@ static void af_method(FILE *out, const af_call_graph *g, size_t i)
 	        (unsigned long long)r->exclusive, (unsigned long long)r->calls,
 	        (unsigned long long)r->recursive_calls,
 	        r->calls ? (double)r->inclusive / (double)r->calls : 0.0, i);
-	af_text(out, r->name);
+	af_name(out, r->name);
 	fputs("</td><td class=\"num\">", out);
 	af_value(out, r->inclusive, t->is_time);
 	fprintf(out, "</td><td class=\"num\">%.2f%%</td><td class=\"num\">",
@@ -211,14 +227,14 @@ static void af_method(FILE *out, const af_call_graph *g, size_t i)
 	}
 	fprintf(out, "</tr>\n<tr class=\"rel\"><td></td><td colspan=\"%d\">\n",
 	        t->is_time ? 8 : 5);
-	fputs("<table class=\"rel callers\"><tr><th>Callers</th><th class=\"num\">"
-	      "calls</th><th class=\"num\">inclusive</th><th class=\"num\">share</th></tr>\n",
-	      out);
+	fputs("<table class=\"rel\"><tbody class=\"callers\"><tr><th>Callers</th><th "
+	      "class=\"num\">calls</th><th class=\"num\">inclusive</th><th class=\"num\">"
+	      "share</th></tr>\n", out);
 	for (k = g->callers_of[i]; k < g->callers_of[i + 1]; k++) {
 		const af_call_edge *e = &g->edges[g->callers[k]];
 		af_relation(out, t, e, e->caller, all, r->inclusive);
 	}
-	fputs("</table>\n<table class=\"rel callees\"><tr><th>Callees</th><th class=\"num\">"
+	fputs("</tbody><tbody class=\"callees\"><tr><th>Callees</th><th class=\"num\">"
 	      "calls</th><th class=\"num\">inclusive</th><th class=\"num\">share</th></tr>\n"
 	      "<tr class=\"self\"><td>self</td><td></td><td class=\"num\">", out);
 	af_value(out, r->exclusive, t->is_time);
@@ -229,7 +245,7 @@ static void af_method(FILE *out, const af_call_graph *g, size_t i)
 		const af_method_row *c = &t->rows[e->callee];
 		af_relation(out, t, e, e->callee, c->calls + c->recursive_calls, r->inclusive);
 	}
-	fputs("</table>\n</td></tr>\n</tbody>\n", out);
+	fputs("</tbody></table>\n</td></tr>\n</tbody>\n", out);
 }
 
 af_status af_profile_html_write(const af_call_graph *graph, const af_profile_options *opt,

@@ -263,7 +263,7 @@ Test(methods, cli_report_alone_with_a_graph_and_errors)
 	unlink(svg);
 	/* errors: a bad format, both on stdout, a thread that is not there
 	 * (no file left behind) */
-	t_cli_says(2, "--report-format takes tsv or text, not 'csv'",
+	t_cli_says(2, "--report-format takes tsv, text or html, not 'csv'",
 	           "--report - --report-format csv x.trace");
 	cr_assert_eq(t_cli("--report - -o - '" AF_TEST_SAMPLES "/app.trace'", NULL, NULL, &err),
 	             2);

@@ -114,10 +114,9 @@ int run_report(const cli *c, const af_trace *trace, af_clock clock)
 			else
 				snprintf(total, sizeof total, "%llu", (unsigned long long)t->total);
 			snprintf(title, sizeof title, "Profile of %s", input_name(c->input));
-			snprintf(sub, sizeof sub, "%zu methods, %s%s%s in all", t->nrows, total,
-			         t->is_time ? " of " : "", t->is_time ? clock_name(clock) : "");
-			if (t->is_time)
-				snprintf(sub + strlen(sub), sizeof sub - strlen(sub), " time");
+			snprintf(sub, sizeof sub, "%zu methods, %s%s%s%s in all", t->nrows, total,
+			         t->is_time ? " of " : "", t->is_time ? clock_name(clock) : "",
+			         t->is_time ? " time" : "");
 			popt.title = c->layout.title ? c->layout.title : title;
 			popt.subtitle = c->layout.subtitle ? c->layout.subtitle : sub;
 			st = af_profile_html_write(graph, &popt, out.f, &e);
