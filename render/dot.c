@@ -147,30 +147,37 @@ static af_status af_dot_build(const af_call_graph *g, const af_call_graph_option
 	    (kept = af_call_graph_select(g, threshold, keep, keep_edge)) == (size_t)-1) {
 		af_free(mem, keep);
 		af_free(mem, keep_edge);
-		return af_fail(err, AF_ERR_NOMEM, -1, "out of memory drawing the call graph");
+		return af_fail(err, AF_ERR_NOMEM, -1,
+		               "out of memory drawing the call graph");
 	}
-	bad |= af_buf_printf(b, "// aflame-render call graph: %zu of %zu methods, those whose "
-	                     "inclusive time is at least %g%% of a caller's\n",
-	                     kept, t->nrows, threshold);
-	bad |= af_buf_printf(b, "digraph calls {\n  graph [fontname=\"DejaVu Sans\", "
+	bad |=
+	    af_buf_printf(b,
+	                  "// aflame-render call graph: %zu of %zu methods, those whose "
+	                  "inclusive time is at least %g%% of a caller's\n",
+	                  kept, t->nrows, threshold);
+	bad |= af_buf_printf(b,
+	                     "digraph calls {\n  graph [fontname=\"DejaVu Sans\", "
 	                     "fontsize=14, fontcolor=\"%s\", bgcolor=\"%s\", rankdir=TB, "
-	                     "nodesep=0.25, ranksep=0.45, labelloc=t", ink,
-	                     dark ? "#1e1e1e" : "#ffffff");
+	                     "nodesep=0.25, ranksep=0.45, labelloc=t",
+	                     ink, dark ? "#1e1e1e" : "#ffffff");
 	if (opt && opt->title && *opt->title) {
 		bad |= af_buf_append(b, ", label=\"", 9);
 		bad |= af_dot_text(b, opt->title, strlen(opt->title), 0);
 		bad |= af_buf_append(b, "\"", 1);
 	}
-	bad |= af_buf_printf(b, "];\n  node [shape=box, style=\"filled,rounded\", "
+	bad |= af_buf_printf(b,
+	                     "];\n  node [shape=box, style=\"filled,rounded\", "
 	                     "fontname=\"DejaVu Sans\", fontsize=10, fontcolor=\"%s\", "
 	                     "color=\"%s\", margin=\"0.12,0.05\"];\n  edge "
 	                     "[fontname=\"DejaVu Sans\", fontsize=9, fontcolor=\"%s\", "
 	                     "color=\"%s\", arrowsize=0.7];\n",
-	                     dark ? "#f4f4f4" : "#202020", dark ? "#9a9a9a" : "#7a7a7a", ink,
-	                     dark ? "#a0a0a0" : "#6a6a6a");
+	                     dark ? "#f4f4f4" : "#202020", dark ? "#9a9a9a" : "#7a7a7a",
+	                     ink, dark ? "#a0a0a0" : "#6a6a6a");
 	af_dot_value(a, sizeof a, t->total, t->is_time);
-	bad |= af_buf_printf(b, "  root [label=\"all\\n%s\", fillcolor=\"%s\", "
-	                     "tooltip=\"all: %s\"];\n", a, dark ? "#3a3a3a" : "#eeeeee", a);
+	bad |= af_buf_printf(b,
+	                     "  root [label=\"all\\n%s\", fillcolor=\"%s\", "
+	                     "tooltip=\"all: %s\"];\n",
+	                     a, dark ? "#3a3a3a" : "#eeeeee", a);
 	for (i = 0; i < t->nrows; i++) {
 		const af_method_row *r = &t->rows[i];
 		if (!keep[i])
@@ -185,11 +192,13 @@ static af_status af_dot_build(const af_call_graph *g, const af_call_graph_option
 		                     af_dot_share(r->inclusive, t->total), c,
 		                     af_dot_share(r->exclusive, t->total));
 		if (t->is_time) {
-			bad |= af_buf_printf(b, "\\n%llu call%s", (unsigned long long)r->calls,
+			bad |= af_buf_printf(b, "\\n%llu call%s",
+			                     (unsigned long long)r->calls,
 			                     r->calls == 1 ? "" : "s");
 			if (r->recursive_calls)
-				bad |= af_buf_printf(b, " + %llu recursive",
-				                     (unsigned long long)r->recursive_calls);
+				bad |=
+				    af_buf_printf(b, " + %llu recursive",
+				                  (unsigned long long)r->recursive_calls);
 		}
 		bad |= af_buf_printf(b, "\", fillcolor=\"%s\", tooltip=\"", fill);
 		bad |= af_dot_text(b, r->name, strlen(r->name), 1);
@@ -207,17 +216,20 @@ static af_status af_dot_build(const af_call_graph *g, const af_call_graph_option
 		af_dot_value(a, sizeof a, e->inclusive, t->is_time);
 		w = 1 + 4 * af_dot_share(e->inclusive, t->total) / 100;
 		if (t->is_time && !e->calls)
-			bad |= af_buf_printf(b, " -> m%u [label=\"%llu recursive call%s\"", e->callee,
-			                     (unsigned long long)e->recursive_calls,
-			                     e->recursive_calls == 1 ? "" : "s");
+			bad |= af_buf_printf(
+			    b, " -> m%u [label=\"%llu recursive call%s\"", e->callee,
+			    (unsigned long long)e->recursive_calls,
+			    e->recursive_calls == 1 ? "" : "s");
 		else if (t->is_time && e->recursive_calls)
-			bad |= af_buf_printf(b, " -> m%u [label=\"%llu call%s + %llu recursive\\n%s\"",
-			                     e->callee, (unsigned long long)e->calls,
-			                     e->calls == 1 ? "" : "s",
-			                     (unsigned long long)e->recursive_calls, a);
+			bad |= af_buf_printf(
+			    b, " -> m%u [label=\"%llu call%s + %llu recursive\\n%s\"",
+			    e->callee, (unsigned long long)e->calls,
+			    e->calls == 1 ? "" : "s",
+			    (unsigned long long)e->recursive_calls, a);
 		else if (t->is_time)
-			bad |= af_buf_printf(b, " -> m%u [label=\"%llu call%s\\n%s\"", e->callee,
-			                     (unsigned long long)e->calls, e->calls == 1 ? "" : "s", a);
+			bad |= af_buf_printf(b, " -> m%u [label=\"%llu call%s\\n%s\"",
+			                     e->callee, (unsigned long long)e->calls,
+			                     e->calls == 1 ? "" : "s", a);
 		else
 			bad |= af_buf_printf(b, " -> m%u [label=\"%s\"", e->callee, a);
 		bad |= af_buf_printf(b, ", penwidth=%.2f];\n", w);
@@ -226,7 +238,8 @@ static af_status af_dot_build(const af_call_graph *g, const af_call_graph_option
 	af_free(mem, keep);
 	af_free(mem, keep_edge);
 	if (bad)
-		return af_fail(err, AF_ERR_NOMEM, -1, "out of memory drawing the call graph");
+		return af_fail(err, AF_ERR_NOMEM, -1,
+		               "out of memory drawing the call graph");
 	return AF_OK;
 }
 
@@ -237,8 +250,8 @@ af_status af_call_graph_write_dot(const af_call_graph *graph,
 	af_buf b = {.mem = af_call_graph_mem(graph)};
 	af_status st = af_dot_build(graph, opt, &b, err);
 
-	if (st == AF_OK && (fwrite(b.data, 1, b.len, out) != b.len || fflush(out) ||
-	                    ferror(out)))
+	if (st == AF_OK &&
+	    (fwrite(b.data, 1, b.len, out) != b.len || fflush(out) || ferror(out)))
 		st = af_fail(err, AF_ERR_IO, -1, "write failed");
 	af_buf_free(&b);
 	return af_mem_explain(af_call_graph_mem(graph), st, err);
@@ -292,10 +305,12 @@ af_status af_call_graph_render(const af_call_graph *graph,
 	af_status st;
 
 	if (!fmt)
-		return af_fail(err, AF_ERR_ARG, -1, "Graphviz draws call graphs as SVG, PNG or PDF");
+		return af_fail(err, AF_ERR_ARG, -1,
+		               "Graphviz draws call graphs as SVG, PNG or PDF");
 	st = af_dot_build(graph, opt, &b, err);
 	if (st == AF_OK && af_buf_append(&b, "", 1))
-		st = af_fail(err, AF_ERR_NOMEM, -1, "out of memory drawing the call graph");
+		st = af_fail(err, AF_ERR_NOMEM, -1,
+		             "out of memory drawing the call graph");
 	if (st != AF_OK) {
 		af_buf_free(&b);
 		return af_mem_explain(af_call_graph_mem(graph), st, err);
@@ -321,8 +336,9 @@ af_status af_call_graph_render(const af_call_graph *graph,
 		agsafeset(g, "dpi", dpi, "");
 	}
 	if (gvLayout(gvc, g, "dot") != 0) {
-		st = af_gv_fail(err, "lay the call graph out (is libgvc6 installed, with its "
-		                     "plugins configured: dot -c?)");
+		st = af_gv_fail(err,
+		                "lay the call graph out (is libgvc6 installed, with its "
+		                "plugins configured: dot -c?)");
 		goto out;
 	}
 	laid = 1;

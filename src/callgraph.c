@@ -120,7 +120,8 @@ static int af_cgraph_walk(const af_tree *tree, af_clock clock, af_method_row *ac
 {
 	const af_pnode *nodes = af_tree_nodes(tree);
 	af_mem *mem = tree->mem;
-	uint32_t *active = af_calloc(mem, AF_MAX(af_tree_name_count(tree), 1u), sizeof *active);
+	uint32_t *active =
+	    af_calloc(mem, AF_MAX(af_tree_name_count(tree), 1u), sizeof *active);
 	af_visit *stack = NULL;
 	size_t depth = 0, cap = 0, np = 0;
 	/* a trace's tree has its threads under the root; they are not methods */
@@ -150,8 +151,9 @@ static int af_cgraph_walk(const af_tree *tree, af_clock clock, af_method_row *ac
 		if (!(threads && p == 0)) {
 			pair = &pairs[np++];
 			/* called by the root, a thread, or a frame */
-			pair->caller = p == 0 || (threads && nodes[p].parent == 0) ? AF_NONE
-			                                                            : nodes[p].key;
+			pair->caller = p == 0 || (threads && nodes[p].parent == 0)
+			                   ? AF_NONE
+			                   : nodes[p].key;
 			pair->callee = n->key;
 			if (active[n->key]) {
 				row->recursive_calls += n->calls;
@@ -165,8 +167,10 @@ static int af_cgraph_walk(const af_tree *tree, af_clock clock, af_method_row *ac
 				pair->inclusive = af_tree_total(tree, v.node, clock);
 			}
 			/* the caller is one of the active frames of its name */
-			pair->outer_calls = pair->caller == AF_NONE || active[pair->caller] == 1
-			                            ? n->calls : 0;
+			pair->outer_calls =
+			    pair->caller == AF_NONE || active[pair->caller] == 1
+			        ? n->calls
+			        : 0;
 			row->exclusive += af_tree_self(tree, v.node, clock);
 			active[n->key]++;
 			if (AF_GROW(mem, stack, cap, depth + 1))
@@ -310,13 +314,16 @@ static af_status af_call_graph_make(const af_tree *tree, af_clock clock,
 		return af_fail(err, AF_ERR_CLOCK, -1,
 		               "the tree has no wait clock (it needs both clocks)");
 	if (tree->diff || af_tree_is_pruned(tree))
-		return af_fail(err, AF_ERR_ARG, -1, "a call graph needs a whole call tree, "
+		return af_fail(err, AF_ERR_ARG, -1,
+		               "a call graph needs a whole call tree, "
 		               "not a diff or a tree pruned for drawing");
 	if (af_mul_overflow(n, sizeof *pairs, &bytes))
-		return af_fail(err, AF_ERR_NOMEM, -1, "out of memory building the call graph");
+		return af_fail(err, AF_ERR_NOMEM, -1,
+		               "out of memory building the call graph");
 	g = af_calloc(mem, 1, sizeof *g);
 	if (!g)
-		return af_fail(err, AF_ERR_NOMEM, -1, "out of memory building the call graph");
+		return af_fail(err, AF_ERR_NOMEM, -1,
+		               "out of memory building the call graph");
 	g->mem = af_mem_ref(mem);
 	g->pub.methods.clock = clock;
 	g->pub.methods.is_time = af_tree_is_time(tree);
@@ -325,8 +332,10 @@ static af_status af_call_graph_make(const af_tree *tree, af_clock clock,
 	rowof = af_malloc(mem, AF_MAX(nn, 1u) * sizeof *rowof);
 	pairs = af_malloc(mem, AF_MAX(bytes, sizeof *pairs));
 	if (!acc || !rowof || !pairs || af_cgraph_walk(tree, clock, acc, pairs, &np) ||
-	    af_cgraph_rows(g, tree, acc, nn, rowof) || af_cgraph_edges(g, pairs, np, rowof)) {
-		st = af_fail(err, AF_ERR_NOMEM, -1, "out of memory building the call graph");
+	    af_cgraph_rows(g, tree, acc, nn, rowof) ||
+	    af_cgraph_edges(g, pairs, np, rowof)) {
+		st = af_fail(err, AF_ERR_NOMEM, -1,
+		             "out of memory building the call graph");
 		af_call_graph_free(&g->pub);
 	} else {
 		*out = &g->pub;
@@ -365,7 +374,8 @@ size_t af_call_graph_select(const af_call_graph *graph, double percent,
 		for (e = graph->calls_from[m]; e < graph->calls_from[m + 1]; e++) {
 			uint32_t c = graph->edges[e].callee;
 			if (!graph->edges[e].outer_calls ||
-			    (double)graph->methods.rows[c].inclusive * 100.0 < percent * whole)
+			    (double)graph->methods.rows[c].inclusive * 100.0 <
+			        percent * whole)
 				continue;
 			keep_edge[e] = 1;
 			if (!keep_method[c]) {

@@ -15,10 +15,10 @@
 /* What a walk needs beside the trace. */
 typedef struct af_dump {
 	FILE *out;
-	af_names names;      /* method names */
-	af_u32map name_of;   /* method id -> name id */
-	char **thread;       /* per thread: its name, escaped */
-	uint8_t *seen;       /* per thread: a record was read */
+	af_names names;    /* method names */
+	af_u32map name_of; /* method id -> name id */
+	char **thread;     /* per thread: its name, escaped */
+	uint8_t *seen;     /* per thread: a record was read */
 	uint32_t (*last)[AF_CLOCK_RECORDED];
 	uint64_t (*unwrapped)[AF_CLOCK_RECORDED];
 } af_dump;
@@ -42,7 +42,8 @@ static const char *af_dump_method(af_dump *d, const af_trace *t, uint32_t mid)
 static int af_dump_record(af_dump *d, const af_trace *t, uint64_t off, uint32_t tid,
                           uint32_t ma, uint32_t t0, uint32_t t1)
 {
-	const uint32_t now[AF_CLOCK_RECORDED] = {[AF_CLOCK_CPU] = t0, [AF_CLOCK_WALL] = t1};
+	const uint32_t now[AF_CLOCK_RECORDED] = {
+	    [AF_CLOCK_CPU] = t0, [AF_CLOCK_WALL] = t1};
 	uint32_t k = tid & t->tid_mask, th;
 	const char *name = af_dump_method(d, t, ma & ~3u);
 	int c;
@@ -69,7 +70,8 @@ static int af_dump_record(af_dump *d, const af_trace *t, uint64_t off, uint32_t 
 			d->last[th][c] = now[c];
 		}
 		fprintf(d->out, "\t%u\t%llu", now[c],
-		        th != AF_NONE ? (unsigned long long)d->unwrapped[th][c] : (unsigned long long)now[c]);
+		        th != AF_NONE ? (unsigned long long)d->unwrapped[th][c]
+		                      : (unsigned long long)now[c]);
 	}
 	fputc('\n', d->out);
 	if (th != AF_NONE)
@@ -102,14 +104,21 @@ static int af_dump_records(af_dump *d, const af_trace *t, const uint8_t *buf)
 		if (streaming && tid == 0) {
 			/* an item the parse read: a method, a thread, the summary */
 			switch (p[2]) {
-			case 1: pos += 5 + (size_t)af_rd16(p + 3); break;
-			case 2: pos += 7 + (size_t)af_rd16(p + 5); break;
-			default: pos = end; break; /* the summary is last */
+			case 1:
+				pos += 5 + (size_t)af_rd16(p + 3);
+				break;
+			case 2:
+				pos += 7 + (size_t)af_rd16(p + 5);
+				break;
+			default:
+				pos = end;
+				break; /* the summary is last */
 			}
 			continue;
 		}
 		t0 = af_rd32(p + 6);
-		if (af_dump_record(d, t, pos, tid, af_rd32(p + 2), t0, rs >= 14 ? af_rd32(p + 10) : t0))
+		if (af_dump_record(d, t, pos, tid, af_rd32(p + 2), t0,
+		                   rs >= 14 ? af_rd32(p + 10) : t0))
 			return -1;
 		pos += rs;
 	}
@@ -124,8 +133,9 @@ static af_status af_dump_walk(af_trace *t, const uint8_t *buf, size_t len, af_er
 
 	(void)len;
 	if (t->info.variant == AF_VARIANT_FOLDED)
-		return af_fail(err, AF_ERR_FORMAT, 0,
-		               "folded stacks have no records to dump (--dump reads method traces)");
+		return af_fail(
+		    err, AF_ERR_FORMAT, 0,
+		    "folded stacks have no records to dump (--dump reads method traces)");
 	d.names.mem = d.name_of.mem = t->mem;
 	d.thread = af_calloc(t->mem, n, sizeof *d.thread);
 	d.seen = af_calloc(t->mem, n, sizeof *d.seen);
@@ -135,14 +145,17 @@ static af_status af_dump_walk(af_trace *t, const uint8_t *buf, size_t len, af_er
 	for (i = 0; !bad && i < t->nthreads; i++) {
 		/* tabs and line ends in a name must not break the line */
 		size_t nl = strlen(t->threads[i].name), cap;
-		if (af_mul_overflow(nl, 4, &cap) || !(d.thread[i] = af_malloc(t->mem, cap + 1)))
+		if (af_mul_overflow(nl, 4, &cap) ||
+		    !(d.thread[i] = af_malloc(t->mem, cap + 1)))
 			bad = 1;
 		else
 			af_text_escape(d.thread[i], cap + 1, t->threads[i].name, nl);
 	}
 	if (!bad) {
-		fputs("offset\ttid\tthread\taction\tmethod_id\tmethod\tcpu\tcpu_unwrapped\twall\t"
-		      "wall_unwrapped\n", d.out);
+		fputs("offset\ttid\tthread\taction\tmethod_id\tmethod\tcpu\tcpu_"
+		      "unwrapped\twall\t"
+		      "wall_unwrapped\n",
+		      d.out);
 		bad = af_dump_records(&d, t, buf);
 	}
 	for (i = 0; d.thread && i < t->nthreads; i++)
@@ -154,7 +167,8 @@ static af_status af_dump_walk(af_trace *t, const uint8_t *buf, size_t len, af_er
 	af_names_free(&d.names);
 	af_u32map_free(&d.name_of);
 	if (bad)
-		return af_fail(err, AF_ERR_NOMEM, -1, "out of memory dumping the records");
+		return af_fail(err, AF_ERR_NOMEM, -1,
+		               "out of memory dumping the records");
 	if (fflush(d.out) || ferror(d.out))
 		return af_fail(err, AF_ERR_IO, -1, "write failed");
 	return AF_OK;
@@ -172,7 +186,8 @@ static af_status af_dump_run(const char *path, const void *buf, size_t len,
 		return af_fail(err, AF_ERR_NOMEM, -1, "out of memory");
 	t->walk = af_dump_walk;
 	t->walk_ctx = out;
-	st = path ? af_trace_open_into(t, path, err) : af_trace_parse_into(t, buf, len, err);
+	st = path ? af_trace_open_into(t, path, err)
+	          : af_trace_parse_into(t, buf, len, err);
 	st = af_mem_explain(t->mem, st, err);
 	af_trace_free(t);
 	return st;

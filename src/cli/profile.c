@@ -17,7 +17,9 @@ static int ends_with(const char *s, const char *tail)
 
 static const char *clock_name(af_clock clock)
 {
-	return clock == AF_CLOCK_WALL ? "wall" : clock == AF_CLOCK_CPU ? "thread-cpu" : "wait";
+	return clock == AF_CLOCK_WALL  ? "wall"
+	       : clock == AF_CLOCK_CPU ? "thread-cpu"
+	                               : "wait";
 }
 
 const char *profile_args(cli *c)
@@ -33,22 +35,24 @@ const char *profile_args(cli *c)
 	}
 	if (c->format_set && (c->formats & (1 << AF_FORMAT_DOT))) {
 		if (c->per_thread)
-			return "DOT is the call graph's format: --format dot does not go with "
+			return "DOT is the call graph's format: --format dot does not go "
+			       "with "
 			       "--per-thread";
 		c->call_graph = 1;
 	}
 	if (!c->format_set && !c->per_thread && c->output && ends_with(c->output, ".dot"))
 		c->call_graph = 1;
 	if (!c->call_graph)
-		return c->call_graph_threshold_set
-		               ? "--call-graph-threshold goes with --call-graph (or -o FILE.dot)"
-		               : NULL;
+		return c->call_graph_threshold_set ? "--call-graph-threshold goes with "
+		                                     "--call-graph (or -o FILE.dot)"
+		                                   : NULL;
 	if (c->per_thread || c->before || c->thumb_width)
 		return "--call-graph draws one graph: it does not go with --per-thread, "
 		       "--diff or --thumbnail";
 	if (c->format_set) {
 		if (c->format == AF_FORMAT_FOLDED)
-			return "the call graph is written as dot, svg, png or pdf, not folded";
+			return "the call graph is written as dot, svg, png or pdf, not "
+			       "folded";
 		return NULL;
 	}
 	if (!c->output || strcmp(c->output, "-") == 0)
@@ -62,8 +66,10 @@ const char *profile_args(cli *c)
 	else if (ends_with(c->output, ".dot"))
 		c->format = AF_FORMAT_DOT;
 	else {
-		snprintf(msg, sizeof msg, "cannot tell the call graph's format from '%s': use "
-		         ".dot, .svg, .png, .pdf or --format", c->output);
+		snprintf(msg, sizeof msg,
+		         "cannot tell the call graph's format from '%s': use "
+		         ".dot, .svg, .png, .pdf or --format",
+		         c->output);
 		return msg;
 	}
 	c->format_set = 1;
@@ -112,16 +118,20 @@ int run_report(const cli *c, const af_trace *trace, af_clock clock)
 			if (t->is_time)
 				af_format_us(total, sizeof total, t->total);
 			else
-				snprintf(total, sizeof total, "%llu", (unsigned long long)t->total);
-			snprintf(title, sizeof title, "Profile of %s", input_name(c->input));
-			snprintf(sub, sizeof sub, "%zu methods, %s%s%s%s in all", t->nrows, total,
-			         t->is_time ? " of " : "", t->is_time ? clock_name(clock) : "",
+				snprintf(total, sizeof total, "%llu",
+				         (unsigned long long)t->total);
+			snprintf(title, sizeof title, "Profile of %s",
+			         input_name(c->input));
+			snprintf(sub, sizeof sub, "%zu methods, %s%s%s%s in all",
+			         t->nrows, total, t->is_time ? " of " : "",
+			         t->is_time ? clock_name(clock) : "",
 			         t->is_time ? " time" : "");
 			popt.title = c->layout.title ? c->layout.title : title;
 			popt.subtitle = c->layout.subtitle ? c->layout.subtitle : sub;
 			st = af_profile_html_write(graph, &popt, out.f, &e);
 		} else {
-			st = af_method_table_write(&graph->methods, c->report_format, out.f, &e);
+			st = af_method_table_write(&graph->methods, c->report_format,
+			                           out.f, &e);
 		}
 		if (out_end(&out, st, &e, input_name(c->input)) == 0)
 			status = 0;
@@ -144,8 +154,10 @@ int run_call_graph(const cli *c, const af_trace *trace, af_clock clock)
 
 	if (build(c, trace, clock, &tree, &graph))
 		return 1;
-	snprintf(title, sizeof title, "Call graph of %s: %s%s, callees with at least %g%% "
-	         "of their caller's time", input_name(c->input),
+	snprintf(title, sizeof title,
+	         "Call graph of %s: %s%s, callees with at least %g%% "
+	         "of their caller's time",
+	         input_name(c->input),
 	         graph->methods.is_time ? clock_name(clock) : "counts",
 	         graph->methods.is_time ? " time" : "", c->call_graph_threshold);
 	gopt.title = c->layout.title ? c->layout.title : title;
@@ -154,8 +166,8 @@ int run_call_graph(const cli *c, const af_trace *trace, af_clock clock)
 	gopt.dark = c->render.dark;
 	if (out_begin(&out, c->output) == 0) {
 		st = c->format == AF_FORMAT_DOT
-		             ? af_call_graph_write_dot(graph, &gopt, out.f, &e)
-		             : af_call_graph_render(graph, &gopt, c->format, out.f, &e);
+		         ? af_call_graph_write_dot(graph, &gopt, out.f, &e)
+		         : af_call_graph_render(graph, &gopt, c->format, out.f, &e);
 		if (out_end(&out, st, &e, input_name(c->input)) == 0)
 			status = 0;
 	}
@@ -172,5 +184,7 @@ int run_dump(const cli *c)
 	if (out_begin(&out, c->output))
 		return 1;
 	return out_end(&out, af_trace_dump(c->input, &c->parse, out.f, &e), &e,
-	               input_name(c->input)) == 0 ? 0 : 1;
+	               input_name(c->input)) == 0
+	           ? 0
+	           : 1;
 }
