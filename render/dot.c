@@ -265,6 +265,10 @@ af_status af_call_graph_write_dot(const af_call_graph *graph,
 static pthread_mutex_t af_gv_lock = PTHREAD_MUTEX_INITIALIZER;
 static char af_gv_msg[200];
 static size_t af_gv_len;
+/* Graphviz's context, made once and kept: freeing it unloads its plugins,
+ * and the fonts their text layout (pango, fontconfig) keeps for the
+ * process would be left behind, unreachable. */
+static GVC_t *af_gv_context;
 
 static int af_gv_message(char *msg)
 {
@@ -321,7 +325,9 @@ af_status af_call_graph_render(const af_call_graph *graph,
 	af_gv_msg[0] = '\0';
 	old_f = agseterrf(af_gv_message);
 	old_level = agseterr(AGWARN);
-	if (!(gvc = gvContext())) {
+	if (!af_gv_context)
+		af_gv_context = gvContext();
+	if (!(gvc = af_gv_context)) {
 		st = af_gv_fail(err, "start");
 		goto out;
 	}
@@ -355,8 +361,6 @@ out:
 		gvFreeLayout(gvc, g);
 	if (g)
 		agclose(g);
-	if (gvc)
-		gvFreeContext(gvc);
 	agseterrf(old_f);
 	agseterr(old_level);
 	pthread_mutex_unlock(&af_gv_lock);

@@ -371,6 +371,9 @@ size_t af_call_graph_select(const af_call_graph *graph, double percent,
 		                                   : graph->methods.rows[m].inclusive);
 		size_t e;
 
+		/* a share of nothing is no share: dmtracedump's 0/0 draws nothing */
+		if (whole == 0)
+			continue;
 		for (e = graph->calls_from[m]; e < graph->calls_from[m + 1]; e++) {
 			uint32_t c = graph->edges[e].callee;
 			if (!graph->edges[e].outer_calls ||

@@ -259,9 +259,45 @@ Test(callgraph, threshold_as_dmtracedump)
 	af_trace_free(t);
 }
 
+/* A caller without time draws no callee, whatever the threshold (0 of 0
+ * is no share: dmtracedump's division gives nothing either). */
+Test(callgraph, threshold_of_a_caller_without_time)
+{
+	af_writer_options wo = {.variant = AF_VARIANT_REGULAR, .clock = AF_WRITER_WALL};
+	af_writer *w = af_writer_new(&wo);
+	af_tree *tree = NULL;
+	af_call_graph *g;
+	af_trace *t;
+	uint8_t *buf;
+	size_t len;
+	unsigned char keep[3], edge[3];
+
+	cr_assert_eq(af_writer_thread(w, 1, "main"), 0);
+	cr_assert_eq(af_writer_method(w, A, "x.Y", "a", "()V", "f"), 0);
+	cr_assert_eq(af_writer_method(w, B, "x.Y", "b", "()V", "f"), 0);
+	cr_assert_eq(af_writer_method(w, C, "x.Y", "c", "()V", "f"), 0);
+	cr_assert_eq(af_writer_record(w, 1, C, AF_ENTER, 0, 0), 0);
+	cr_assert_eq(af_writer_record(w, 1, C, AF_EXIT, 0, 10), 0);
+	cr_assert_eq(af_writer_record(w, 1, A, AF_ENTER, 0, 10), 0); /* A and B take no time */
+	cr_assert_eq(af_writer_record(w, 1, B, AF_ENTER, 0, 10), 0);
+	cr_assert_eq(af_writer_record(w, 1, B, AF_EXIT, 0, 10), 0);
+	cr_assert_eq(af_writer_record(w, 1, A, AF_EXIT, 0, 10), 0);
+	buf = t_finish(w, &len, NULL);
+	t = t_parse(buf, len);
+	g = graph_of(t, NULL, AF_CLOCK_WALL, &tree);
+	cr_assert_eq(g->methods.nrows, 3);
+	cr_assert_eq(af_call_graph_select(g, 0, keep, edge), 2);
+	cr_assert(keep[row_of(g, "x.Y.c")] && keep[row_of(g, "x.Y.a")]);
+	cr_assert(!keep[row_of(g, "x.Y.b")]);
+	af_call_graph_free(g);
+	af_tree_free(tree);
+	af_trace_free(t);
+	free(buf);
+}
+
 /* Without view rules the graph's methods are the method table's (built
  * by another walk, over the raw tree), on every trace at hand. */
-Test(callgraph, methods_are_the_method_table_rows, .timeout = 120)
+Test(callgraph, methods_are_the_method_table_rows, .timeout = 600)
 {
 	static const char *samples[] = {"app.trace", "app-streaming.trace", "app-dalvik-v1.trace",
 	                                "app-after.trace", "app-obfuscated.trace"};
@@ -626,7 +662,7 @@ Test(callgraph, hostile_names_stay_text)
 /* ------------------------------------------------------------------ */
 /* Images by Graphviz's library                                        */
 
-Test(callgraph, png_svg_pdf_drawn_by_graphviz, .timeout = 60)
+Test(callgraph, png_svg_pdf_drawn_by_graphviz, .timeout = 300)
 {
 	char *png = t_tmp("calls.png"), *png2 = t_tmp("calls@2x.png"), *svg = t_tmp("calls.svg");
 	char *pdf = t_tmp("calls.pdf"), args[1024], *why = NULL;
@@ -712,18 +748,20 @@ Test(callgraph, command_line)
 /* ------------------------------------------------------------------ */
 /* The real traces, and dmtracedump                                     */
 
-Test(callgraph, every_real_trace, .timeout = 300)
+Test(callgraph, every_real_trace, .timeout = 600)
 {
 	static const char *files[] = {
 		"BurrOakApp-dmtrace.trace", "JAGAndroidFramework-dmtrace.trace",
 		"android-methods-profiler-legacy.trace", "firefox-profiler-art-trace-regular.trace.gz",
 		"firefox-profiler-art-trace-streaming.trace.gz", "perflib-basic-api10.trace",
 		"perflib-basic.trace", "perflib-exception.trace", "perflib-mismatched.trace"};
-	char *dot = t_tmp("real-calls.dot"), *png = t_tmp("real-calls.png");
+	char *dot, *png;
 	size_t f;
 
 	if (!t_have_traces())
 		return;
+	dot = t_tmp("real-calls.dot");
+	png = t_tmp("real-calls.png");
 	/* perflib-header.trace is a key and no records (PROVENANCE.md): it is
 	 * refused, and nothing is written */
 	{
@@ -773,7 +811,7 @@ Test(callgraph, every_real_trace, .timeout = 300)
  * timed from clock 0, with no callees; aflame re-roots the thread under
  * them (README, Semantics), so more of the trace is under 20% of a caller.
  * Methods are matched by name with their parameter types. */
-Test(callgraph, agrees_with_dmtracedump, .timeout = 120)
+Test(callgraph, agrees_with_dmtracedump, .timeout = 600)
 {
 	static const char *files[] = {"android-methods-profiler-legacy.trace",
 	                              "firefox-profiler-art-trace-regular.trace.gz",

@@ -788,7 +788,8 @@ void af_call_graph_free(af_call_graph *graph);
  * default there): starting at the root, a callee is drawn, with the edge
  * to it, when its inclusive time is at least `percent` % of its caller's
  * (the root's being the total) and the caller called it while not itself
- * recursive (outer_calls), and its own callees are then looked at.
+ * recursive (outer_calls), and its own callees are then looked at.  A
+ * caller without time draws no callee.
  * Fills keep_method[i] (nrows entries) and keep_edge[e] (nedges entries)
  * with 1 or 0; the root is always drawn.  Returns the methods kept, or
  * (size_t)-1 when out of memory. */
