@@ -5,6 +5,8 @@
  *   aflame-bench CLI WORKDIR [RUNS]
  *   aflame-bench --stages TRACE [RUNS]
  *   aflame-bench --pathological CLI WORKDIR [RUNS] [SCALE]
+ *   aflame-bench --deep CLI WORKDIR [RUNS]
+ *   aflame-bench --mapping CLI WORKDIR [RUNS]
  *
  * The program traced is made up but shaped like an app: 20,000 methods,
  * each calling a few others, 16 threads, stacks 17 deep on average and up to
@@ -20,6 +22,15 @@
  * --pathological times the sizes robustness is about: 10 million distinct
  * call paths, and 1 GB of folded text (SCALE, e.g. 0.001, shrinks both for a
  * quick check).
+ *
+ * --deep times stacks 12,500, 100,000 and 1,000,000 frames deep (the
+ * default --max-depth): one thread, one method recursing, drawn as folded
+ * text with and without --reverse.
+ *
+ * --mapping times ProGuard/R8 mapping files with one class of 5,000, 20,000
+ * and 160,000 methods sharing one obfuscated name (R8 overloads that hard):
+ * reading the file, looking every method up by its descriptor, and the
+ * command drawing a trace that never uses that class with the mapping.
  */
 #define _DEFAULT_SOURCE
 #include <errno.h>
@@ -281,6 +292,65 @@ static int pathological(const char *self, const char *cli, const char *dir, int 
 	return 0;
 }
 
+/* A trace of one thread whose only method calls itself `depth` deep and
+ * returns; the clocks move only in the innermost call, so the graph's one
+ * line of folded text holds every frame. */
+static int write_deep(const char *path, long depth)
+{
+	af_writer_options o = {.variant = AF_VARIANT_REGULAR, .clock = AF_WRITER_DUAL};
+	af_writer *w = af_writer_new(&o);
+	uint8_t *buf;
+	size_t len;
+	long i;
+	int r = -1;
+	FILE *f;
+
+	if (!w || af_writer_thread(w, 1, "main") ||
+	    af_writer_method(w, 4, "com.example.Deep", "recurse", "(I)V", "Deep.java"))
+		goto out;
+	for (i = 0; i < depth; i++)
+		if (af_writer_record(w, 1, 4, AF_ENTER, 0, 0))
+			goto out;
+	for (i = 0; i < depth; i++)
+		if (af_writer_record(w, 1, 4, AF_EXIT, 700, 1000))
+			goto out;
+	if (af_writer_finish(w, &buf, &len, NULL))
+		goto out;
+	f = fopen(path, "wb");
+	r = f && fwrite(buf, 1, len, f) == len && fclose(f) == 0 ? 0 : -1;
+	free(buf);
+out:
+	af_writer_free(w);
+	return r;
+}
+
+static int deep(const char *cli, const char *dir, int runs)
+{
+	static const long depths[] = {12500, 100000, 1000000};
+	char in[1024], cmd[4096], label[256];
+	size_t k;
+
+	printf("| deep stacks | median wall | | input MB/s | peak RSS |\n"
+	       "|---|---|---|---|---|\n");
+	for (k = 0; k < sizeof depths / sizeof depths[0]; k++) {
+		double mb;
+		snprintf(in, sizeof in, "%s/deep-%ld.trace", dir, depths[k]);
+		if (size_of(in) == 0 && write_deep(in, depths[k]))
+			return -1;
+		mb = (double)size_of(in);
+		snprintf(label, sizeof label, "**%ld frames deep** (%.1f MB) → folded text",
+		         depths[k], mb / 1e6);
+		snprintf(cmd, sizeof cmd, "'%s' -q -o '%s/deep.folded' '%s'", cli, dir, in);
+		if (step(label, cmd, runs, 0, mb))
+			return -1;
+		snprintf(cmd, sizeof cmd, "'%s' -q --reverse -o '%s/deep.folded' '%s'", cli, dir,
+		         in);
+		if (step("the same with --reverse", cmd, runs, 0, mb))
+			return -1;
+	}
+	return 0;
+}
+
 /* The steps of drawing the merged graph of `path` as the command does,
  * timed in this process (no process start, no output file): the median of
  * `runs` for each, in ms. */
@@ -345,6 +415,144 @@ static int stages(const char *path, int runs)
 	return 0;
 }
 
+/* A mapping file: one class of `n` methods, all obfuscated to "a", each
+ * with its own parameter type and R8's line ranges; then the class the
+ * trace of write_mapped_trace() uses. */
+static int write_mapping(const char *path, long n)
+{
+	FILE *f = fopen(path, "w");
+	long i;
+
+	if (!f)
+		return -1;
+	fprintf(f, "# {\"id\":\"com.android.tools.r8.mapping\",\"version\":\"2.2\"}\n"
+	           "com.example.generated.Big -> a.a:\n");
+	for (i = 0; i < n; i++)
+		fprintf(f, "    %ld:%ld:void handle%ld(com.example.generated.Event%ld):%ld:%ld -> a\n",
+		        i + 1, i + 1, i, i, i + 10, i + 10);
+	fprintf(f, "com.example.app.Main -> a.b:\n"
+	           "    1:4:void run():10:13 -> a\n"
+	           "    5:9:void work(int):20:24 -> b\n");
+	return fclose(f);
+}
+
+/* A small trace of the class a.b only. */
+static int write_mapped_trace(const char *path)
+{
+	af_writer_options o = {.variant = AF_VARIANT_REGULAR, .clock = AF_WRITER_DUAL};
+	af_writer *w = af_writer_new(&o);
+	uint8_t *buf = NULL;
+	size_t len;
+	uint32_t t;
+	FILE *f;
+	int r = -1;
+
+	if (!w || af_writer_thread(w, 1, "main") ||
+	    af_writer_method(w, 4, "a.b", "a", "()V", "") ||
+	    af_writer_method(w, 8, "a.b", "b", "(I)V", ""))
+		goto out;
+	for (t = 0; t < 1000; t += 10)
+		if (af_writer_record(w, 1, 4, AF_ENTER, t, t) ||
+		    af_writer_record(w, 1, 8, AF_ENTER, t + 2, t + 2) ||
+		    af_writer_record(w, 1, 8, AF_EXIT, t + 7, t + 7) ||
+		    af_writer_record(w, 1, 4, AF_EXIT, t + 9, t + 9))
+			goto out;
+	if (af_writer_finish(w, &buf, &len, NULL))
+		goto out;
+	f = fopen(path, "wb");
+	r = f && fwrite(buf, 1, len, f) == len && fclose(f) == 0 ? 0 : -1;
+	free(buf);
+out:
+	af_writer_free(w);
+	return r;
+}
+
+/* CPU time of this process: on a machine shared with other work it says
+ * what a step costs better than the wall clock. */
+static double cpu_now(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+static int mapping_bench(const char *cli, const char *dir, int runs)
+{
+	static const long sizes[] = {5000, 20000, 160000};
+	char trace[1024], map[1024], cmd[4096];
+	size_t k;
+
+	snprintf(trace, sizeof trace, "%s/mapped.trace", dir);
+	if (write_mapped_trace(trace))
+		return -1;
+	printf("| methods in one class, one obfuscated name | mapping file | read and "
+	       "parse (in process; median wall, median CPU) | every method looked up by "
+	       "descriptor | command: a trace drawn with the mapping | peak RSS |\n"
+	       "|---|---|---|---|---|---|\n");
+	for (k = 0; k < sizeof sizes / sizeof sizes[0]; k++) {
+		long n = sizes[k], i;
+		double parse[32], look[32], pcpu[32], lcpu[32], wall;
+		long rss;
+		int r;
+
+		snprintf(map, sizeof map, "%s/mapping-%ld.txt", dir, n);
+		if (size_of(map) == 0 && write_mapping(map, n))
+			return -1;
+		for (r = 0; r < runs; r++) {
+			af_mapping *m = NULL;
+			af_error e = {0};
+			char desc[96];
+			double t0 = now(), c0 = cpu_now();
+			if (af_mapping_load(map, &m, &e) != AF_OK) {
+				fprintf(stderr, "aflame-bench: %s: %s (line %lld)\n", map, e.message,
+				        e.line);
+				return -1;
+			}
+			parse[r] = now() - t0;
+			pcpu[r] = cpu_now() - c0;
+			t0 = now();
+			c0 = cpu_now();
+			for (i = 0; i < n; i++) {
+				snprintf(desc, sizeof desc, "(Lcom/example/generated/Event%ld;)V", i);
+				if (!af_mapping_method(m, "a.a", "a", desc)) {
+					af_mapping_free(m);
+					return -1;
+				}
+			}
+			look[r] = now() - t0;
+			lcpu[r] = cpu_now() - c0;
+			af_mapping_free(m);
+		}
+		qsort(parse, (size_t)runs, sizeof parse[0], cmp_double);
+		qsort(look, (size_t)runs, sizeof look[0], cmp_double);
+		qsort(pcpu, (size_t)runs, sizeof pcpu[0], cmp_double);
+		qsort(lcpu, (size_t)runs, sizeof lcpu[0], cmp_double);
+		snprintf(cmd, sizeof cmd, "'%s' -q --mapping '%s' -o '%s/mapped.svg' '%s'", cli,
+		         map, dir, trace);
+		{
+			double t[32];
+			long worst = 0;
+			for (r = 0; r < runs; r++) {
+				if (run(cmd, &t[r], &rss)) {
+					fprintf(stderr, "aflame-bench: failed: %s\n", cmd);
+					return -1;
+				}
+				if (rss > worst)
+					worst = rss;
+			}
+			qsort(t, (size_t)runs, sizeof t[0], cmp_double);
+			wall = t[runs / 2];
+			rss = worst;
+		}
+		printf("| %ld | %.1f MB | %.1f ms (%.1f ms CPU) | %.1f ms (%.1f ms CPU) | %.3f s "
+		       "| %.0f MB |\n", n, (double)size_of(map) / 1e6, parse[runs / 2] * 1e3,
+		       pcpu[runs / 2] * 1e3, look[runs / 2] * 1e3, lcpu[runs / 2] * 1e3, wall,
+		       (double)rss / 1024);
+		fflush(stdout);
+	}
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	static const long sizes[] = {100000, 1000000, 4000000};
@@ -384,10 +592,32 @@ int main(int argc, char **argv)
 		}
 		return pathological(self, argv[2], argv[3], n, scale) ? 1 : 0;
 	}
+	if (argc >= 4 && strcmp(argv[1], "--deep") == 0) {
+		int n = argc > 4 ? atoi(argv[4]) : 3;
+		if (n < 1 || n > 31)
+			return 2;
+		if (mkdir(argv[3], 0777) && errno != EEXIST) {
+			perror(argv[3]);
+			return 1;
+		}
+		return deep(argv[2], argv[3], n) ? 1 : 0;
+	}
+	if (argc >= 4 && strcmp(argv[1], "--mapping") == 0) {
+		int n = argc > 4 ? atoi(argv[4]) : 5;
+		if (n < 1 || n > 31)
+			return 2;
+		if (mkdir(argv[3], 0777) && errno != EEXIST) {
+			perror(argv[3]);
+			return 1;
+		}
+		return mapping_bench(argv[2], argv[3], n) ? 1 : 0;
+	}
 	if (argc < 3) {
 		fputs("usage: aflame-bench CLI WORKDIR [RUNS]\n"
 		      "       aflame-bench --stages TRACE [RUNS]\n"
-		      "       aflame-bench --pathological CLI WORKDIR [RUNS] [SCALE]\n", stderr);
+		      "       aflame-bench --pathological CLI WORKDIR [RUNS] [SCALE]\n"
+		      "       aflame-bench --deep CLI WORKDIR [RUNS]\n"
+		      "       aflame-bench --mapping CLI WORKDIR [RUNS]\n", stderr);
 		return 2;
 	}
 	cli = argv[1];

@@ -11,6 +11,7 @@
 
 #include "font.h"
 #include "layout.h"
+#include "legend.h"
 #include "style.h"
 
 #define AF_CAIRO_MAX_SIDE 32767 /* cairo's image surface limit */
@@ -73,31 +74,28 @@ static int af_centered(cairo_t *cr, af_buf *tmp, af_font *font, const char *text
 	return af_show(cr, tmp, text, strlen(text), "", cx - w / 2, y);
 }
 
-/* The android palette's kinds, in one centred row under the title. */
-static void af_cairo_legend(cairo_t *cr, const af_layout *l, af_font *font, int dark)
+/* The android palette's kinds, in one centred row under the title, as
+ * legend.c places it. */
+static void af_cairo_legend(cairo_t *cr, const af_layout *l, af_font *font, af_rgb ink)
 {
-	double fs = l->font_size, box = fs * 0.8, gap = fs * 1.5, total = 0, x;
-	const char *label = NULL;
-	af_rgb c = {0, 0, 0};
-	size_t i, n = af_style_legend(0, &label, &c);
+	af_legend g;
+	double x;
+	size_t i;
 
-	for (i = 0; i < n; i++) {
-		af_style_legend(i, &label, &c);
-		total += box + 4 + af_font_text_width(font, label, strlen(label), fs) +
-		         (i + 1 < n ? gap : 0);
-	}
-	x = l->width / 2 - total / 2;
-	cairo_set_font_size(cr, fs);
-	for (i = 0; i < n; i++) {
-		af_style_legend(i, &label, &c);
-		cairo_rectangle(cr, x, l->legend_y - box, box, box);
+	af_legend_place(font, l, &g);
+	x = g.x;
+	cairo_set_font_size(cr, g.size);
+	for (i = 0; i < g.count; i++) {
+		af_rgb c;
+		const char *label = af_legend_entry(&g, i, &c);
+		cairo_rectangle(cr, x, l->legend_y - g.box, g.box, g.box);
 		cairo_set_source_rgb(cr, c.r / 255.0, c.g / 255.0, c.b / 255.0);
 		cairo_fill(cr);
-		x += box + 4;
-		cairo_set_source_rgb(cr, dark ? 0.85 : 0, dark ? 0.85 : 0, dark ? 0.85 : 0);
+		x += g.box + g.pad;
+		cairo_set_source_rgb(cr, ink.r / 255.0, ink.g / 255.0, ink.b / 255.0);
 		cairo_move_to(cr, x, l->legend_y);
 		cairo_show_text(cr, label);
-		x += af_font_text_width(font, label, strlen(label), fs) + gap;
+		x += af_font_text_width(font, label, strlen(label), g.size) + g.gap;
 	}
 }
 
@@ -111,6 +109,7 @@ static cairo_status_t af_draw(cairo_t *cr, const af_layout *l, af_font *font,
 	double fs = l->font_size;
 	size_t i;
 	af_buf label = {.mem = af_layout_mem(l)};
+	af_rgb ink, muted;
 	int bad = 0;
 
 	bg = cairo_pattern_create_linear(0, 0, 0, l->height);
@@ -124,18 +123,18 @@ static cairo_status_t af_draw(cairo_t *cr, const af_layout *l, af_font *font,
 
 	cairo_set_font_face(cr, face);
 	cairo_set_font_options(cr, fo);
-	if (st->opt->dark)
-		cairo_set_source_rgb(cr, 0.85, 0.85, 0.85);
-	else
-		cairo_set_source_rgb(cr, 0, 0, 0);
+	/* the texts stand out 4.5:1 from the background, as in the SVG */
+	ink = af_style_ink(st, AF_INK_TEXT);
+	muted = af_style_ink(st, AF_INK_MUTED);
+	cairo_set_source_rgb(cr, ink.r / 255.0, ink.g / 255.0, ink.b / 255.0);
 	if (!l->thumbnail)
 		bad |= af_centered(cr, &label, font, l->title, fs + 5, l->width / 2, fs * 2);
 	if (l->subtitle && !l->thumbnail) {
-		cairo_set_source_rgb(cr, 0xa0 / 255.0, 0xa0 / 255.0, 0xa0 / 255.0);
+		cairo_set_source_rgb(cr, muted.r / 255.0, muted.g / 255.0, muted.b / 255.0);
 		bad |= af_centered(cr, &label, font, l->subtitle, fs, l->width / 2, fs * 4);
 	}
 	if (l->legend && st->opt->palette == AF_PALETTE_ANDROID)
-		af_cairo_legend(cr, l, font, st->opt->dark);
+		af_cairo_legend(cr, l, font, ink);
 	cairo_set_font_size(cr, fs);
 
 	for (i = 0; i < l->nrects && !bad; i++) {
@@ -156,7 +155,10 @@ static cairo_status_t af_draw(cairo_t *cr, const af_layout *l, af_font *font,
 		n = af_style_fit(st, ni.name, r->w, &dots);
 		if (n == 0)
 			continue;
-		cairo_set_source_rgb(cr, 0, 0, 0);
+		if (af_style_label_light(c))
+			cairo_set_source_rgb(cr, 1, 1, 1);
+		else
+			cairo_set_source_rgb(cr, 0, 0, 0);
 		bad |= af_show(cr, &label, ni.name, n, dots ? ".." : "", r->x + 3,
 		               r->y + r->h / 2 + 3);
 	}

@@ -195,10 +195,24 @@
 			if (!label) return;
 			f.text = document.createElementNS("http://www.w3.org/2000/svg", "text");
 			f.text.setAttribute("y", num(f.y + f.h / 2 + 3));
+			if (lightLabel(f.hit ? AF.match : f.fill)) f.text.setAttribute("class", "w");
 			f.g.appendChild(f.text);
 		}
 		f.text.setAttribute("x", num(x + 3));
 		if (f.text.textContent !== label) f.text.textContent = label;
+	}
+
+	// style.c's af_style_label_light: white labels on dark fills, so every
+	// label stands out at least 4.5:1 (fill: "#rrggbb")
+	function lum(v) {
+		v /= 255;
+		return v <= 0.03928 ? v / 12.92 : Math.pow((v + 0.055) / 1.055, 2.4);
+	}
+
+	function lightLabel(fill) {
+		var n = parseInt(fill.slice(1), 16);
+		var l = 0.2126 * lum(n >> 16) + 0.7152 * lum((n >> 8) & 255) + 0.0722 * lum(n & 255);
+		return 1.05 / (l + 0.05) > (l + 0.05) / 0.05;
 	}
 
 	function show(f, on) {
@@ -287,6 +301,7 @@
 		if (f.hit === hit) return;
 		f.hit = hit;
 		f.rect.setAttribute("fill", hit ? AF.match : f.fill);
+		if (f.text) f.text.classList.toggle("w", lightLabel(hit ? AF.match : f.fill));
 	}
 
 	function resetSearch() {
@@ -418,7 +433,8 @@
 	function start() {
 		var line = AF.height - (AF.fs * 2 + 10) / 2;
 		unzoomBtn = button("unzoom", AF.xpad, AF.fs * 2, "Reset Zoom", "hide");
-		searchBtn = button("search", AF.width - AF.xpad - 100, AF.fs * 2, "Search");
+		// "Search" and "Reset Search" end short of "ic"
+		searchBtn = button("search", AF.width - AF.xpad - 16 - AF.fs / 2, AF.fs * 2, "Search");
 		caseBtn = button("ignorecase", AF.width - AF.xpad - 16, AF.fs * 2, "ic");
 		details = button("details", AF.xpad, line, " ");
 		matched = button("matched", AF.width - AF.xpad, line, "");

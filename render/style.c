@@ -689,3 +689,9 @@ af_rgb af_style_ink(const af_style *s, af_ink role)
 		return black;
 	return white;
 }
+
+int af_style_label_light(af_rgb fill)
+{
+	const af_rgb black = {0, 0, 0}, white = {255, 255, 255};
+	return af_style_contrast(white, fill) > af_style_contrast(black, fill);
+}

@@ -50,6 +50,10 @@ typedef enum af_ink {
  * with a contrast of at least 4.5:1 against both ends of the gradient. */
 af_rgb af_style_ink(const af_style *s, af_ink role);
 
+/** 1 when a label on `fill` is drawn white rather than black: the one of
+ * the two that stands out more (at least 4.58:1 whatever the fill). */
+int af_style_label_light(af_rgb fill);
+
 /** WCAG contrast ratio of two colours, 1 to 21. */
 double af_style_contrast(af_rgb a, af_rgb b);
 

@@ -75,9 +75,9 @@ static int af_cmp_u32(const void *a, const void *b)
 }
 
 /* Writes the advances, at size 1, of the characters beyond ASCII that the
- * names (and tooltips) hold, as "{cp:advance,...}": with the ASCII table, the script fits
- * every label with the very numbers the C side used.  Returns non-zero
- * when out of memory. */
+ * names (and tooltips) hold, as "{cp:advance,...}": with the ASCII table,
+ * the script fits every label with the very numbers the C side used.
+ * Returns non-zero when out of memory. */
 static int af_svg_advances(FILE *out, const af_layout *l, af_font *font,
                            const uint32_t *names, size_t nnames)
 {
@@ -318,10 +318,7 @@ static void af_svg_legend(FILE *out, const af_layout *l, const af_render_options
 
 	af_legend_place(opt->font, l, &g);
 	x = g.x;
-	fputs("<g id=\"legend\"", out);
-	if (g.size != l->font_size)
-		fprintf(out, " font-size=\"%.2f\"", g.size);
-	fputc('>', out);
+	fputs("<g id=\"legend\">", out);
 	for (i = 0; i < g.count; i++) {
 		af_rgb c;
 		const char *label = af_legend_entry(&g, i, &c);
@@ -336,6 +333,9 @@ static void af_svg_legend(FILE *out, const af_layout *l, const af_render_options
 		af_num(out, x);
 		fputs("\" y=\"", out);
 		af_num(out, l->legend_y);
+		/* smaller to fit: a style, as the style sheet sets every text's size */
+		if (g.size != l->font_size)
+			fprintf(out, "\" style=\"font-size:%.2fpx", g.size);
 		fputs("\">", out);
 		af_xml_escape(out, label, strlen(label));
 		fputs("</text>", out);
@@ -426,7 +426,8 @@ static af_status af_svg_frames(const af_layout *l, const af_render_options *opt,
 		/* fit first, escape after: an entity is never cut in two */
 		n = r->h >= fs + 2 ? af_style_fit(st, ni.name, r->w, &dots) : 0;
 		if (n > 0) {
-			fputs("<text x=\"", out);
+			/* white on dark fills: every label stands out 4.5:1 */
+			fputs(af_style_label_light(col) ? "<text class=\"w\" x=\"" : "<text x=\"", out);
 			af_num(out, r->x + 3);
 			fputs("\" y=\"", out);
 			af_num(out, r->y + r->h / 2 + 3);
@@ -532,7 +533,7 @@ static af_status af_svg_emit(const af_layout *l, const af_render_options *opt,
 	ink = af_style_ink(&st, AF_INK_TEXT);
 	muted = af_style_ink(&st, AF_INK_MUTED);
 	button = af_style_ink(&st, AF_INK_BUTTON);
-	fprintf(out, ";font-size:%gpx;fill:#%02x%02x%02x}#frames text{fill:#000}"
+	fprintf(out, ";font-size:%gpx;fill:#%02x%02x%02x}#frames text{fill:#000}#frames text.w{fill:#fff}"
 	             "#title{text-anchor:middle;font-size:%gpx}"
 	             "#subtitle{text-anchor:middle;fill:#%02x%02x%02x}"
 	             "#frames rect{rx:2px;ry:2px%s}%s"
@@ -540,7 +541,7 @@ static af_status af_svg_emit(const af_layout *l, const af_render_options *opt,
 	        fs, ink.r, ink.g, ink.b, fs + 5, muted.r, muted.g, muted.b, height_css,
 	        interactive ? "#frames g{cursor:pointer}" : "");
 	if (interactive) /* the buttons and lines the script draws */
-		fprintf(out, ".parent{opacity:.5}.hide{display:none}#matched{text-anchor:end}"
+		fprintf(out, ".parent{opacity:.5}.hide{display:none}#matched,#search{text-anchor:end}"
 		             "#unzoom,#search,#ignorecase{cursor:pointer;fill:#%02x%02x%02x}"
 		             "#ignorecase.on{fill:#%02x%02x%02x;font-weight:bold}",
 		        button.r, button.g, button.b, ink.r, ink.g, ink.b);

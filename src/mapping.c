@@ -22,6 +22,7 @@
 
 typedef struct af_member {
 	const char *name;   /* original name; qualified when R8 moved it */
+	uint32_t name_id;   /* its id in the mapping's text: equal names, equal ids */
 	const char *ret;    /* original return type */
 	const char *params; /* original parameter types, "int,java.lang.String" */
 	uint32_t next;      /* next member of its group, AF_NONE at the end */
@@ -29,8 +30,15 @@ typedef struct af_member {
 	int inlined;        /* inlined into the member after it */
 } af_member;
 
+/* Groups of up to this many methods are searched for an overload's types;
+ * larger ones find them in a hash table (af_mapping.sigs), which costs
+ * more to build than a short search. */
+#define AF_GROUP_SEARCH 16
+
 typedef struct af_mgroup {
 	uint32_t first, last; /* members with one class and obfuscated name */
+	uint32_t cls;         /* the class's id */
+	uint32_t count;       /* its members */
 	const char *joined;   /* candidates' names joined by '|' */
 } af_mgroup;
 
@@ -44,6 +52,11 @@ struct af_mapping {
 	size_t gcap;
 	af_member *members;
 	size_t nmembers, mcap;
+	af_names sigs;       /* af_sig_key() of the overloads of groups with
+	                        several names and more than AF_GROUP_SEARCH
+	                        methods -> sig_pick */
+	const char **sig_pick; /* the one name with those types; NULL: several */
+	size_t spcap;
 	af_names text;       /* every string kept, each allocated once */
 	af_mem *mem;         /* the allocator given to the parse, referenced;
 	                        no budget: a mapping outlives the traces it
@@ -59,7 +72,9 @@ void af_mapping_free(af_mapping *m)
 	mem = m->mem;
 	af_names_free(&m->obf);
 	af_names_free(&m->keys);
+	af_names_free(&m->sigs);
 	af_names_free(&m->text);
+	af_free(mem, m->sig_pick);
 	af_free(mem, m->orig);
 	af_free(mem, m->line);
 	af_free(mem, m->groups);
@@ -81,6 +96,15 @@ static const char *af_keep(af_mapping *m, const char *s, size_t len)
 {
 	uint32_t id = af_names_intern(&m->text, s, len);
 	return id == AF_NONE ? NULL : m->text.str[id];
+}
+
+/* The key of an overload's original types in group `g`: lengths first, so
+ * no bytes of the types can make two keys equal. */
+static int af_sig_key(af_buf *key, uint32_t g, const char *params, size_t plen,
+                      const char *ret, size_t rlen)
+{
+	return af_buf_printf(key, "%u:%zu:", g, plen) || af_buf_append(key, params, plen) ||
+	       af_buf_append(key, ret, rlen);
 }
 
 static const char *af_trim(const char *s, const char *end, const char **tend)
@@ -154,6 +178,8 @@ static uint32_t af_group_of(af_mapping *m, uint32_t cid, const char *obf,
 		return AF_NONE;
 	if (id == before) {
 		m->groups[id].first = m->groups[id].last = AF_NONE;
+		m->groups[id].cls = cid;
+		m->groups[id].count = 0;
 		m->groups[id].joined = NULL;
 	}
 	return id;
@@ -216,16 +242,19 @@ static af_status af_member_line(af_mapping *m, uint32_t cid, const char *s,
 	if (sp == s || sp == lp || af_has_space(s, sp - 1))
 		return af_mapping_fail(err, AF_ERR_FORMAT, lineno,
 		                       "expected 'type name(parameters)' in a method line");
-	for (i = 0; lp + 1 + i < rp; i++) {
-		char ch = lp[1 + i];
-		if (ch != ' ' && af_buf_append(&params, &ch, 1))
+	/* the parameters without their spaces, a run at a time */
+	for (t = lp + 1; t < rp; t += i + 1) {
+		const char *sp2 = memchr(t, ' ', (size_t)(rp - t));
+		i = sp2 ? (size_t)(sp2 - t) : (size_t)(rp - t);
+		if (af_buf_append(&params, t, i))
 			goto nomem;
 	}
 	if (AF_GROW(m->mem, m->members, m->mcap, m->nmembers + 1))
 		goto nomem;
 	mb = &m->members[m->nmembers];
 	mb->ret = af_keep(m, s, (size_t)(sp - 1 - s));
-	mb->name = af_keep(m, sp, (size_t)(lp - sp));
+	mb->name_id = af_names_intern(&m->text, sp, (size_t)(lp - sp));
+	mb->name = mb->name_id == AF_NONE ? NULL : m->text.str[mb->name_id];
 	mb->params = af_keep(m, params.data ? params.data : "", params.len);
 	af_buf_free(&params);
 	params.data = NULL;
@@ -247,6 +276,7 @@ static af_status af_member_line(af_mapping *m, uint32_t cid, const char *s,
 	    m->members[*prev].lo == lo && m->members[*prev].hi == hi)
 		m->members[*prev].inlined = 1;
 	m->groups[g].last = idx;
+	m->groups[g].count++;
 	*prev = idx;
 	return AF_OK;
 nomem:
@@ -255,16 +285,23 @@ nomem:
 }
 
 /* Each group's names for when nothing picks one: the methods themselves
- * (not frames inlined into them), each once, in the file's order. */
+ * (not frames inlined into them), each once, in the file's order, as long
+ * as they fit in a name ("|(N more)" counts the rest).  Then, for groups
+ * with several, which name each list of original types picks.  Linear in
+ * the members: a name is known seen by its id. */
 static af_status af_mapping_join(af_mapping *m, af_error *err)
 {
-	size_t g;
+	size_t g, nnames = m->text.len;
+	uint32_t *seen = af_calloc(m->mem, nnames ? nnames : 1, sizeof *seen);
+	af_buf b = {.mem = m->mem}, key = {.mem = m->mem};
+	int bad = !seen;
 
-	for (g = 0; g < m->keys.len; g++) {
+	for (g = 0; g < m->keys.len && !bad; g++) {
 		af_mgroup *gr = &m->groups[g];
-		af_buf b = {.mem = m->mem};
-		uint32_t i, j, cid = (uint32_t)strtoul(m->keys.str[g], NULL, 10);
-		int any = 0, qualified = 0, plain = 0, bad = 0, pass;
+		const char *cls = m->orig[gr->cls];
+		size_t clen = strlen(cls), more = 0;
+		uint32_t i;
+		int any = 0, qualified = 0, plain = 0, pass = 0;
 
 		for (i = gr->first; i != AF_NONE; i = m->members[i].next)
 			any |= !m->members[i].inlined;
@@ -276,30 +313,60 @@ static af_status af_mapping_join(af_mapping *m, af_error *err)
 			else
 				plain = 1;
 		}
-		for (pass = 0, i = gr->first; i != AF_NONE && !bad; i = m->members[i].next) {
+		b.len = 0;
+		for (i = gr->first; i != AF_NONE && !bad; i = m->members[i].next) {
 			const af_member *mb = &m->members[i];
-			int dup = 0;
-			if (mb->inlined && any)
+			/* mixed: every name qualified, so none loses its class */
+			int prefix = qualified && plain && !strchr(mb->name, '.');
+			size_t nlen = strlen(mb->name);
+
+			if ((mb->inlined && any) || seen[mb->name_id] == g + 1)
 				continue;
-			for (j = gr->first; j != i; j = m->members[j].next)
-				if ((!m->members[j].inlined || !any) &&
-				    strcmp(m->members[j].name, mb->name) == 0)
-					dup = 1;
-			if (dup)
+			seen[mb->name_id] = (uint32_t)g + 1;
+			/* the first always (its line kept to the limit), then
+			 * while they fit with room left for the count */
+			if (pass && (more || b.len + 1 + (prefix ? clen + 1 : 0) + nlen >
+			                             AF_DEFAULT_MAX_NAME - 32)) {
+				more++;
 				continue;
+			}
 			if (pass++)
 				bad |= af_buf_append(&b, "|", 1);
-			/* mixed: every name qualified, so none loses its class */
-			if (qualified && plain && !strchr(mb->name, '.'))
-				bad |= af_buf_printf(&b, "%s.", m->orig[cid]);
-			bad |= af_buf_append(&b, mb->name, strlen(mb->name));
+			if (prefix)
+				bad |= af_buf_append(&b, cls, clen) || af_buf_append(&b, ".", 1);
+			bad |= af_buf_append(&b, mb->name, nlen);
 		}
+		if (more)
+			bad |= af_buf_printf(&b, "|(%zu more)", more);
 		gr->joined = bad ? NULL : af_keep(m, b.data ? b.data : "", b.len);
-		af_buf_free(&b);
-		if (!gr->joined)
-			return af_fail(err, AF_ERR_NOMEM, -1, "out of memory");
+		bad |= !gr->joined;
+		if (bad || !strchr(gr->joined, '|') || gr->count <= AF_GROUP_SEARCH)
+			continue;
+		for (i = gr->first; i != AF_NONE && !bad; i = m->members[i].next) {
+			const af_member *mb = &m->members[i];
+			size_t before = m->sigs.len;
+			uint32_t id;
+
+			if (mb->inlined)
+				continue;
+			key.len = 0;
+			if (af_sig_key(&key, (uint32_t)g, mb->params, strlen(mb->params),
+			               mb->ret, strlen(mb->ret)) ||
+			    (id = af_names_intern(&m->sigs, key.data, key.len)) == AF_NONE ||
+			    AF_GROW(m->mem, m->sig_pick, m->spcap, m->sigs.len)) {
+				bad = 1;
+				break;
+			}
+			if (id == before)
+				m->sig_pick[id] = mb->name;
+			else if (m->sig_pick[id] != mb->name)
+				m->sig_pick[id] = NULL; /* two methods with these types */
+		}
 	}
-	return AF_OK;
+	af_buf_free(&b);
+	af_buf_free(&key);
+	af_free(m->mem, seen);
+	return bad ? af_fail(err, AF_ERR_NOMEM, -1, "out of memory") : AF_OK;
 }
 
 /* Parses with blocks from `mem`, which the mapping references. */
@@ -324,13 +391,22 @@ static af_status af_mapping_parse_mem(const void *buf, size_t len, af_mem *mem,
 	if (!m)
 		return af_fail(err, AF_ERR_NOMEM, -1, "out of memory reading the mapping");
 	m->mem = af_mem_ref(mem);
-	m->obf.mem = m->keys.mem = m->text.mem = mem;
+	m->obf.mem = m->keys.mem = m->sigs.mem = m->text.mem = mem;
 	while (p < end) {
 		const char *eol = memchr(p, '\n', (size_t)(end - p)), *s, *e, *arrow;
 		const char *next = eol ? eol + 1 : end;
 		if (!eol)
 			eol = end;
 		lineno++;
+		if ((size_t)(eol - p) > AF_DEFAULT_MAX_NAME) {
+			/* every name is part of a line: none passes the limit on
+			 * names that traces' own names keep */
+			char what[96];
+			snprintf(what, sizeof what, "line longer than %u bytes, the limit "
+			         "on names", AF_DEFAULT_MAX_NAME);
+			st = af_mapping_fail(err, AF_ERR_LIMIT, lineno, what);
+			goto fail;
+		}
 		s = af_trim(p, eol, &e);
 		if (e > s && e[-1] == '\r')
 			s = af_trim(s, e - 1, &e);
@@ -441,14 +517,23 @@ af_status af_mapping_load_with(const char *path, const af_allocator *allocator,
 		return af_fail(err, AF_ERR_NOMEM, -1, "out of memory reading the mapping");
 	}
 	b.mem = mem;
+	/* bounded like a trace: a NUL ends the reading (the parse says where),
+	 * so /dev/zero is refused at once, and no file passes the input limit */
 	while ((n = fread(chunk, 1, sizeof chunk, f)) > 0) {
+		if (b.len + n > AF_DEFAULT_MAX_INPUT) {
+			st = af_fail(err, AF_ERR_LIMIT, -1, "mapping file is larger than the "
+			             "%llu-byte input limit", AF_DEFAULT_MAX_INPUT);
+			goto out;
+		}
 		if (af_buf_append(&b, chunk, n)) {
 			st = af_fail(err, AF_ERR_NOMEM, -1, "out of memory reading the mapping");
 			goto out;
 		}
+		if (memchr(chunk, '\0', n))
+			break;
 	}
 	if (ferror(f)) {
-		st = af_fail(err, AF_ERR_IO, -1, "read failed");
+		st = af_fail(err, AF_ERR_IO, -1, "read failed: %s", strerror(errno));
 		goto out;
 	}
 	st = af_mapping_parse_mem(b.data ? b.data : "", b.len, mem, out, err);
@@ -530,7 +615,7 @@ int af_mapping_params(const af_mapping *m, const char *desc, af_buf *out)
 int af_mapping_lookup(const af_mapping *m, const char *cls, const char *name,
                       const char *desc, af_mem *scratch, const char **out)
 {
-	uint32_t cid = af_names_find(&m->obf, cls, strlen(cls)), g, i;
+	uint32_t cid = af_names_find(&m->obf, cls, strlen(cls)), g;
 	const af_mgroup *gr;
 	const char *pick = NULL;
 	af_buf params = {.mem = scratch}, ret = {.mem = scratch};
@@ -557,20 +642,30 @@ int af_mapping_lookup(const af_mapping *m, const char *cls, const char *name,
 	}
 	/* overloads: the one whose original types the descriptor gives */
 	r = af_desc_split(m, desc, ",", &params, &ret);
-	if (r == 0 && (af_buf_append(&params, "", 1) || af_buf_append(&ret, "", 1)))
-		r = -1;
-	if (r == 0) {
-		for (i = gr->first; i != AF_NONE; i = m->members[i].next) {
+	if (r == 0 && gr->count <= AF_GROUP_SEARCH) {
+		uint32_t i;
+		if (af_buf_append(&params, "", 1) || af_buf_append(&ret, "", 1))
+			r = -1;
+		for (i = gr->first; r == 0 && i != AF_NONE; i = m->members[i].next) {
 			const af_member *mb = &m->members[i];
 			if (mb->inlined || strcmp(mb->params, params.data) != 0 ||
 			    strcmp(mb->ret, ret.data) != 0)
 				continue;
-			if (pick && strcmp(pick, mb->name) != 0) {
+			if (pick && pick != mb->name) {
 				pick = NULL; /* two methods with these types: cannot tell */
 				break;
 			}
 			pick = mb->name;
 		}
+	} else if (r == 0) {
+		af_buf key = {.mem = scratch};
+		uint32_t id;
+		if (af_sig_key(&key, g, params.data ? params.data : "", params.len,
+		               ret.data ? ret.data : "", ret.len))
+			r = -1;
+		else if ((id = af_names_find(&m->sigs, key.data, key.len)) != AF_NONE)
+			pick = m->sig_pick[id];
+		af_buf_free(&key);
 	}
 	af_buf_free(&params);
 	af_buf_free(&ret);

@@ -111,8 +111,9 @@ __attribute__((format(printf, 2, 3))) static int sh(char **err, const char *fmt,
 
 /* Starts the command in the background with `argv` (NULL-ended, without
  * the program), standard input from /dev/null, standard error into
- * `err_path`, no core files; returns its pid. */
-static pid_t start(const char *err_path, const char *const *argv)
+ * `err_path`, no core files, every signal's default action but `ignored`'s
+ * (0: none); returns its pid. */
+static pid_t start(const char *err_path, const char *const *argv, int ignored)
 {
 	pid_t pid = fork();
 	cr_assert_geq(pid, 0);
@@ -126,7 +127,7 @@ static pid_t start(const char *err_path, const char *const *argv)
 		sigemptyset(&none);
 		sigprocmask(SIG_SETMASK, &none, NULL);
 		for (i = 1; i < 32; i++)
-			signal(i, SIG_DFL);
+			signal(i, i == ignored ? SIG_IGN : SIG_DFL);
 		dup2(in, 0);
 		dup2(er, 2);
 		args[0] = AF_TEST_CLI;
@@ -409,6 +410,12 @@ Test(outputs, report_waits_for_the_graph)
 	             0, "%s", err);
 	free(err);
 	holds_only(dir, "r.tsv", "out.svg", NULL);
+	/* not both into one file */
+	cr_assert_eq(sh(&err, "cd '%s' && '%s' --report out.svg -o out.svg '%s'", dir,
+	                AF_TEST_CLI, SAMPLE),
+	             2);
+	cr_assert(strstr(err, "--report and -o both name 'out.svg'"), "%s", err);
+	free(err);
 	remove_dir(dir);
 }
 
@@ -572,7 +579,7 @@ Test(outputs, signals_remove_temporary_files)
 		pid_t pid;
 		int status;
 
-		pid = start(errp, argv);
+		pid = start(errp, argv, 0);
 		if (!temp_appears(dir)) {
 			kill(pid, SIGKILL);
 			waitpid(pid, NULL, 0);
@@ -605,7 +612,7 @@ Test(outputs, signals_remove_unfinished_sets)
 	int status;
 
 	cr_assert_eq(mkfifo(fifo, 0666), 0);
-	pid = start(errp, argv);
+	pid = start(errp, argv, 0);
 	cr_assert(temp_appears(dir), "no temporary folder");
 	cr_assert_eq(kill(pid, SIGTERM), 0);
 	status = wait_for(pid, 10);
@@ -615,7 +622,7 @@ Test(outputs, signals_remove_unfinished_sets)
 	cr_assert_eq(sh(&err, "'%s' --per-thread -o '%s' '%s'", AF_TEST_CLI, set, SAMPLE),
 	             0, "%s", err);
 	free(err);
-	pid = start(errp, argv);
+	pid = start(errp, argv, 0);
 	cr_assert(temp_appears(set), "no temporary file");
 	cr_assert_eq(kill(pid, SIGUSR1), 0);
 	status = wait_for(pid, 10);
@@ -657,5 +664,32 @@ Test(outputs, file_size_limit)
 	cr_assert(strstr(err, "(stdout): cannot write: File too large"), "%s", err);
 	free(err);
 	free(png);
+	remove_dir(dir);
+}
+
+/* A signal ignored when the command starts (nohup) stays ignored. */
+Test(outputs, ignored_signals_stay_ignored)
+{
+	char *dir = fresh_dir("nohup"), *fifo = join(dir, "report.tsv");
+	char *svg = join(dir, "out.svg"), *errp = t_tmp("nohup.err");
+	const char *argv[] = {"--report", fifo, "-o", svg, SAMPLE, NULL};
+	struct timespec pause = {0, 300 * 1000 * 1000};
+	pid_t pid;
+	int status;
+
+	cr_assert_eq(mkfifo(fifo, 0666), 0);
+	pid = start(errp, argv, SIGHUP);
+	cr_assert(temp_appears(dir), "no temporary file");
+	cr_assert_eq(kill(pid, SIGHUP), 0);
+	nanosleep(&pause, NULL);
+	cr_assert_eq(waitpid(pid, &status, WNOHANG), 0, "SIGHUP ended the command");
+	cr_assert_eq(kill(pid, SIGTERM), 0);
+	status = wait_for(pid, 10);
+	cr_assert(status != -1 && WIFSIGNALED(status) && WTERMSIG(status) == SIGTERM);
+	holds_only(dir, "report.tsv", NULL);
+	unlink(errp);
+	free(errp);
+	free(svg);
+	free(fifo);
 	remove_dir(dir);
 }

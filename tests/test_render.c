@@ -436,3 +436,56 @@ Test(render, noncharacters_are_dropped_from_names)
 	af_tree_free(tree);
 	af_trace_free(t);
 }
+
+/* The android legend stays inside the margins of a narrow PNG: shortened,
+ * then smaller, never cut (it ran from x = -41 to 441 at 400 px). */
+Test(render, png_legend_fits_a_narrow_graph)
+{
+	size_t len, olen;
+	uint8_t *buf = t_read(AF_TEST_SAMPLES "/app.trace", &len);
+	static const int widths[] = {400, 300, 200, 1200};
+	size_t k;
+
+	cr_assert_not_null(buf);
+	for (k = 0; k < sizeof widths / sizeof widths[0]; k++) {
+		af_trace *t = t_parse(buf, len);
+		af_tree *tree = NULL;
+		af_layout *l = NULL;
+		af_layout_options lo = {.width = widths[k], .legend = 1};
+		af_error e = {0};
+		/* a plain white background: anything else in the margins is ink */
+		af_render_options ro = {.font = t_font, .palette = AF_PALETTE_ANDROID,
+		                        .bgcolors = "#ffffff"};
+		png_reader r = {0};
+		char *out = NULL;
+		cairo_surface_t *img;
+		int x, y, inked = 0;
+		FILE *f;
+
+		cr_assert_eq(af_tree_from_trace(t, NULL, &tree, &e), AF_OK);
+		cr_assert_eq(af_layout_build(tree, &lo, &l, &e), AF_OK);
+		f = open_memstream(&out, &olen);
+		cr_assert_eq(af_cairo_write(l, AF_FORMAT_PNG, &ro, f, &e), AF_OK, "%s", e.message);
+		fclose(f);
+		r.data = (const unsigned char *)out;
+		r.len = olen;
+		img = cairo_image_surface_create_from_png_stream(png_read, &r);
+		cr_assert_eq(cairo_surface_status(img), CAIRO_STATUS_SUCCESS);
+		for (y = (int)(l->legend_y - l->font_size); y <= (int)l->legend_y + 3; y++) {
+			for (x = 0; x < widths[k]; x++) {
+				uint32_t p = pixel(img, x, y) & 0xFFFFFF;
+				int margin = x < (int)l->xpad || x >= widths[k] - (int)l->xpad;
+				cr_assert(!margin || p == 0xFFFFFF,
+				          "%d px: the legend reaches x=%d (y=%d: %06x)", widths[k], x, y, p);
+				inked += p != 0xFFFFFF;
+			}
+		}
+		cr_assert_gt(inked, 100, "%d px: no legend drawn", widths[k]);
+		cairo_surface_destroy(img);
+		free(out);
+		af_layout_free(l);
+		af_tree_free(tree);
+		af_trace_free(t);
+	}
+	free(buf);
+}

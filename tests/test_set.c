@@ -134,6 +134,59 @@ Test(set, skipped_threads_are_listed)
 	free(dir);
 }
 
+/* A thread that recorded no time is not "under 0%": the index says why
+ * each thread has no graph; counts are grouped; a long frame name breaks
+ * only between its parts. */
+Test(set, index_says_why_threads_are_missing_and_groups_digits)
+{
+	af_writer_options o = {.clock = AF_WRITER_WALL};
+	af_writer *w = af_writer_new(&o);
+	char *in = t_tmp("why.trace"), *dir, *html;
+	uint8_t *buf;
+	size_t len;
+	uint32_t i, tid;
+
+	cr_assert_eq(af_writer_method(w, 4, "com.example.VeryLongClassName$Inner",
+	                              "doSomething", "()V", ""), 0);
+	cr_assert_eq(af_writer_thread(w, 1, "busy"), 0);
+	cr_assert_eq(af_writer_thread(w, 2, "idle"), 0);
+	cr_assert_eq(af_writer_thread(w, 3, "resting"), 0);
+	cr_assert_eq(af_writer_thread(w, 4, "small"), 0);
+	for (i = 0; i < 1500; i++) {
+		cr_assert_eq(af_writer_record(w, 1, 4, AF_ENTER, 0, 10 * i), 0);
+		cr_assert_eq(af_writer_record(w, 1, 4, AF_EXIT, 0, 10 * i + 10), 0);
+	}
+	for (tid = 2; tid <= 3; tid++) { /* records, but no time */
+		cr_assert_eq(af_writer_record(w, tid, 4, AF_ENTER, 0, 5), 0);
+		cr_assert_eq(af_writer_record(w, tid, 4, AF_EXIT, 0, 5), 0);
+	}
+	cr_assert_eq(af_writer_record(w, 4, 4, AF_ENTER, 0, 0), 0);
+	cr_assert_eq(af_writer_record(w, 4, 4, AF_EXIT, 0, 20), 0);
+	buf = t_finish(w, &len, NULL);
+	t_write(in, buf, len);
+
+	dir = set_of("why1", "", in);
+	html = read_in(dir, "index.html", &len);
+	cr_assert(strstr(html, ">2 threads recorded no wall time, not drawn</h3>"), "%s", html);
+	cr_assert_null(strstr(html, "under 0%"));
+	cr_assert(strstr(html, "<dt>records</dt><dd>3,000</dd><dt>calls</dt><dd>1,500</dd>"),
+	          "%s", html);
+	cr_assert(strstr(html, "<dt>records</dt><dd>3,006</dd>"), "%s", html);
+	cr_assert(strstr(html, ">com.<wbr>example.<wbr>VeryLongClassName$<wbr>Inner.<wbr>"
+	                       "doSomething ("), "%s", html);
+	free(html);
+	free(dir);
+
+	dir = set_of("why2", "--min-share 1", in);
+	html = read_in(dir, "index.html", &len);
+	cr_assert(strstr(html, ">3 threads not drawn: 2 recorded no wall time, "
+	                       "1 under 1% of the time</h3>"), "%s", html);
+	free(html);
+	free(dir);
+	free(in);
+	free(buf);
+}
+
 Test(set, parallel_output_is_byte_identical)
 {
 	char *a = set_of("par1", "--jobs 1 --format svg,png,pdf,folded", SAMPLE);
@@ -186,6 +239,34 @@ Test(set, thumbnails_have_the_exact_size)
 	free(err);
 	free(out);
 	free(dir);
+}
+
+/* The output's name and what is in it agree: -o t.svg is an SVG thumbnail
+ * (it was PNG bytes, and exit 0); a name that is no picture is a usage
+ * mistake. */
+Test(set, a_thumbnail_is_what_its_name_says)
+{
+	char *svg = t_tmp("thumb.svg"), *pdf = t_tmp("thumb.pdf"), *data;
+	size_t len;
+
+	remove(svg);
+	t_cli_says(0, "", "--thumbnail 300x80 -o '%s' '%s'", svg, SAMPLE);
+	data = (char *)t_read(svg, &len);
+	cr_assert(data && len > 100 && memcmp(data, "<?xml", 5) == 0);
+	cr_assert(strstr(data, "<svg version=\"1.1\" width=\"300\" height=\"80\""));
+	cr_assert_null(strstr(data, "<script"));
+	free(data);
+	t_cli_says(0, "", "--thumbnail 300x80 -o '%s' '%s'", pdf, SAMPLE);
+	data = (char *)t_read(pdf, &len);
+	cr_assert(data && len > 4 && memcmp(data, "%PDF", 4) == 0);
+	free(data);
+	t_cli_says(2, "--thumbnail draws a picture", "--thumbnail 300x80 -o t.folded '%s'", SAMPLE);
+	t_cli_says(2, "--thumbnail draws a picture",
+	           "--thumbnail 300x80 --format folded '%s'", SAMPLE);
+	t_cli_says(2, "cannot tell the format from 't.jpg'", "--thumbnail 300x80 -o t.jpg '%s'",
+	           SAMPLE);
+	free(svg);
+	free(pdf);
 }
 
 /* Dozens of threads with hostile names. */

@@ -322,7 +322,9 @@ static const t_file files[] = {
 	{"src/input.c", INPUTS},
 	{"src/mapping.h", INPUTS},
 	{"src/mapping.c", INPUTS},
+	{"src/namemap.h", INPUTS},
 	{"src/namemap.c", INPUTS},
+	{"src/nameattr.c", INPUTS},
 	{"src/writer.c", INPUTS},
 	{"src/dump.c", INPUTS}, /* the records again, after the parse */
 	{"src/view.h", VIEW},
@@ -350,6 +352,9 @@ static const t_file files[] = {
 	{"render/profile_html.c", OUTPUTS},
 	{"flame_js.h", OUTPUTS}, /* made from render/flame.js at build time */
 	{"src/cli/cli.h", COMMAND},
+	{"src/cli/options.h", COMMAND},
+	{"src/cli/options.c", COMMAND}, /* the table of options, the parsing */
+	{"src/cli/help.c", COMMAND},    /* --help and the man page from the table */
 	{"src/cli/main.c", COMMAND},
 	{"src/cli/output.c", COMMAND},
 	{"src/cli/report.c", COMMAND},

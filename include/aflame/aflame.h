@@ -204,7 +204,16 @@ AF_NODISCARD af_status af_trace_parse(const void *buf, size_t len,
 
 /** Opens and parses `path`: "-" reads standard input; a gzip file is
  * inflated; a legacy pair is found from either file's path or the base name
- * (base.key + base.data).  NULL `opt` means defaults. */
+ * (base.key + base.data).  NULL `opt` means defaults.
+ *
+ * A regular file is mapped, not copied.  When another program truncates it
+ * while it is read, the call fails with AF_ERR_IO ("changed while it was
+ * read: it shrank from N to M bytes") instead of the process dying of
+ * SIGBUS: the first mapping installs a SIGBUS handler for the library's
+ * own mappings, which hands every other SIGBUS to the handler installed
+ * before it (or the default action).  A program that installs its own
+ * SIGBUS handler after that call replaces it: a truncation then reaches
+ * that handler, as it would without the library. */
 AF_NODISCARD af_status af_trace_open(const char *path,
                                      const af_parse_options *opt,
                                      af_trace **out, af_error *err);
@@ -274,7 +283,10 @@ typedef struct af_mapping af_mapping;
 /** Parses a mapping file held in memory: "original.Class -> obf:" class
  * lines, indented member lines ("int field -> a", "1:3:void m(int):12:14
  * -> b", line ranges optional), '#' comments (R8's JSON lines included).
- * Errors carry the line in err->line.  Free with af_mapping_free(). */
+ * A line longer than 1 MiB (the default limit on names) fails with
+ * AF_ERR_LIMIT.  Time and memory grow linearly with the file, however many
+ * methods share a name.  Errors carry the line in err->line.  Free with
+ * af_mapping_free(). */
 AF_NODISCARD af_status af_mapping_parse(const void *buf, size_t len,
                                         af_mapping **out, af_error *err);
 
@@ -285,7 +297,8 @@ AF_NODISCARD af_status af_mapping_parse_with(const void *buf, size_t len,
                                              const af_allocator *allocator,
                                              af_mapping **out, af_error *err);
 
-/** Reads and parses the mapping file at `path`. */
+/** Reads and parses the mapping file at `path`; reading stops at a NUL
+ * byte (an error naming its line) and at 2 GiB (AF_ERR_LIMIT). */
 AF_NODISCARD af_status af_mapping_load(const char *path, af_mapping **out,
                                        af_error *err);
 
@@ -307,7 +320,8 @@ const char *af_mapping_class(const af_mapping *m, const char *cls);
  * obfuscated name (overloads), `desc`, the method's descriptor as traces
  * record it ("(La/b;I)V", or NULL), picks the one whose original types it
  * gives; when nothing picks one, the candidates' names are joined by '|'
- * ("put|putAll").  Frames R8 inlined into a method are not candidates.  A
+ * ("put|putAll"), as many as fit in 1 MiB, then "|(N more)" for the rest.
+ * Frames R8 inlined into a method are not candidates.  A
  * name holding '.' is qualified with its own class (R8 moves methods
  * between classes).  Owned by the mapping.  The lookup takes a few
  * scratch blocks from the mapping's allocator; NULL too when they cannot be
@@ -865,6 +879,8 @@ typedef struct af_index_options {
 	int view_rules;        /* the graphs have view rules (focus, exclude):
 	                          a thread can be skipped for having nothing
 	                          left, too */
+	int dark;              /* a dark page (--theme dark), whatever the
+	                          viewer prefers; 0: the viewer's choice */
 } af_index_options;
 
 /** Writes a self-contained HTML page (no script, no external resource)

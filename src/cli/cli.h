@@ -134,13 +134,7 @@ int out_commit(void);
 /** Removes every temporary file and folder of the run. */
 void out_discard(void);
 
-/** Creates a folder and its parents; 0 when it exists afterwards. */
-int make_dir(const char *path);
-
 /* profile.c: dmtracedump's outputs */
-/** Checks and completes what --call-graph, -o FILE.dot and --dump ask;
- * NULL, or what is wrong (a usage mistake). */
-const char *profile_args(cli *c);
 /** Writes the method table of `trace` (as TSV, text or an HTML page with
  * callers and callees) to c->report; 0 or an exit status. */
 int run_report(const cli *c, const af_trace *trace, af_clock clock);

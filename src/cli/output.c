@@ -20,6 +20,7 @@
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/un.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "cli.h"
@@ -46,6 +47,13 @@ static struct pending *pending_head;
 static unsigned long pending_seq;
 static sigset_t watched; /* the signals whose handler removes the files */
 
+/* Workers make files while a signal's handler runs in another thread: the
+ * handler raises `dying`, so no file is begun after it, and waits for the
+ * threads making one (`creating`, but not its own: `creating_here`) to
+ * have added it to the list. */
+static int dying, creating;
+static _Thread_local int creating_here;
+
 /* Removes every temporary file, then every temporary folder (emptied by
  * then); async-signal-safe. */
 static void remove_pending(void)
@@ -62,6 +70,14 @@ static void remove_pending(void)
 
 static void on_signal(int sig)
 {
+	struct timespec ms = {0, 1000 * 1000};
+	int i;
+
+	__atomic_store_n(&dying, 1, __ATOMIC_SEQ_CST);
+	for (i = 0;
+	     i < 2000 && __atomic_load_n(&creating, __ATOMIC_SEQ_CST) > creating_here;
+	     i++)
+		nanosleep(&ms, NULL);
 	remove_pending();
 	signal(sig, SIG_DFL);
 	raise(sig); /* delivered when the handler returns: dies of `sig` */
@@ -172,7 +188,7 @@ static struct pending *make_new(const char *in, const char *exact, const char *t
 		size_t n = strlen(in) + (exact ? strlen(exact) : 32) + 2;
 		char *path = malloc(n);
 		struct pending *p;
-		int e;
+		int e, made;
 
 		if (!path) {
 			errno = ENOMEM;
@@ -182,15 +198,30 @@ static struct pending *make_new(const char *in, const char *exact, const char *t
 			snprintf(path, n, "%s/%s", strcmp(in, "/") ? in : "", exact);
 		else
 			snprintf(path, n, "%s/.aflame-%d-%u", strcmp(in, "/") ? in : "",
-			         (int)getpid(), __atomic_fetch_add(&counter, 1, __ATOMIC_RELAXED));
-		if (!(p = pending_add(path, target, name, folder, dir)))
+			         (int)getpid(),
+			         __atomic_fetch_add(&counter, 1, __ATOMIC_RELAXED));
+		__atomic_add_fetch(&creating, 1, __ATOMIC_SEQ_CST);
+		creating_here = 1;
+		if (__atomic_load_n(&dying, __ATOMIC_SEQ_CST)) {
+			creating_here = 0;
+			__atomic_sub_fetch(&creating, 1, __ATOMIC_SEQ_CST);
+			for (;;)
+				pause(); /* the handler ends the process */
+		}
+		if (!(p = pending_add(path, target, name, folder, dir))) {
+			creating_here = 0;
+			__atomic_sub_fetch(&creating, 1, __ATOMIC_SEQ_CST);
 			return NULL;
-		if (dir ? mkdir(p->path, 0777) == 0
-		        : (*fd = open(p->path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC,
-		                      0666)) >= 0)
+		}
+		made = dir ? mkdir(p->path, 0777) == 0
+		           : (*fd = open(p->path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC,
+		                         0666)) >= 0;
+		e = errno;
+		creating_here = 0;
+		__atomic_sub_fetch(&creating, 1, __ATOMIC_SEQ_CST);
+		if (made)
 			return p;
 		/* the name was not made here: never remove it */
-		e = errno;
 		pending_set(p, P_GONE);
 		errno = e;
 		if (e != EEXIST || exact)
@@ -471,7 +502,8 @@ int out_check(const char *path)
 		free(final);
 		return 0;
 	}
-	fprintf(stderr, PROG ": %s: cannot create: %s\n", path, why ? why : strerror(errno));
+	fprintf(stderr, PROG ": %s: cannot create: %s\n", path,
+	        why ? why : strerror(errno));
 	return -1;
 }
 
@@ -643,7 +675,8 @@ void out_dir_end(out_dir *d)
 	memset(d, 0, sizeof *d);
 }
 
-int make_dir(const char *path)
+/* Creates a folder and its parents; 0 when it exists afterwards. */
+static int make_dir(const char *path)
 {
 	char *p = strdup(path), *s;
 	struct stat sb;

@@ -9,71 +9,11 @@
 
 #include "cli.h"
 
-static int ends_with(const char *s, const char *tail)
-{
-	size_t n = strlen(s), k = strlen(tail);
-	return n >= k && strcmp(s + n - k, tail) == 0;
-}
-
 static const char *clock_name(af_clock clock)
 {
 	return clock == AF_CLOCK_WALL  ? "wall"
 	       : clock == AF_CLOCK_CPU ? "thread-cpu"
 	                               : "wait";
-}
-
-const char *profile_args(cli *c)
-{
-	static char msg[512];
-
-	if (c->dump) {
-		if (c->call_graph || c->report || c->per_thread || c->before)
-			return "--dump prints the records alone: it does not go with "
-			       "--call-graph, --report, --per-thread or --diff";
-		c->format_set = 1; /* text, whatever the file is called */
-		return NULL;
-	}
-	if (c->format_set && (c->formats & (1 << AF_FORMAT_DOT))) {
-		if (c->per_thread)
-			return "DOT is the call graph's format: --format dot does not go "
-			       "with "
-			       "--per-thread";
-		c->call_graph = 1;
-	}
-	if (!c->format_set && !c->per_thread && c->output && ends_with(c->output, ".dot"))
-		c->call_graph = 1;
-	if (!c->call_graph)
-		return c->call_graph_threshold_set ? "--call-graph-threshold goes with "
-		                                     "--call-graph (or -o FILE.dot)"
-		                                   : NULL;
-	if (c->per_thread || c->before || c->thumb_width)
-		return "--call-graph draws one graph: it does not go with --per-thread, "
-		       "--diff or --thumbnail";
-	if (c->format_set) {
-		if (c->format == AF_FORMAT_FOLDED)
-			return "the call graph is written as dot, svg, png or pdf, not "
-			       "folded";
-		return NULL;
-	}
-	if (!c->output || strcmp(c->output, "-") == 0)
-		c->format = AF_FORMAT_SVG;
-	else if (ends_with(c->output, ".svg"))
-		c->format = AF_FORMAT_SVG;
-	else if (ends_with(c->output, ".png"))
-		c->format = AF_FORMAT_PNG;
-	else if (ends_with(c->output, ".pdf"))
-		c->format = AF_FORMAT_PDF;
-	else if (ends_with(c->output, ".dot"))
-		c->format = AF_FORMAT_DOT;
-	else {
-		snprintf(msg, sizeof msg,
-		         "cannot tell the call graph's format from '%s': use "
-		         ".dot, .svg, .png, .pdf or --format",
-		         c->output);
-		return msg;
-	}
-	c->format_set = 1;
-	return NULL;
 }
 
 /* The view's call tree and its call graph; 0, or 1 after a message. */

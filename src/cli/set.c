@@ -347,6 +347,7 @@ static int write_index(pool *pl, job *all)
 	io.view_rules = c->tree.focus || c->tree.exclude;
 	io.all = &whole;
 	io.min_share = c->min_share;
+	io.dark = c->render.dark;
 	/* opened last, so put in place last */
 	if (out_begin_in(&out, &pl->dir, "index.html") == 0) {
 		af_status st = af_html_index_write(out.f, &io, rows, k, &e);

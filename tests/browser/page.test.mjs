@@ -227,6 +227,35 @@ test("7: every text has a contrast of at least 4.5:1, light and dark", skip, asy
   }
 });
 
+// 7. frame labels too: white on dark fills, as drawn and after a search
+// and a zoom
+test("7: every frame label has a contrast of at least 4.5:1", skip, async () => {
+  const hot = Array.from({ length: 60 }, (_, i) => `main;fn${i};leaf${i * 7} ${5 + i}`);
+  writeFileSync(`${tmp}/hot.folded`, hot.join("\n") + "\n");
+  for (const args of [[app], ["--diff", app, appAfter], [`${tmp}/hot.folded`],
+                      ["--colors", "blue", `${tmp}/hot.folded`]]) {
+    const page = await open(draw("labels", args));
+    const check = async (when) => {
+      const bad = await page.evaluate(() => window.aflame.frames
+        .filter((f) => f.shown && f.text && f.text.textContent)
+        .map((f) => ({ name: f.name, text: getComputedStyle(f.text).fill, fill: f.rect.getAttribute("fill") })));
+      assert.ok(bad.length > 0, `${args.join(" ")} ${when}: no labels`);
+      for (const b of bad)
+        assert.ok(contrast(b.text, b.fill) >= 4.5,
+                  `${args.join(" ")} ${when}: "${b.name}" ${b.text} on ${b.fill}: ${contrast(b.text, b.fill).toFixed(2)}:1`);
+    };
+    await check("as drawn");
+    await page.evaluate(() => window.aflame.search("a|e"));
+    await check("searched");
+    await page.evaluate(() => window.aflame.zoom(window.aflame.frames[2]));
+    await check("zoomed");
+    await page.evaluate(() => { window.aflame.resetSearch(); window.aflame.unzoom(); });
+    await check("back");
+    assert.deepEqual(page.errors, []);
+    await page.close();
+  }
+});
+
 // 8. without a script nothing interactive is drawn; a static SVG does not
 // promise clicks
 test("8: as an <img> the interactive SVG is the static picture; static frames are no links", skip, async () => {
@@ -312,7 +341,7 @@ test("10: 'Bad pattern' is cleared by a later cancelled or empty search", skip, 
 
 // 11. the legend stays inside a narrow image
 test("11: the legend fits a 400 px graph", skip, async () => {
-  for (const width of [400, 300, 1200]) {
+  for (const width of [400, 300, 200, 1200]) {
     const page = await open(draw("legend", ["--width", String(width), app]), { width: width + 20 });
     const b = await page.evaluate(() => {
       const r = document.getElementById("legend").getBBox();
