@@ -2,6 +2,7 @@
  * support.c - see support.h.
  */
 #include <criterion/criterion.h>
+#include <dirent.h>
 #include <libxml/parser.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -153,6 +154,32 @@ int t_have_traces(void)
 	if (!have)
 		cr_log_info("skipped: real traces not found in %s", t_traces_dir());
 	return have;
+}
+
+void t_traces_listed(const char *const *files, size_t n, const char *refused)
+{
+	DIR *d = opendir(t_traces_dir());
+	struct dirent *ent;
+	size_t seen = 0, i, len;
+
+	cr_assert_not_null(d, "%s: cannot list it", t_traces_dir());
+	while ((ent = readdir(d)) != NULL) {
+		len = strlen(ent->d_name);
+		if (ent->d_name[0] == '.' || (len > 3 && strcmp(ent->d_name + len - 3, ".md") == 0))
+			continue;
+		if (refused && strcmp(ent->d_name, refused) == 0) {
+			seen++;
+			continue;
+		}
+		for (i = 0; i < n && strcmp(files[i], ent->d_name) != 0; i++)
+			;
+		cr_assert_lt(i, n, "%s/%s is a real trace this test does not run on",
+		             t_traces_dir(), ent->d_name);
+		seen++;
+	}
+	closedir(d);
+	cr_assert_eq(seen, n + (refused != NULL), "%zu of the %zu traces listed are in %s", seen,
+	             n + (refused != NULL), t_traces_dir());
 }
 
 char *t_trace_path(const char *name)

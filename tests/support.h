@@ -54,6 +54,13 @@ int t_have_traces(void);
 /** Path of a real trace: t_traces_dir()/<name>.  Caller frees. */
 char *t_trace_path(const char *name);
 
+/** Fails unless every file of the real traces folder but its notes (*.md)
+ * is one of the `n` names of `files` or `refused` (a trace the test checks
+ * is refused; NULL: none): a suite that runs each of them on every real
+ * trace then misses none, and a trace added later fails it until it is
+ * listed. */
+void t_traces_listed(const char *const *files, size_t n, const char *refused);
+
 /** 1 when the file is well-formed XML (libxml2), with the error in *why. */
 int t_xml_ok(const char *data, size_t len, char **why);
 

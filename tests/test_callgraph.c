@@ -760,6 +760,7 @@ Test(callgraph, every_real_trace, .timeout = 600)
 
 	if (!t_have_traces())
 		return;
+	t_traces_listed(files, sizeof files / sizeof files[0], "perflib-header.trace");
 	dot = t_tmp("real-calls.dot");
 	png = t_tmp("real-calls.png");
 	/* perflib-header.trace is a key and no records (PROVENANCE.md): it is

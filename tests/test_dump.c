@@ -337,6 +337,16 @@ Test(dump, every_real_trace, .timeout = 600)
 
 	if (!t_have_traces())
 		return;
+	t_traces_listed(real, sizeof real / sizeof real[0], "perflib-header.trace");
+	/* perflib-header.trace is a key and no records (PROVENANCE.md): it is
+	 * refused, with nothing printed but the error */
+	{
+		char *path = t_trace_path("perflib-header.trace"), *out = t_tmp("header.tsv");
+		t_cli_says(1, "unsupported data version", "--dump -o '%s' '%s'", out, path);
+		cr_assert(access(out, F_OK) != 0);
+		free(out);
+		free(path);
+	}
 	for (f = 0; f < sizeof real / sizeof real[0]; f++) {
 		char *path = t_trace_path(real[f]);
 		af_trace *t = NULL;

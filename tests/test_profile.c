@@ -247,6 +247,17 @@ Test(profile, every_real_trace, .timeout = 600)
 
 	if (!t_have_traces())
 		return;
+	t_traces_listed(files, sizeof files / sizeof files[0], "perflib-header.trace");
+	/* perflib-header.trace is a key and no records (PROVENANCE.md): it is
+	 * refused, and no page is written */
+	{
+		char *path = t_trace_path("perflib-header.trace"), *html = t_tmp("header.html");
+		t_cli_says(1, "unsupported data version", "--report '%s' --report-format html '%s'",
+		           html, path);
+		cr_assert(access(html, F_OK) != 0);
+		free(html);
+		free(path);
+	}
 	for (f = 0; f < sizeof files / sizeof files[0]; f++) {
 		char *path = t_trace_path(files[f]), *page;
 		af_trace *t = NULL;
