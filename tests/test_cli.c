@@ -251,6 +251,7 @@ Test(cli, usage_errors_exit_2)
 	free(err);
 	t_cli_says(2, "no input given", "%s", "");
 	t_cli_says(2, "cannot tell the format", "-o x.gif '" SAMPLE "'");
+	t_cli_says(2, "--dump prints the records of one trace", "--dump '" SAMPLE "' '" SAMPLE "'");
 	cr_assert_eq(t_cli("--clock moon '" SAMPLE "'", NULL, &out, &err), 2);
 	free(out);
 	free(err);

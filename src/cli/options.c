@@ -564,6 +564,9 @@ static int check_profile(cli *c)
 		if (c->call_graph || c->report || c->per_thread || c->before)
 			return bad_usage("%s", "--dump prints the records alone: it does not go "
 			                       "with --call-graph, --report, --per-thread or --diff");
+		if (c->ninputs > 1)
+			return bad_usage("%s", "--dump prints the records of one trace, not of "
+			                       "several inputs");
 		c->format_set = 1; /* text, whatever the file is called */
 		return -1;
 	}
