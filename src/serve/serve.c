@@ -170,34 +170,30 @@ static const char *reason(unsigned status)
 static enum MHD_Result send_error(req *r, unsigned status, const char *message)
 {
 	sbuf b = {0};
-	enum MHD_Result ret;
+	struct MHD_Response *resp;
+	const char *type = r->want_json ? "application/json" : "text/html; charset=utf-8";
 
 	if (r->want_json) {
 		sb_puts(&b, "{\"status\":");
 		sb_printf(&b, "%u,\"error\":", status);
 		sb_json(&b, message);
 		sb_puts(&b, "}\n");
-		return send_sb(r, status, "application/json", &b);
+	} else {
+		page_error(&b, (int)status, reason(status), message);
 	}
-	page_error(&b, (int)status, reason(status), message);
-	if (status != 503)
-		return send_sb(r, status, "text/html; charset=utf-8", &b);
 	if (b.failed) {
 		free(b.s);
 		return MHD_NO;
 	}
-	{
-		struct MHD_Response *resp =
-			MHD_create_response_from_buffer(b.len, b.s, MHD_RESPMEM_MUST_COPY);
-		free(b.s);
-		if (!resp)
-			return MHD_NO;
-		headers(resp, "text/html; charset=utf-8");
+	resp = MHD_create_response_from_buffer(b.len, b.s, MHD_RESPMEM_MUST_COPY);
+	free(b.s);
+	if (!resp)
+		return MHD_NO;
+	headers(resp, type);
+	if (status == 503)
 		MHD_add_response_header(resp, "Retry-After", "5");
-		r->bytes = b.len;
-		ret = queue(r, status, resp);
-	}
-	return ret;
+	r->bytes = b.len;
+	return queue(r, status, resp);
 }
 
 static enum MHD_Result send_redirect(req *r, unsigned status, const char *location)
