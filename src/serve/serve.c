@@ -1106,6 +1106,13 @@ static enum MHD_Result finish_upload(req *r)
 	return submit(r);
 }
 
+/* A flame, for the browser's tab. */
+static const char favicon[] =
+	"<svg xmlns=\"http://www.w3.org/2000/svg\" viewBox=\"0 0 16 16\">"
+	"<rect x=\"1\" y=\"11\" width=\"14\" height=\"4\" fill=\"#d8542b\"/>"
+	"<rect x=\"2\" y=\"6\" width=\"8\" height=\"4\" fill=\"#e8893a\"/>"
+	"<rect x=\"3\" y=\"1\" width=\"4\" height=\"4\" fill=\"#f2c14e\"/></svg>\n";
+
 static void log_path(char *out, size_t n, const char *url)
 {
 	size_t o = 0;
@@ -1192,6 +1199,8 @@ static enum MHD_Result handle(void *cls, struct MHD_Connection *conn, const char
 	if (strcmp(url, "/static/sort.js") == 0)
 		return send_buf(r, 200, "text/javascript; charset=utf-8", serve_sort_js,
 		                strlen(serve_sort_js));
+	if (strcmp(url, "/favicon.ico") == 0)
+		return send_buf(r, 200, "image/svg+xml", favicon, strlen(favicon));
 	if (strncmp(url, "/trace/", 7) == 0)
 		return trace_page(r, url + 7);
 	if (strcmp(url, "/list") == 0 && sv->cfg.list) {
