@@ -22,5 +22,8 @@ console.log(`| ${uploads} uploads (${(f.uploadBytes / 1e6).toFixed(1)} MB), --jo
 console.log(`| ${pages} page requests | ${f.pagesPerSec.toFixed(0)} requests/s, ` +
             `${f.pageMBps.toFixed(1)} MB/s | p50 ${ms(f.pageP50)}, p99 ${ms(f.pageP99)} | ` +
             `${f.pageFailed} failed |`);
+console.log(`server's own time (its log): upload p50 ${ms(f.serverUploadP50)}, p99 ` +
+            `${ms(f.serverUploadP99)}; page p50 ${f.serverPageP50.toFixed(2)} ms, p99 ` +
+            `${f.serverPageP99.toFixed(2)} ms`);
 console.log(`server peak RSS ${(f.peakRss / 1048576).toFixed(1)} MiB; load average before: ` +
             `${load0.toFixed(1)}; stopped with ${res.stopped.code}`);

@@ -53,7 +53,7 @@ typedef struct server {
 	char sample[SERVE_HASH_LEN + 1];
 } server;
 
-enum { K_OTHER, K_UPLOAD, K_VIEW };
+enum { K_OTHER, K_UPLOAD, K_VIEW, K_DIFF };
 
 /* One request, from its first call to its end (logged then). */
 typedef struct req {
@@ -83,6 +83,10 @@ typedef struct req {
 	char *rbody;             /* malloc'd; for an error, the message */
 	char location[256];
 	char hash[SERVE_HASH_LEN + 1];
+	char before[SERVE_HASH_LEN + 1]; /* a diff's: r->hash is after */
+	char diff_clock[8];
+	int diff_normalize;
+	char file[4096];          /* a diff: the drawn SVG */
 	char view_id[33];
 	char *view_query;
 	const char *view_args[40];
@@ -792,6 +796,128 @@ out:
 	upload_row_free(&row);
 }
 
+static enum MHD_Result submit(req *r);
+
+/* Where the diff of r->before to r->hash is kept. */
+static void diff_file(const server *sv, const req *r, char *out, size_t n)
+{
+	data_path(sv, out, n, "traces/%s/diffs/%s.%s.%s.svg", r->hash, r->before,
+	          r->diff_clock[0] ? r->diff_clock : "default", r->diff_normalize ? "n" : "p");
+}
+
+/* Draws the differential graph of upload r->before to upload r->hash. */
+static void render_diff(server *sv, req *r)
+{
+	upload_row ra, rb;
+	char work[2048], link[4096], target[4096], path[4096], sub[600], *err = NULL;
+	char before[300], after[300], clock_opt[32];
+	const char *args[16];
+	int k = 0, rc;
+
+	memset(&ra, 0, sizeof ra);
+	memset(&rb, 0, sizeof rb);
+	if (store_get(sv->st, r->before, &rb) != 1 || store_get(sv->st, r->hash, &ra) != 1) {
+		fail(r, 404, "no such trace");
+		goto done;
+	}
+	/* the two uploads seen as before/NAME and after/NAME, whatever their
+	 * folders are called */
+	store_tmp_path(sv->st, "diff", work, sizeof work);
+	if (mkdir(work, 0755) != 0) {
+		fail(r, 500, "cannot draw the diff: %s", strerror(errno));
+		goto done;
+	}
+	data_path(sv, target, sizeof target, "traces/%s/orig", r->before);
+	snprintf(link, sizeof link, "%s/before", work);
+	if (symlink(target, link) != 0) {
+		fail(r, 500, "cannot draw the diff: %s", strerror(errno));
+		goto out;
+	}
+	data_path(sv, target, sizeof target, "traces/%s/orig", r->hash);
+	snprintf(link, sizeof link, "%s/after", work);
+	if (symlink(target, link) != 0) {
+		fail(r, 500, "cannot draw the diff: %s", strerror(errno));
+		goto out;
+	}
+	snprintf(before, sizeof before, "before/%s", rb.name);
+	snprintf(after, sizeof after, "after/%s", ra.name);
+	snprintf(sub, sizeof sub, "--subtitle=%s \xE2\x86\x92 %s%s: red grew, blue shrank", rb.name,
+	         ra.name, r->diff_normalize ? " (normalized)" : "");
+	args[k++] = "--diff";
+	args[k++] = before;
+	args[k++] = sub;
+	if (r->diff_clock[0]) {
+		snprintf(clock_opt, sizeof clock_opt, "--clock=%s", r->diff_clock);
+		args[k++] = clock_opt;
+	}
+	if (r->diff_normalize)
+		args[k++] = "--normalize";
+	args[k++] = "-o";
+	args[k++] = "diff.svg";
+	args[k++] = "--";
+	args[k++] = after;
+	args[k] = NULL;
+	snprintf(path, sizeof path, "%s/stderr", work);
+	rc = run_command(&sv->cfg, work, args, path, &err);
+	if (rc != 0) {
+		fail(r, rc < 0 ? 500 : 422, "%s", err && *err ? err : "the command failed");
+		goto out;
+	}
+	data_path(sv, target, sizeof target, "traces/%s/diffs", r->hash);
+	mkdir(target, 0755);
+	diff_file(sv, r, r->file, sizeof r->file);
+	snprintf(path, sizeof path, "%s/diff.svg", work);
+	if (rename(path, r->file) != 0) {
+		fail(r, 500, "cannot store the diff: %s", strerror(errno));
+		goto out;
+	}
+	r->rstatus = 200;
+out:
+	remove_tree(work);
+done:
+	free(err);
+	upload_row_free(&ra);
+	upload_row_free(&rb);
+}
+
+/* /diff/<before>/<after>[?clock=..&normalize]: the differential graph of
+ * two uploads, drawn once and kept. */
+static enum MHD_Result diff_page(req *r, const char *rest)
+{
+	const char *clock = MHD_lookup_connection_value(r->conn, MHD_GET_ARGUMENT_KIND, "clock");
+	const char *norm = MHD_lookup_connection_value(r->conn, MHD_GET_ARGUMENT_KIND, "normalize");
+	struct stat st;
+
+	if (strlen(rest) != 2 * SERVE_HASH_LEN + 1 || rest[SERVE_HASH_LEN] != '/')
+		return send_error(r, 404, "no such diff: /diff/BEFORE/AFTER, two uploads' hashes");
+	memcpy(r->before, rest, SERVE_HASH_LEN);
+	r->before[SERVE_HASH_LEN] = '\0';
+	memcpy(r->hash, rest + SERVE_HASH_LEN + 1, SERVE_HASH_LEN + 1);
+	if (!is_hash(r->before) || !is_hash(r->hash))
+		return send_error(r, 404, "no such diff: /diff/BEFORE/AFTER, two uploads' hashes");
+	if (clock && *clock) {
+		if (strcmp(clock, "wall") != 0 && strcmp(clock, "cpu") != 0)
+			return send_error(r, 400, "a diff's clock is wall or cpu");
+		snprintf(r->diff_clock, sizeof r->diff_clock, "%s", clock);
+	}
+	r->diff_normalize = norm && strcmp(norm, "0") != 0 && strcmp(norm, "false") != 0;
+	diff_file(r->sv, r, r->file, sizeof r->file);
+	if (stat(r->file, &st) == 0)
+		return send_file(r, r->file, "image/svg+xml", NULL);
+	{
+		upload_row a, b;
+		int ka = store_get(r->sv->st, r->before, &b), kb = store_get(r->sv->st, r->hash, &a);
+		if (ka == 1)
+			upload_row_free(&b);
+		if (kb == 1)
+			upload_row_free(&a);
+		if (ka != 1 || kb != 1)
+			return send_error(r, 404, "no such trace");
+	}
+	r->kind = K_DIFF;
+	return submit(r);
+}
+
 /* ------------------------------------------------------------------ */
 /* Work on the render pool                                             */
 
@@ -801,6 +927,8 @@ static void job(void *arg)
 
 	if (r->kind == K_UPLOAD)
 		ingest(r->sv, r);
+	else if (r->kind == K_DIFF)
+		render_diff(r->sv, r);
 	else
 		render_view(r->sv, r);
 	__atomic_store_n(&r->finished, 1, __ATOMIC_RELEASE);
@@ -831,6 +959,8 @@ static enum MHD_Result answer(req *r)
 		return send_redirect(r, 303, r->location);
 	if (r->rstatus != 200)
 		return send_error(r, r->rstatus, msg);
+	if (r->kind == K_DIFF)
+		return send_file(r, r->file, "image/svg+xml", NULL);
 	if (r->want_json)
 		return send_buf(r, 200, "application/json", msg, strlen(msg));
 	return send_redirect(r, 303, r->location);
@@ -1183,7 +1313,7 @@ static enum MHD_Result handle(void *cls, struct MHD_Connection *conn, const char
 			return MHD_YES;
 		return finish_upload(r);
 	}
-	if (r->kind == K_VIEW) {
+	if (r->kind == K_VIEW || r->kind == K_DIFF) {
 		if (r->finished)
 			return answer(r);
 		return MHD_YES;
@@ -1203,6 +1333,8 @@ static enum MHD_Result handle(void *cls, struct MHD_Connection *conn, const char
 		return send_buf(r, 200, "image/svg+xml", favicon, strlen(favicon));
 	if (strncmp(url, "/trace/", 7) == 0)
 		return trace_page(r, url + 7);
+	if (strncmp(url, "/diff/", 6) == 0)
+		return diff_page(r, url + 6);
 	if (strcmp(url, "/list") == 0 && sv->cfg.list) {
 		sbuf b = {0};
 		char *rows = store_list_html(sv->st);

@@ -87,6 +87,19 @@ test("upload through the file picker, land on the trace's page, open and use a g
   await page.close();
 });
 
+test("a diff of two uploads opens, interactive", skip, async () => {
+  const up = async (f) => (await (await fetch(`${srv.url}/upload?name=${f}`, { method: "POST",
+    body: (await import("node:fs")).readFileSync(`${samples}/${f}`),
+    headers: { Accept: "application/json" } })).json()).hash;
+  const a = await up("app.trace"), b = await up("app-after.trace");
+  const page = await newPage();
+  await page.goto(`${srv.url}/diff/${a}/${b}`);
+  await page.waitForFunction(() => window.aflame && window.aflame.frames.length > 0);
+  assert.match(await page.textContent("svg"), /app\.trace \u2192 app-after\.trace/);
+  assert.deepEqual(page.problems, []);
+  await page.close();
+});
+
 test("the view form draws what it is asked", skip, async () => {
   const page = await newPage();
   await page.goto(`${srv.url}/`);

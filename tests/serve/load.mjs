@@ -62,6 +62,9 @@ export async function load({ uploads = 20, pages = 200, lines = 2000, jobs = 2, 
   }));
   const pageSecs = (performance.now() - t1) / 1000;
   const rss = peakRss(srv.proc.pid);
+  // the server's own time per request, from its log lines
+  const served = [...srv.log().matchAll(/^GET \/trace\/\S+ 200 \d+ ([\d.]+)ms$/gm)].map((m) => +m[1]);
+  const posted = [...srv.log().matchAll(/^POST \/upload 200 \d+ ([\d.]+)ms$/gm)].map((m) => +m[1]);
   const stopped = await srv.stop();
   return {
     srv, data, src, answers, stopped,
@@ -70,6 +73,8 @@ export async function load({ uploads = 20, pages = 200, lines = 2000, jobs = 2, 
       uploadMBps: bytes / 1e6 / upSecs, uploadP50: pct(upLat, 50), uploadP99: pct(upLat, 99),
       busy, failed, pages, pageSecs, pagesPerSec: pages / pageSecs, pageMBps: pageBytes / 1e6 / pageSecs,
       pageP50: pct(pageLat, 50), pageP99: pct(pageLat, 99), pageFailed, peakRss: rss,
+      serverPageP50: pct(served, 50), serverPageP99: pct(served, 99),
+      serverUploadP50: pct(posted, 50), serverUploadP99: pct(posted, 99),
     },
   };
 }

@@ -421,3 +421,37 @@ test("kill -9, during an upload too: a restart serves every acknowledged upload,
     await s.stop();
   }
 });
+
+test("/diff/<before>/<after>: the differential graph of two uploads, drawn once", async () => {
+  const r = await upload(readFileSync(`${samples}/app-after.trace`), { name: "app-after.trace" });
+  assert.equal(r.status, 200);
+  const after = await r.json();
+  const url = `${srv.url}/diff/${appUpload.hash}/${after.hash}`;
+  const d = await fetch(url);
+  assert.equal(d.status, 200);
+  assert.equal(d.headers.get("content-type"), "image/svg+xml");
+  assert.match(d.headers.get("content-security-policy"), /default-src 'none'/);
+  const svg = await d.text();
+  assert.match(svg, /app\.trace \u2192 app-after\.trace: red grew, blue shrank/);
+  // as the command draws it (the uploads seen as before/ and after/)
+  const dir = `${data}/../serve-main-diff`;
+  spawnSync("rm", ["-rf", dir]);
+  spawnSync("mkdir", ["-p", `${dir}/before`, `${dir}/after`]);
+  writeFileSync(`${dir}/before/app.trace`, appBytes);
+  writeFileSync(`${dir}/after/app-after.trace`, readFileSync(`${samples}/app-after.trace`));
+  const c = spawnSync(cli, ["--diff", "before/app.trace",
+                            "--subtitle=app.trace \u2192 app-after.trace: red grew, blue shrank",
+                            "-o", "diff.svg", "--", "after/app-after.trace"], { cwd: dir });
+  assert.equal(c.status, 0, String(c.stderr));
+  assert.equal(svg, readFileSync(`${dir}/diff.svg`, "utf8"));
+  const kept = `${data}/traces/${after.hash}/diffs/${appUpload.hash}.default.p.svg`;
+  const mtime = statSync(kept).mtimeMs;
+  assert.equal(await (await fetch(url)).text(), svg);
+  assert.equal(statSync(kept).mtimeMs, mtime, "kept, not drawn again");
+  // options, and what is refused
+  assert.equal((await fetch(`${url}?clock=cpu&normalize=1`)).status, 200);
+  assert.equal((await fetch(`${url}?clock=sundial`)).status, 400);
+  assert.equal((await fetch(`${srv.url}/diff/${"0".repeat(64)}/${after.hash}`)).status, 404);
+  assert.equal((await fetch(`${srv.url}/diff/${appUpload.hash}`)).status, 404);
+  assert.ok(tmpEmpty());
+});
