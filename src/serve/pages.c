@@ -278,6 +278,11 @@ void page_trace_bar(sbuf *b, const upload_row *row, const char *view_query,
 	           "</label>\n"
 	           "<label><input type=\"checkbox\" name=\"theme\" value=\"dark\"> dark</label>\n"
 	           "<button type=\"submit\">Draw</button>\n</form>\n");
+	sb_printf(b, "<form method=\"post\" action=\"/trace/%s/mapping\" "
+	          "enctype=\"multipart/form-data\" style=\"margin:6px 0 0\">\n"
+	          "<label>Deobfuscate with a ProGuard/R8 mapping.txt: <input type=\"file\" "
+	          "name=\"mapping\" required></label>\n<button type=\"submit\">Upload mapping</button>"
+	          "\n</form>\n", row->hash);
 	if (view_query) {
 		sb_puts(b, "<p style=\"margin:6px 0 0\">View: <code>");
 		sb_html(b, view_query);

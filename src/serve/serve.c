@@ -55,6 +55,9 @@ typedef struct server {
 
 enum { K_OTHER, K_UPLOAD, K_VIEW, K_DIFF };
 
+/* what an upload is */
+enum { U_TRACE, U_MAPPING };
+
 /* One request, from its first call to its end (logged then). */
 typedef struct req {
 	server *sv;
@@ -65,6 +68,7 @@ typedef struct req {
 	unsigned status;
 	uint64_t bytes;
 	int kind;
+	int upload;              /* U_TRACE, or U_MAPPING for r->hash */
 	int want_json;
 	/* an upload */
 	int fd;
@@ -362,6 +366,18 @@ static void upload_json(sbuf *b, const char *hash, const char *name, uint64_t si
 			first = 0;
 		}
 	sb_puts(b, "}");
+	if (ti->variant == AF_VARIANT_FOLDED) {
+		/* folded stacks have counts, not threads: the graph's total */
+		af_tree_options to = {0};
+		af_tree *tree = NULL;
+		af_node_info root;
+		to.clock = AF_CLOCK_WALL;
+		if (af_tree_from_trace(t, &to, &tree, NULL) == AF_OK) {
+			af_tree_node(tree, 0, &root);
+			sb_printf(b, ",\"total_count\":%llu", (unsigned long long)root.total[AF_CLOCK_WALL]);
+		}
+		af_tree_free(tree);
+	}
 	row->threads = n;
 	row->records = ti->records;
 	row->duration_us = dur;
@@ -417,6 +433,8 @@ static void fail(req *r, unsigned status, const char *fmt, ...)
 /* The whole of an upload, once received: r->tmp holds the bytes, r->hash
  * their digest.  Fills r->rstatus and r->rbody.  Runs on a render worker
  * (and once at start for the sample). */
+static void ingest_mapping(server *sv, req *r);
+
 static void ingest(server *sv, req *r)
 {
 	upload_row row;
@@ -632,6 +650,7 @@ static const view_param view_params[] = {
 	{"inverted", "--inverted", 0},
 	{"flamechart", "--flamechart", 0},
 	{"theme", "--theme", 1},
+	{"mapping", "--mapping", 1}, /* a mapping uploaded beside the trace */
 };
 
 typedef struct arg_scan {
@@ -693,6 +712,23 @@ static int parse_view(req *r, enum MHD_Result *ret)
 				*ret = send_error(r, 400, "theme is light or dark");
 				return -1;
 			}
+			if (strcmp(view_params[i].name, "mapping") == 0) {
+				char mp[4096];
+				struct stat mst;
+				data_path(r->sv, mp, sizeof mp, "traces/%s/mappings/%s.txt", r->hash,
+				          is_hash(v) ? v : "-");
+				if (!is_hash(v) || stat(mp, &mst) != 0) {
+					free(q.s);
+					free(s.s);
+					*ret = send_error(r, 404, "no such mapping for this trace");
+					return -1;
+				}
+				sb_printf(&q, "%smapping=%s", q.len ? "&" : "", v);
+				offs[n++] = s.len;
+				sb_printf(&s, "--mapping=../mappings/%s.txt", v);
+				sb_add(&s, "", 1);
+				continue;
+			}
 			if (strcmp(view_params[i].name, "clock") == 0 && strcmp(v, "wall") != 0 &&
 			    strcmp(v, "cpu") != 0 && strcmp(v, "wait") != 0) {
 				*ret = send_error(r, 400, "clock is wall, cpu or wait");
@@ -735,6 +771,48 @@ static int parse_view(req *r, enum MHD_Result *ret)
 	hasher_end(h, digest);
 	snprintf(r->view_id, sizeof r->view_id, "%.32s", digest);
 	return 1;
+}
+
+/* A mapping file for upload r->hash (r->tmp, its digest in r->before):
+ * read by the library (the command's message when it is no mapping), kept
+ * as mappings/<digest>.txt beside the trace; answered with the view that
+ * uses it. */
+static void ingest_mapping(server *sv, req *r)
+{
+	af_mapping *m = NULL;
+	af_error e = {0};
+	af_status st;
+	upload_row row;
+	char dir[2048], path[4096];
+	sbuf b = {0};
+
+	if (store_get(sv->st, r->hash, &row) != 1) {
+		unlink(r->tmp);
+		fail(r, 404, "no such trace");
+		return;
+	}
+	upload_row_free(&row);
+	if ((st = af_mapping_load(r->tmp, &m, &e)) != AF_OK) {
+		unlink(r->tmp);
+		if (e.line > 0)
+			fail(r, 422, PROG ": %s: %s (line %lld)", r->name, e.message, e.line);
+		else
+			fail(r, st == AF_ERR_IO ? 500 : 422, PROG ": %s: %s", r->name, e.message);
+		return;
+	}
+	af_mapping_free(m);
+	data_path(sv, dir, sizeof dir, "traces/%s/mappings", r->hash);
+	mkdir(dir, 0755);
+	snprintf(path, sizeof path, "%s/%s.txt", dir, r->before);
+	if (rename(r->tmp, path) != 0) {
+		unlink(r->tmp);
+		fail(r, 500, "cannot store the mapping: %s", strerror(errno));
+		return;
+	}
+	snprintf(r->location, sizeof r->location, "/trace/%s/?mapping=%s", r->hash, r->before);
+	sb_printf(&b, "{\"mapping\":\"%s\",\"url\":\"%s\"}\n", r->before, r->location);
+	r->rstatus = b.failed ? 500 : 200;
+	r->rbody = b.s;
 }
 
 /* Draws the view r->view_args of upload r->hash into views/<id>. */
@@ -925,7 +1003,9 @@ static void job(void *arg)
 {
 	req *r = arg;
 
-	if (r->kind == K_UPLOAD)
+	if (r->kind == K_UPLOAD && r->upload == U_MAPPING)
+		ingest_mapping(r->sv, r);
+	else if (r->kind == K_UPLOAD)
 		ingest(r->sv, r);
 	else if (r->kind == K_DIFF)
 		render_diff(r->sv, r);
@@ -1174,6 +1254,9 @@ static enum MHD_Result start_upload(req *r)
 	}
 	safe_upload_name(r->name, sizeof r->name,
 	                 MHD_lookup_connection_value(r->conn, MHD_GET_ARGUMENT_KIND, "name"));
+	if (r->upload == U_MAPPING &&
+	    !MHD_lookup_connection_value(r->conn, MHD_GET_ARGUMENT_KIND, "name"))
+		snprintf(r->name, sizeof r->name, "mapping.txt");
 	store_tmp_path(sv->st, "upload", r->tmp, sizeof r->tmp);
 	r->fd = open(r->tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
 	if (r->fd < 0)
@@ -1231,7 +1314,7 @@ static enum MHD_Result finish_upload(req *r)
 		unlink(r->tmp);
 		return send_error(r, (unsigned)r->bad, r->badmsg);
 	}
-	hasher_end(r->h, r->hash);
+	hasher_end(r->h, r->upload == U_MAPPING ? r->before : r->hash);
 	r->h = NULL;
 	return submit(r);
 }
@@ -1281,8 +1364,19 @@ static enum MHD_Result handle(void *cls, struct MHD_Connection *conn, const char
 		*con_cls = r;
 		if (strcmp(method, "POST") == 0 && strcmp(url, "/upload") == 0)
 			return start_upload(r);
+		if (strcmp(method, "POST") == 0 && strncmp(url, "/trace/", 7) == 0 &&
+		    strlen(url) == 7 + SERVE_HASH_LEN + 8 &&
+		    strcmp(url + 7 + SERVE_HASH_LEN, "/mapping") == 0) {
+			memcpy(r->hash, url + 7, SERVE_HASH_LEN);
+			r->hash[SERVE_HASH_LEN] = '\0';
+			if (!is_hash(r->hash))
+				return send_error(r, 404, "no such trace");
+			r->upload = U_MAPPING;
+			return start_upload(r);
+		}
 		if (strcmp(method, "GET") != 0 && strcmp(method, "HEAD") != 0)
-			return send_error(r, 405, "only GET, HEAD, and POST to /upload");
+			return send_error(r, 405, "only GET, HEAD, and POST to /upload or "
+		                          "/trace/HASH/mapping");
 	}
 	if (r->status)
 		return MHD_YES; /* answered already (an upload refused early) */

@@ -287,6 +287,8 @@ test("a frame named like markup stays text", async () => {
   const r = await upload(Buffer.from(evil), { name: "evil.folded" });
   assert.equal(r.status, 200);
   const j = await r.json();
+  assert.equal(j.variant, "folded");
+  assert.equal(j.total_count, 15);
   const svg = await (await fetch(`${srv.url}${j.url}all.svg`)).text();
   assert.doesNotMatch(svg, /<script>alert|<img src=x/);
   const page = await (await fetch(srv.url + j.url)).text();
@@ -453,5 +455,49 @@ test("/diff/<before>/<after>: the differential graph of two uploads, drawn once"
   assert.equal((await fetch(`${url}?clock=sundial`)).status, 400);
   assert.equal((await fetch(`${srv.url}/diff/${"0".repeat(64)}/${after.hash}`)).status, 404);
   assert.equal((await fetch(`${srv.url}/diff/${appUpload.hash}`)).status, 404);
+  assert.ok(tmpEmpty());
+});
+
+test("a mapping file uploaded beside a trace: a view with the original names", async () => {
+  const obf = readFileSync(`${samples}/app-obfuscated.trace`);
+  let r = await upload(obf, { name: "app-obfuscated.trace" });
+  assert.equal(r.status, 200);
+  const t = await r.json();
+  const mapping = readFileSync(`${samples}/app-mapping.txt`);
+  r = await fetch(`${srv.url}/trace/${t.hash}/mapping?name=app-mapping.txt`, { method: "POST",
+    body: mapping, headers: json });
+  assert.equal(r.status, 200);
+  const m = await r.json();
+  assert.match(m.mapping, /^[0-9a-f]{64}$/);
+  assert.equal(m.url, `/trace/${t.hash}/?mapping=${m.mapping}`);
+  const v = await fetch(srv.url + m.url, { redirect: "manual" });
+  assert.equal(v.status, 303);
+  const loc = v.headers.get("location");
+  const svg = Buffer.from(await (await fetch(srv.url + loc + "all.svg")).arrayBuffer());
+  // as the command draws it with --mapping
+  const dir = `${data}/../serve-main-mapping`;
+  writeFileSync(`${data}/../app-mapping.txt`, mapping);
+  const mine = commandSet(`${samples}/app-obfuscated.trace`, "app-obfuscated.trace", dir,
+                          [`--mapping=${data}/../app-mapping.txt`]);
+  assert.deepEqual(svg, readFileSync(`${mine}/all.svg`));
+  assert.match(svg.toString(), /MainActivity/);
+  // a browser form: sent to the view
+  const fd = new FormData();
+  fd.append("mapping", new Blob([mapping]), "mapping.txt");
+  r = await fetch(`${srv.url}/trace/${t.hash}/mapping`, { method: "POST", body: fd, redirect: "manual" });
+  assert.equal(r.status, 303);
+  assert.equal(r.headers.get("location"), m.url);
+  // a bad mapping: the command's message; an unknown one: 404
+  writeFileSync(`${data}/../bad-mapping.txt`, "this is -> not: a mapping\n  at all\n");
+  r = await fetch(`${srv.url}/trace/${t.hash}/mapping?name=bad-mapping.txt`, { method: "POST",
+    body: readFileSync(`${data}/../bad-mapping.txt`), headers: json });
+  const says = spawnSync(cli, ["--mapping", "bad-mapping.txt", "-o", "x.svg", `${samples}/app.trace`],
+                         { cwd: `${data}/..`, encoding: "utf8" }).stderr.trim();
+  assert.match(says, /^aflame-render: bad-mapping\.txt: .* \(line 1\)$/);
+  assert.equal(r.status, 422);
+  assert.equal((await r.json()).error, says);
+  assert.equal((await fetch(`${srv.url}/trace/${t.hash}/?mapping=${"0".repeat(64)}`)).status, 404);
+  assert.equal((await fetch(`${srv.url}/trace/${"0".repeat(64)}/mapping`, { method: "POST",
+    body: mapping })).status, 404);
   assert.ok(tmpEmpty());
 });
