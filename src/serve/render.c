@@ -135,12 +135,18 @@ int run_command(const serve_config *cfg, const char *cwd, const char *const *arg
                 const char *err_path, char **err)
 {
 	const char *argv[64];
+	char mem[48];
 	posix_spawn_file_actions_t fa;
 	pid_t pid;
 	int n = 0, status = 0, rc;
 
 	*err = NULL;
 	argv[n++] = PROG;
+	if (cfg->max_memory) {
+		/* --max-memory: each render's budget */
+		snprintf(mem, sizeof mem, "--max-memory=%llu", (unsigned long long)cfg->max_memory);
+		argv[n++] = mem;
+	}
 	while (*args && n < 62)
 		argv[n++] = *args++;
 	argv[n] = NULL;

@@ -1378,8 +1378,10 @@ static enum MHD_Result handle(void *cls, struct MHD_Connection *conn, const char
 			return send_error(r, 405, "only GET, HEAD, and POST to /upload or "
 		                          "/trace/HASH/mapping");
 	}
-	if (r->status)
-		return MHD_YES; /* answered already (an upload refused early) */
+	if (r->status) {
+		*upload_data_size = 0; /* answered already (an upload refused early) */
+		return MHD_YES;
+	}
 	if (r->kind == K_UPLOAD) {
 		if (*upload_data_size) {
 			size_t n = *upload_data_size;

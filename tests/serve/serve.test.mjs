@@ -501,3 +501,20 @@ test("a mapping file uploaded beside a trace: a view with the original names", a
     body: mapping })).status, 404);
   assert.ok(tmpEmpty());
 });
+
+test("--max-memory: a trace over the budget gets the command's message, nothing stored", async () => {
+  const d = freshDir("serve-memory");
+  const s = await start(d, ["--sample", "none", "--max-memory", "64K"]);
+  try {
+    const r = await fetch(`${s.url}/upload?name=app.trace`, { method: "POST", body: appBytes,
+      headers: json });
+    assert.equal(r.status, 422);
+    const says = commandSays(app, "app.trace", `${d}/../serve-memory-cmd`, ["--max-memory=65536"]);
+    assert.match(says, /^aflame-render: app\.trace: /);
+    assert.equal((await r.json()).error, says);
+    assert.equal(readdirSync(`${d}/traces`).length, 0);
+    assert.equal(readdirSync(`${d}/tmp`).length, 0);
+  } finally {
+    await s.stop();
+  }
+});

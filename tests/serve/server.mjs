@@ -104,11 +104,11 @@ export function commandSet(file, name, dir, extra = []) {
 }
 
 /** The command's message for `file` named `name` (its stderr, trimmed). */
-export function commandSays(file, name, dir) {
+export function commandSays(file, name, dir, extra = []) {
   rmSync(dir, { recursive: true, force: true });
   mkdirSync(dir, { recursive: true });
   copyFileSync(file, `${dir}/${name}`);
-  const r = spawnSync(cli, ["-o", "out.svg", "--", name], { cwd: dir, encoding: "utf8" });
+  const r = spawnSync(cli, [...extra, "-o", "out.svg", "--", name], { cwd: dir, encoding: "utf8" });
   return r.stderr.trim();
 }
 
