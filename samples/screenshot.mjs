@@ -2,6 +2,7 @@
 // README's picture of a per-thread set's index page (samples/render.sh).
 //
 //   node samples/screenshot.mjs PAGE.html OUT.png WIDTH HEIGHT
+// (PAGE may also be an http:// URL: the pages of `aflame-render serve`)
 import { pathToFileURL } from "node:url";
 import { resolve } from "node:path";
 import { why, launch } from "../tests/browser/launch.mjs";
@@ -18,7 +19,7 @@ if (why) {
 const browser = await launch();
 try {
   const tab = await browser.newPage({ viewport: { width: +width, height: +height } });
-  await tab.goto(pathToFileURL(resolve(page)).href);
+  await tab.goto(/^https?:/.test(page) ? page : pathToFileURL(resolve(page)).href);
   await tab.waitForLoadState("load");
   await tab.screenshot({ path: out });
 } finally {
