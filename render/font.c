@@ -50,7 +50,10 @@ struct af_font {
 	cairo_font_options_t *options;
 	cairo_scaled_font_t *ref; /* the face at AF_REF_SIZE */
 	float *advance;           /* per BMP code point at size 1; < 0 = unknown */
+	uint16_t *glyph;          /* per plain BMP code point: its glyph */
 	unsigned char *plain;     /* per BMP code point: 0 unknown, 1 plain, 2 not */
+	cairo_glyph_t *glyphs;    /* plain text being drawn */
+	size_t glyphs_cap;
 	/* Pango, from the first text that is not plain */
 	PangoFontMap *map;
 	PangoContext *measure_ctx, *draw_ctx;
@@ -66,15 +69,18 @@ struct af_font {
  * Cyrillic letters without combining marks, spaces, punctuation, letterlike
  * and number forms, arrows, mathematical operators, technical symbols, box
  * drawing and geometric shapes.  Left out: U+00AD (soft hyphen, not drawn),
- * the combining marks U+0483-U+0489, the format characters of U+200B-U+200F
- * and U+2028-U+202F, and U+25FD/U+25FE (emoji presentation).  Only the
+ * the tone letters U+02E5-U+02E9 (they join), the combining marks
+ * U+0483-U+0489, U+2027 (a hyphenation point, drawn otherwise at the end),
+ * the format characters of U+200B-U+200F and U+2028-U+202F, and
+ * U+25FD/U+25FE (emoji presentation).  Only the
  * code points DejaVu Sans has a glyph for count (af_font_plain());
  * tests/test_font.c shapes every one of them to check it. */
 static int af_plain_block(uint32_t cp)
 {
 	static const uint32_t ranges[][2] = {
-		{0x00A0, 0x00AC}, {0x00AE, 0x02FF}, {0x0370, 0x0482}, {0x048A, 0x052F},
-		{0x1E00, 0x1FFF}, {0x2000, 0x200A}, {0x2010, 0x2027}, {0x2030, 0x205E},
+		{0x00A0, 0x00AC}, {0x00AE, 0x02E4}, {0x02EA, 0x02FF}, {0x0370, 0x0482},
+		{0x048A, 0x052F}, {0x1E00, 0x1FFF}, {0x2000, 0x200A}, {0x2010, 0x2026},
+		{0x2030, 0x205E},
 		{0x2070, 0x20CF}, {0x2100, 0x23FF}, {0x2500, 0x25FC}, {0x25FF, 0x25FF},
 		{0xFFFD, 0xFFFD},
 	};
@@ -129,6 +135,7 @@ void af_font_free(af_font *f)
 	if (f->config)
 		FcConfigDestroy(f->config);
 	af_free(mem, f->advance);
+	af_free(mem, f->glyphs);
 	af_free(mem, f);
 	af_mem_unref(mem);
 }
@@ -157,14 +164,16 @@ af_status af_font_open_with(const char *conf_path, const af_allocator *allocator
 		return af_fail(err, AF_ERR_NOMEM, -1, "out of memory loading the font");
 	}
 	f->mem = mem;
-	/* the advances and the plain flags in one block */
-	f->advance = af_malloc(mem, AF_BMP * (sizeof *f->advance + 1));
+	/* the advances, glyphs and plain flags in one block */
+	f->advance = af_malloc(mem, AF_BMP * (sizeof *f->advance + sizeof *f->glyph + 1));
 	f->config = FcConfigCreate();
 	if (!f->advance || !f->config)
 		goto nomem;
-	f->plain = (unsigned char *)(f->advance + AF_BMP);
+	f->glyph = (uint16_t *)(f->advance + AF_BMP);
+	f->plain = (unsigned char *)(f->glyph + AF_BMP);
 	for (i = 0; i < AF_BMP; i++)
 		f->advance[i] = -1;
+	memset(f->glyph, 0, AF_BMP * sizeof *f->glyph);
 	memset(f->plain, 0, AF_BMP);
 	/* fontconfig prints a missing file to stderr (and with complain off
 	 * reports success), so an unreadable path is caught here first; a
@@ -300,9 +309,11 @@ int af_font_plain(af_font *f, uint32_t cp)
 	if (!f->plain[cp]) {
 		unsigned long glyph;
 		double adv = af_measure(f, cp, &glyph);
-		f->plain[cp] = glyph ? 1 : 2;
-		if (glyph)
+		f->plain[cp] = glyph && glyph <= UINT16_MAX ? 1 : 2;
+		if (f->plain[cp] == 1) {
 			f->advance[cp] = (float)adv;
+			f->glyph[cp] = (uint16_t)glyph;
+		}
 	}
 	return f->plain[cp] == 1;
 }
@@ -315,6 +326,7 @@ static double af_advance_plain(af_font *f, uint32_t cp)
 	if (f->advance[cp] < 0) {
 		unsigned long glyph;
 		f->advance[cp] = (float)af_measure(f, cp, &glyph);
+		f->glyph[cp] = (uint16_t)(glyph <= UINT16_MAX ? glyph : 0);
 	}
 	return f->advance[cp];
 }
@@ -834,8 +846,27 @@ int af_font_show_shaped(af_font *f, cairo_t *cr, const char *text, double size)
 
 int af_font_show(af_font *f, cairo_t *cr, const char *text, double size)
 {
+	size_t len, i = 0, n = 0;
+	double x, y, w = 0;
+
 	if (!af_text_plain(f, text))
 		return af_font_show_shaped(f, cr, text, size);
-	cairo_show_text(cr, text);
+	/* each glyph where Pango would put it: after the advances measured,
+	 * which are exact multiples of its units at whole sizes */
+	len = strlen(text);
+	if (AF_GROW(f->mem, f->glyphs, f->glyphs_cap, len + 1))
+		return -1;
+	cairo_get_current_point(cr, &x, &y);
+	while (i < len) {
+		uint32_t cp;
+		i += af_next(text + i, len - i, &cp);
+		if (af_text_dropped(cp))
+			continue;
+		f->glyphs[n].x = x + w * size;
+		f->glyphs[n].y = y;
+		w += af_advance_plain(f, cp);
+		f->glyphs[n++].index = f->glyph[cp];
+	}
+	cairo_show_glyphs(cr, f->glyphs, (int)n);
 	return 0;
 }
