@@ -92,6 +92,33 @@ static int af_plain_block(uint32_t cp)
 	return 0;
 }
 
+#if defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define AF_ASAN 1
+#endif
+#endif
+#if defined(__SANITIZE_ADDRESS__) || defined(AF_ASAN)
+/* Sanitizer builds only: two leaks of Debian 12's libraries, which the
+ * fonts bring in.  Pango loads fontconfig's default configuration once per
+ * process, in a thread of its own (FcInit), though the font map is given
+ * the project's, and fontconfig 2.14 leaks two blocks parsing Debian's
+ * files; cairo 1.16 leaks a block subsetting Noto Sans CJK (a CFF font)
+ * into a PDF.  Their frames have no frame pointers, so the leaks can only
+ * be named by their library, and the list is not printed (the command's
+ * messages are tested).  Weak: a program's own lists win. */
+const char *__lsan_default_suppressions(void) __attribute__((weak));
+const char *__lsan_default_suppressions(void)
+{
+	return "leak:libfontconfig.so\nleak:libcairo.so\n";
+}
+
+const char *__lsan_default_options(void) __attribute__((weak));
+const char *__lsan_default_options(void)
+{
+	return "print_suppressions=0";
+}
+#endif
+
 static const char *af_font_conf_path(void)
 {
 	const char *env = getenv("AFLAME_FONTCONF");
