@@ -450,7 +450,8 @@
 	function start() {
 		var line = AF.height - (AF.fs * 2 + 10) / 2;
 		unzoomBtn = button("unzoom", AF.xpad, AF.fs * 2, "Reset Zoom", "hide");
-		searchBtn = button("search", AF.width - AF.xpad - 100, AF.fs * 2, "Search");
+		// "Search" and "Reset Search" end short of "ic"
+		searchBtn = button("search", AF.width - AF.xpad - 16 - AF.fs / 2, AF.fs * 2, "Search");
 		caseBtn = button("ignorecase", AF.width - AF.xpad - 16, AF.fs * 2, "ic");
 		details = button("details", AF.xpad, line, " ");
 		matched = button("matched", AF.width - AF.xpad, line, "");

@@ -50,9 +50,9 @@ static int af_cmp_u32(const void *a, const void *b)
 }
 
 /* Writes the advances, at size 1, of the characters beyond ASCII that the
- * names (and tooltips) hold, as "{cp:advance,...}": with the ASCII table, the script fits
- * every label with the very numbers the C side used.  Returns non-zero
- * when out of memory. */
+ * names (and tooltips) hold, as "{cp:advance,...}": with the ASCII table,
+ * the script fits every label with the very numbers the C side used.
+ * Returns non-zero when out of memory. */
 static int af_svg_advances(FILE *out, const af_layout *l, af_font *font,
                            const uint32_t *names, size_t nnames)
 {
@@ -325,10 +325,7 @@ static void af_svg_legend(FILE *out, const af_layout *l, const af_render_options
 
 	af_legend_place(opt->font, l, &g);
 	x = g.x;
-	fputs("<g id=\"legend\"", out);
-	if (g.size != l->font_size)
-		fprintf(out, " font-size=\"%.2f\"", g.size);
-	fputc('>', out);
+	fputs("<g id=\"legend\">", out);
 	for (i = 0; i < g.count; i++) {
 		af_rgb c;
 		const char *label = af_legend_entry(&g, i, &c);
@@ -343,6 +340,9 @@ static void af_svg_legend(FILE *out, const af_layout *l, const af_render_options
 		af_num(out, x);
 		fputs("\" y=\"", out);
 		af_num(out, l->legend_y);
+		/* smaller to fit: a style, as the style sheet sets every text's size */
+		if (g.size != l->font_size)
+			fprintf(out, "\" style=\"font-size:%.2fpx", g.size);
 		fputs("\">", out);
 		af_xml_escape(out, label, strlen(label));
 		fputs("</text>", out);
@@ -554,7 +554,7 @@ static af_status af_svg_emit(const af_layout *l, const af_render_options *opt,
 	        fs, ink.r, ink.g, ink.b, fs + 5, muted.r, muted.g, muted.b, height_css,
 	        interactive ? "#frames g{cursor:pointer}" : "");
 	if (interactive) /* the buttons and lines the script draws */
-		fprintf(out, ".parent{opacity:.5}.hide{display:none}#matched{text-anchor:end}"
+		fprintf(out, ".parent{opacity:.5}.hide{display:none}#matched,#search{text-anchor:end}"
 		             "#unzoom,#search,#ignorecase{cursor:pointer;fill:#%02x%02x%02x}"
 		             "#ignorecase.on{fill:#%02x%02x%02x;font-weight:bold}",
 		        button.r, button.g, button.b, ink.r, ink.g, ink.b);

@@ -82,6 +82,8 @@ static void af_guard_handler(int sig, siginfo_t *si, void *uc)
 		af_old_bus.sa_sigaction(sig, si, uc);
 	} else if (af_old_bus.sa_handler != SIG_DFL && af_old_bus.sa_handler != SIG_IGN) {
 		af_old_bus.sa_handler(sig);
+	} else if (af_old_bus.sa_handler == SIG_IGN && (!si || si->si_code <= 0)) {
+		/* sent by kill() and ignored before: still ignored */
 	} else {
 		/* the default action: a fault happens again when this returns,
 		 * a signal sent by kill() is sent again */

@@ -29,13 +29,17 @@ static void af_zfree(voidpf opaque, voidpf p)
 	af_free(opaque, p);
 }
 
+static const char af_no_trace[] =
+	"not an Android method trace nor folded stacks (no *version key, no SLOW "
+	"header, not gzip, no \"frame;frame COUNT\" line)";
 static const char af_no_trace_in_gzip[] =
 	"gzip data holding neither an Android method trace nor folded stacks "
 	"(no *version key, no SLOW header, no \"frame;frame COUNT\" line)";
 
 /* 1 when the first `n` bytes of an input rule out every variant already:
  * no trace, gzip or key starts so, and a NUL in the first line rules out
- * folded text.  Lets a gzip bomb of zeros stop after its first megabyte. */
+ * folded text.  Lets a gzip bomb of zeros stop at its first inflated
+ * megabyte, and /dev/zero at its first kilobytes. */
 static int af_cannot_be_trace(const uint8_t *b, size_t n)
 {
 	size_t i = 0;
@@ -233,9 +237,7 @@ static af_status af_parse_bytes(af_trace *t, const uint8_t *b, size_t len,
 	}
 	if (depth)
 		return af_fail(err, AF_ERR_FORMAT, 0, "%s", af_no_trace_in_gzip);
-	return af_fail(err, AF_ERR_FORMAT, 0,
-	               "not an Android method trace nor folded stacks (no *version "
-	               "key, no SLOW header, not gzip, no \"frame;frame COUNT\" line)");
+	return af_fail(err, AF_ERR_FORMAT, 0, "%s", af_no_trace);
 }
 
 static af_status af_parse_into(af_trace *t, const uint8_t *b, size_t len,
@@ -316,8 +318,9 @@ static af_status af_bytes_check(const af_bytes *b, const char *who, af_error *er
 		return af_fail(err, AF_ERR_IO, -1, "%s%schanged while it was read: it "
 		               "shrank from %zu to %lld bytes", who ? who : "",
 		               who ? " " : "", b->len, (long long)sb.st_size);
-	return af_fail(err, AF_ERR_IO, -1, "%s%schanged while it was read: bytes "
-	               "of its %zu could not be read any more", who ? who : "",
+	/* not shorter now: cut and grown again, or an I/O error */
+	return af_fail(err, AF_ERR_IO, -1, "%s%schanged while it was read: part of "
+	               "its %zu bytes could no longer be read", who ? who : "",
 	               who ? " " : "", b->len);
 }
 
@@ -334,6 +337,7 @@ static af_status af_read_fd(af_mem *mem, int fd, uint64_t max, af_bytes *b,
 {
 	size_t cap = 0;
 	struct stat sb;
+	int sniffed = 0;
 
 	af_bytes_init(b, mem);
 	if (fstat(fd, &sb) == 0 && S_ISREG(sb.st_mode) && sb.st_size > 0) {
@@ -360,6 +364,15 @@ static af_status af_read_fd(af_mem *mem, int fd, uint64_t max, af_bytes *b,
 	}
 	for (;;) {
 		ssize_t n;
+		if (!sniffed && b->len >= 4096) {
+			/* /dev/zero and the like: refused at once, not after the
+			 * input limit's worth of them */
+			sniffed = 1;
+			if (af_cannot_be_trace(b->data, b->len)) {
+				af_bytes_free(b);
+				return af_fail(err, AF_ERR_FORMAT, 0, "%s", af_no_trace);
+			}
+		}
 		if (cap - b->len < 65536) {
 			if ((uint64_t)cap >= max || AF_GROW(mem, b->data, cap, b->len + 65536)) {
 				af_status st = (uint64_t)cap >= max ? AF_ERR_LIMIT : AF_ERR_NOMEM;

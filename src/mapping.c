@@ -30,9 +30,15 @@ typedef struct af_member {
 	int inlined;        /* inlined into the member after it */
 } af_member;
 
+/* Groups of up to this many methods are searched for an overload's types;
+ * larger ones find them in a hash table (af_mapping.sigs), which costs
+ * more to build than a short search. */
+#define AF_GROUP_SEARCH 16
+
 typedef struct af_mgroup {
 	uint32_t first, last; /* members with one class and obfuscated name */
 	uint32_t cls;         /* the class's id */
+	uint32_t count;       /* its members */
 	const char *joined;   /* candidates' names joined by '|' */
 } af_mgroup;
 
@@ -47,7 +53,8 @@ struct af_mapping {
 	af_member *members;
 	size_t nmembers, mcap;
 	af_names sigs;       /* af_sig_key() of the overloads of groups with
-	                        several names -> sig_pick */
+	                        several names and more than AF_GROUP_SEARCH
+	                        methods -> sig_pick */
 	const char **sig_pick; /* the one name with those types; NULL: several */
 	size_t spcap;
 	af_names text;       /* every string kept, each allocated once */
@@ -172,6 +179,7 @@ static uint32_t af_group_of(af_mapping *m, uint32_t cid, const char *obf,
 	if (id == before) {
 		m->groups[id].first = m->groups[id].last = AF_NONE;
 		m->groups[id].cls = cid;
+		m->groups[id].count = 0;
 		m->groups[id].joined = NULL;
 	}
 	return id;
@@ -268,6 +276,7 @@ static af_status af_member_line(af_mapping *m, uint32_t cid, const char *s,
 	    m->members[*prev].lo == lo && m->members[*prev].hi == hi)
 		m->members[*prev].inlined = 1;
 	m->groups[g].last = idx;
+	m->groups[g].count++;
 	*prev = idx;
 	return AF_OK;
 nomem:
@@ -331,7 +340,7 @@ static af_status af_mapping_join(af_mapping *m, af_error *err)
 			bad |= af_buf_printf(&b, "|(%zu more)", more);
 		gr->joined = bad ? NULL : af_keep(m, b.data ? b.data : "", b.len);
 		bad |= !gr->joined;
-		if (bad || !strchr(gr->joined, '|'))
+		if (bad || !strchr(gr->joined, '|') || gr->count <= AF_GROUP_SEARCH)
 			continue;
 		for (i = gr->first; i != AF_NONE && !bad; i = m->members[i].next) {
 			const af_member *mb = &m->members[i];
@@ -633,7 +642,22 @@ int af_mapping_lookup(const af_mapping *m, const char *cls, const char *name,
 	}
 	/* overloads: the one whose original types the descriptor gives */
 	r = af_desc_split(m, desc, ",", &params, &ret);
-	if (r == 0) {
+	if (r == 0 && gr->count <= AF_GROUP_SEARCH) {
+		uint32_t i;
+		if (af_buf_append(&params, "", 1) || af_buf_append(&ret, "", 1))
+			r = -1;
+		for (i = gr->first; r == 0 && i != AF_NONE; i = m->members[i].next) {
+			const af_member *mb = &m->members[i];
+			if (mb->inlined || strcmp(mb->params, params.data) != 0 ||
+			    strcmp(mb->ret, ret.data) != 0)
+				continue;
+			if (pick && pick != mb->name) {
+				pick = NULL; /* two methods with these types: cannot tell */
+				break;
+			}
+			pick = mb->name;
+		}
+	} else if (r == 0) {
 		af_buf key = {.mem = scratch};
 		uint32_t id;
 		if (af_sig_key(&key, g, params.data ? params.data : "", params.len,

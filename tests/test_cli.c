@@ -12,6 +12,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "options.h"
 #include "support.h"
 
 #define SAMPLE AF_TEST_SAMPLES "/app.trace"
@@ -389,74 +390,307 @@ Test(cli, limits_from_the_command_line)
 	free(err);
 }
 
-/* The long option at `s` ("--name"): its length, up to the first character
- * that cannot be in a name. */
-static size_t option_len(const char *s)
+/* ------------------------------------------------------------------ */
+/* --help, the man page and the README list the table of options       */
+
+/* An option as --help and the man page head it: "-o, --output FILE",
+ * "--clock wait". */
+static void t_heading(const cli_option *o, char *buf, size_t n)
 {
-	size_t n = 2;
-	while ((s[n] >= 'a' && s[n] <= 'z') || s[n] == '-')
-		n++;
-	return n;
+	char s[8] = "";
+
+	if (o->short_name)
+		snprintf(s, sizeof s, "-%c, ", o->short_name);
+	snprintf(buf, n, "%s--%s%s%s", s, o->name, o->arg ? " " : "", o->arg ? o->arg : "");
 }
 
-/* 1 when `text` holds option `opt` (of `len` bytes) as a whole word. */
-static int has_option(const char *text, const char *opt, size_t len)
+static int t_listed(const cli_option *o)
 {
-	const char *p;
-	for (p = strstr(text, opt); p; p = strstr(p + 1, opt))
-		if (option_len(p) == len && (p == text || p[-1] == ' ' || p[-1] == '`'))
-			return 1;
-	return 0;
+	return !(o->flags & (CLI_ALIAS | CLI_HIDDEN));
 }
 
-/* Every option the README's tables name is in --help and every option
- * --help lists is in the README; each option of the Views section of
- * --help takes one line. */
-Test(cli, readme_tables_and_help_agree)
+/* The headings the table gives, section by section, each line
+ * "SECTION\tHEADING", in one string. */
+static char *t_expected_headings(void)
 {
-	char *help = NULL, *err = NULL, *line, *views;
-	size_t len, checked = 0;
-	char *readme = (char *)t_read(AF_TEST_SAMPLES "/../README.md", &len);
+	size_t cap = 16384, len = 0, i;
+	char *out = malloc(cap);
+	int s;
 
-	cr_assert_not_null(readme);
-	readme = realloc(readme, len + 1);
-	readme[len] = '\0';
+	cr_assert_not_null(out);
+	out[0] = '\0';
+	for (s = 0; s < CLI_NSECTIONS; s++)
+		for (i = 0; i < cli_noptions; i++) {
+			char h[128];
+			if (cli_options[i].section != (cli_section)s || !t_listed(&cli_options[i]))
+				continue;
+			t_heading(&cli_options[i], h, sizeof h);
+			len += (size_t)snprintf(out + len, cap - len, "%s\t%s\n",
+			                        cli_section_titles[s], h);
+			cr_assert_lt(len, cap);
+		}
+	return out;
+}
+
+/* The table is well formed: one entry parses each option, its other
+ * entries (CLI_AGAIN) repeat its name, names are unique, every help text is
+ * ASCII (the man page is read everywhere) and every section has options. */
+Test(cli, the_table_of_options_is_consistent)
+{
+	size_t i, k;
+	int per_section[CLI_NSECTIONS] = {0}, s;
+
+	cr_assert_gt(cli_noptions, 50);
+	for (i = 0; i < cli_noptions; i++) {
+		const cli_option *o = &cli_options[i], *main_entry = NULL;
+		const unsigned char *p;
+		cr_assert(o->section >= 0 && o->section < CLI_NSECTIONS);
+		cr_assert(o->flags & CLI_ALIAS || (o->help && *o->help), "--%s has no help",
+		          o->name);
+		for (p = (const unsigned char *)(o->help ? o->help : ""); *p; p++)
+			cr_assert(*p >= 32 && *p < 127, "--%s: help is not printable ASCII",
+			          o->name);
+		for (k = 0; k < cli_noptions; k++) {
+			const cli_option *q = &cli_options[k];
+			if (k == i || strcmp(q->name, o->name) != 0)
+				continue;
+			cr_assert(q->flags & CLI_AGAIN || o->flags & CLI_AGAIN,
+			          "two entries parse --%s", o->name);
+			if (!(q->flags & CLI_AGAIN))
+				main_entry = q;
+		}
+		if (o->flags & CLI_AGAIN) {
+			cr_assert_not_null(main_entry, "--%s is described again but never parsed",
+			                   o->name);
+			cr_assert_eq(main_entry->id, o->id);
+			cr_assert_eq(!main_entry->arg, !o->arg, "--%s: value or none?", o->name);
+		}
+		if (o->short_name)
+			for (k = 0; k < i; k++)
+				cr_assert_neq(cli_options[k].short_name, o->short_name,
+				              "-%c twice", o->short_name);
+		if (t_listed(o))
+			per_section[o->section]++;
+	}
+	for (s = 0; s < CLI_NSECTIONS; s++)
+		cr_assert_gt(per_section[s], 0, "section %s is empty", cli_section_titles[s]);
+}
+
+/* --help lists every option of the table, with its value's name, in the
+ * table's sections and order, and nothing else; its lines fit 79 columns. */
+Test(cli, help_lists_the_table)
+{
+	char *help = NULL, *err = NULL, *want = t_expected_headings(), *line, *got;
+	const char *section = NULL;
+	size_t len = 0, cap = 16384, n;
+	int s;
+
+	got = malloc(cap);
+	cr_assert_not_null(got);
+	got[0] = '\0';
 	cr_assert_eq(t_cli("--help", NULL, &help, &err), 0);
-	for (line = readme; line && *line; line = strchr(line, '\n'), line = line ? line + 1 : NULL) {
-		const char *end = strstr(line, " | "), *p;
-		if (strncmp(line, "| `-", 4) != 0 || !end)
+	cr_assert_str_eq(err, "");
+	cr_assert(strncmp(help, "Usage: aflame-render [options] INPUT\n", 37) == 0);
+	for (line = help; *line; line += n + (line[n] == '\n')) {
+		size_t h, indent;
+		n = strcspn(line, "\n");
+		cr_assert_leq(n, 79, "--help line too long: %.*s", (int)n, line);
+		for (s = 0; s < CLI_NSECTIONS; s++)
+			if (strlen(cli_section_titles[s]) == n &&
+			    strncmp(line, cli_section_titles[s], n) == 0)
+				section = cli_section_titles[s];
+		/* a heading is indented 2 ("  -o, --output") or 6 ("      --format")
+		 * spaces, a description's next lines more */
+		indent = strspn(line, " ");
+		if (!((indent == 2 || indent == 6) && line[indent] == '-'))
 			continue;
-		for (p = strstr(line, "--"); p && p < end; p = strstr(p + 2, "--")) {
-			char opt[64];
-			size_t n = option_len(p);
-			cr_assert_lt(n, sizeof opt);
-			memcpy(opt, p, n);
-			opt[n] = '\0';
-			cr_assert(has_option(help, opt, n), "README's %s is not in --help", opt);
-			checked++;
-		}
+		cr_assert_not_null(section, "an option before the first section");
+		for (h = indent; h < n && !(line[h] == ' ' && line[h + 1] == ' '); h++)
+			;
+		len += (size_t)snprintf(got + len, cap - len, "%s\t%.*s\n", section,
+		                        (int)(h - indent), line + indent);
+		cr_assert_lt(len, cap);
 	}
-	for (line = help; line && *line; line = strchr(line, '\n'), line = line ? line + 1 : NULL) {
-		if (strncmp(line, "      --", 8) == 0 || strncmp(line, "  -", 3) == 0) {
-			const char *o = strstr(line, "--");
-			char opt[64];
-			size_t n = option_len(o);
-			cr_assert_lt(n, sizeof opt);
-			memcpy(opt, o, n);
-			opt[n] = '\0';
-			cr_assert(has_option(readme, opt, n), "--help's %s is not in the README", opt);
-			checked++;
-		}
-	}
-	cr_assert_gt(checked, 100);
-	views = strstr(help, "\nViews\n");
-	cr_assert_not_null(views);
-	for (line = views + 7; *line && *line == ' '; line = strchr(line, '\n') + 1)
-		cr_assert(strncmp(line, "      --", 8) == 0, "a view's help takes more than a line: %.60s",
-		          line);
-	free(readme);
+	cr_assert_str_eq(got, want);
+	free(got);
+	free(want);
 	free(help);
 	free(err);
+}
+
+/* Roff text as read: font changes dropped, escapes undone. */
+static void t_unroff(char *s)
+{
+	char *w = s;
+
+	while (*s) {
+		if (s[0] == '\\' && s[1] == 'f' && s[2]) {
+			s += 3;
+		} else if (s[0] == '\\' && (s[1] == '-' || s[1] == 'e' || s[1] == '&')) {
+			if (s[1] != '&')
+				*w++ = s[1] == 'e' ? '\\' : '-';
+			s += 2;
+		} else {
+			*w++ = *s++;
+		}
+	}
+	*w = '\0';
+}
+
+/* The man page the build wrote is the command's, and heads every option of
+ * the table, with its value's name, in its sections and order; man renders
+ * it without a warning (when man-db is installed). */
+Test(cli, man_page_lists_the_table)
+{
+	size_t len, glen = 0, cap = 16384;
+	char *page = (char *)t_read(AF_TEST_MAN, &len), *now = NULL, *err = NULL;
+	char *want = t_expected_headings(), *got = malloc(cap), *line, *next;
+	char section[128] = "";
+	int in_options = 0, tp = 0;
+
+	cr_assert_not_null(page, "the build wrote no %s", AF_TEST_MAN);
+	cr_assert_not_null(got);
+	got[0] = '\0';
+	cr_assert(strncmp(page, ".TH AFLAME\\-RENDER 1 ", 21) == 0, "%.40s", page);
+	cr_assert_eq(t_cli("--help-man", NULL, &now, &err), 0, "%s", err);
+	cr_assert_str_eq(page, now, "%s is not what --help-man writes now", AF_TEST_MAN);
+	free(now);
+	free(err);
+
+	for (line = page; line && *line; line = next) {
+		next = strchr(line, '\n');
+		if (next)
+			*next++ = '\0';
+		if (strncmp(line, ".SH", 3) == 0) {
+			in_options = strcmp(line, ".SH OPTIONS") == 0;
+			continue;
+		}
+		if (!in_options)
+			continue;
+		if (strncmp(line, ".SS \"", 5) == 0) {
+			snprintf(section, sizeof section, "%.*s", (int)strlen(line) - 6, line + 5);
+			t_unroff(section);
+		} else if (strcmp(line, ".TP") == 0) {
+			tp = 1;
+		} else if (tp) {
+			tp = 0;
+			t_unroff(line);
+			glen += (size_t)snprintf(got + glen, cap - glen, "%s\t%s\n", section, line);
+			cr_assert_lt(glen, cap);
+		}
+	}
+	cr_assert_str_eq(got, want);
+	free(got);
+	free(want);
+	free(page);
+
+	if (system("command -v man >/dev/null 2>&1") != 0) {
+		cr_log_info("man (Debian's man-db) is not installed: the page's rendering "
+		            "is not checked");
+		return;
+	}
+	{
+		char cmd[4096], *text;
+		char *o = t_tmp("man.out"), *e = t_tmp("man.err");
+		int status;
+
+		snprintf(cmd, sizeof cmd, "LC_ALL=C.UTF-8 MANWIDTH=80 man --warnings=w -l '%s' "
+		         ">'%s' 2>'%s'", AF_TEST_MAN, o, e);
+		status = system(cmd);
+		cr_assert(WIFEXITED(status) && WEXITSTATUS(status) == 0, "%s", cmd);
+		err = (char *)t_read(e, &len);
+		cr_assert_str_eq(err, "", "man warns: %s", err);
+		text = (char *)t_read(o, &len);
+		cr_assert_not_null(text);
+		cr_assert(strstr(text, "AFLAME-RENDER(1)"));
+		cr_assert(strstr(text, "       -o, --output FILE\n"), "%s", text);
+		cr_assert(strstr(text, "       --max-memory SIZE\n"));
+		free(text);
+		free(err);
+		unlink(o);
+		unlink(e);
+		free(o);
+		free(e);
+	}
+}
+
+/* The README's tables (the first cell of every row) name each option of
+ * the table that --help lists, with its short form, and no option the table
+ * does not have; a value's name given there (`--width PX`) is the table's.
+ * A value itself (`--clock wait`) may stand for the value's name. */
+Test(cli, readme_tables_list_the_table)
+{
+	size_t len, i, rows = 0;
+	char *readme = (char *)t_read(AF_TEST_SOURCE "/README.md", &len), *line;
+	char *seen = calloc(cli_noptions, 1);
+
+	cr_assert_not_null(readme);
+	cr_assert_not_null(seen);
+	for (line = readme; line; line = strchr(line, '\n'), line = line ? line + 1 : NULL) {
+		const char *cell_end, *p;
+		if (strncmp(line, "| ", 2) != 0 || !(cell_end = strstr(line + 2, " | ")))
+			continue;
+		if (strchr(line, '\n') && cell_end > strchr(line, '\n'))
+			continue;
+		/* each `...` span of the first cell that begins with an option */
+		for (p = strchr(line, '`'); p && p < cell_end; p = strchr(p + 1, '`')) {
+			const char *q = p + 1, *close = strchr(q, '`');
+			char span[128], *tok, *next_tok;
+			cr_assert_not_null(close);
+			if (q[0] != '-' || !(q[1] == '-' || (q[1] >= 'A' && q[1] <= 'z'))) {
+				p = close;
+				continue;
+			}
+			cr_assert_lt((size_t)(close - q), sizeof span);
+			snprintf(span, sizeof span, "%.*s", (int)(close - q), q);
+			p = close;
+			rows++;
+			/* "-o, --output FILE", "--clock wait", "-j, --jobs N" */
+			for (tok = span; tok; tok = next_tok) {
+				char *arg;
+				int found = 0;
+				if ((next_tok = strstr(tok, ", ")) != NULL) {
+					*next_tok = '\0';
+					next_tok += 2;
+				}
+				arg = strchr(tok, ' ');
+				if (arg)
+					*arg++ = '\0';
+				for (i = 0; i < cli_noptions; i++) {
+					const cli_option *o = &cli_options[i];
+					int is_short = tok[1] != '-' && tok[1] == o->short_name && !tok[2];
+					if (!t_listed(o) || (!is_short && strcmp(tok + 2, o->name) != 0))
+						continue;
+					if (arg && arg[0] >= 'A' && arg[0] <= 'Z' &&
+					    (!o->arg || strcmp(arg, o->arg) != 0))
+						continue;
+					seen[i] |= is_short ? 2 : 1;
+					found = 1;
+				}
+				cr_assert(found, "README names %s%s%s, which the table of options "
+				          "(src/cli/options.c) does not have", tok, arg ? " " : "",
+				          arg ? arg : "");
+			}
+		}
+	}
+	cr_assert_gt(rows, 50);
+	for (i = 0; i < cli_noptions; i++) {
+		const cli_option *o = &cli_options[i];
+		size_t k;
+		int any = 0, any_short = 0;
+		if (!t_listed(o) || (o->flags & CLI_AGAIN))
+			continue;
+		for (k = 0; k < cli_noptions; k++)
+			if (strcmp(cli_options[k].name, o->name) == 0) {
+				any |= seen[k] & 1;
+				any_short |= seen[k] & 2;
+			}
+		cr_expect(any, "--%s is in no table of the README", o->name);
+		cr_expect(!o->short_name || any_short, "the README does not give --%s's short "
+		          "form -%c", o->name, o->short_name);
+	}
+	free(seen);
+	free(readme);
 }
 
 /* Messages say why: a write error with its cause, a bad option value as a

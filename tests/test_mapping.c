@@ -101,6 +101,43 @@ Test(mapping, overloads_inlined_frames_and_repeated_names)
 	af_mapping_free(m);
 }
 
+/* The same answers from a group large enough to find types by hash, not
+ * by searching its members. */
+Test(mapping, overloads_of_a_large_group_pick_the_same)
+{
+	static const char head[] =
+		"com.example.C -> a:\n"
+		"    void put(int) -> a\n"
+		"    void put(long) -> a\n"
+		"    void putAll(int) -> a\n"
+		"    3:3:void inl(boolean):5:5 -> a\n"
+		"    3:3:void outer(java.lang.String):9:9 -> a\n"
+		"    void put(int) -> a\n";
+	char text[4096], desc[64], want[64];
+	size_t len = sizeof head - 1;
+	af_mapping *m = NULL;
+	af_error e = {0};
+	int i;
+
+	memcpy(text, head, len);
+	for (i = 0; i < 40; i++)
+		len += (size_t)snprintf(text + len, sizeof text - len,
+		                        "    void fill%d(com.f.F%d) -> a\n", i, i);
+	cr_assert_eq(af_mapping_parse(text, len, &m, &e), AF_OK, "%s", e.message);
+	cr_assert_eq(af_mapping_method(m, "a", "a", "(I)V"), af_mapping_method(m, "a", "a", NULL));
+	cr_assert(strncmp(af_mapping_method(m, "a", "a", NULL), "put|putAll|outer|fill0|", 23) == 0);
+	cr_assert_str_eq(af_mapping_method(m, "a", "a", "(J)V"), "put");
+	cr_assert_str_eq(af_mapping_method(m, "a", "a", "(Ljava/lang/String;)V"), "outer");
+	/* a frame inlined into a method is no candidate */
+	cr_assert_eq(af_mapping_method(m, "a", "a", "(Z)V"), af_mapping_method(m, "a", "a", NULL));
+	for (i = 0; i < 40; i++) {
+		snprintf(desc, sizeof desc, "(Lcom/f/F%d;)V", i);
+		snprintf(want, sizeof want, "fill%d", i);
+		cr_assert_str_eq(af_mapping_method(m, "a", "a", desc), want);
+	}
+	af_mapping_free(m);
+}
+
 /* Builds "com.A -> a:\n    void NAME() -> b\n" with NAME `n` bytes. */
 static char *long_name_mapping(size_t n, size_t *len)
 {

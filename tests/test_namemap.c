@@ -369,10 +369,12 @@ static char *facts(const char *svg)
 	size_t k = 0, i, j;
 
 	cr_assert_not_null(doc);
-	for (n = xmlDocGetRootElement(doc)->children; n; n = n->next)
-		if (n->type == XML_ELEMENT_NODE && xmlHasProp(n, (const xmlChar *)"id") &&
-		    xmlStrcmp(xmlGetProp(n, (const xmlChar *)"id"), (const xmlChar *)"frames") == 0)
+	for (n = xmlDocGetRootElement(doc)->children; n; n = n->next) {
+		xmlChar *id = n->type == XML_ELEMENT_NODE ? xmlGetProp(n, (const xmlChar *)"id") : NULL;
+		if (id && xmlStrcmp(id, (const xmlChar *)"frames") == 0)
 			frames = n;
+		xmlFree(id);
+	}
 	cr_assert_not_null(frames);
 	for (n = frames->children; n && k < 64; n = n->next) {
 		xmlNodePtr g = n, c, rect = NULL, title = NULL;

@@ -443,7 +443,7 @@ Test(render, png_legend_fits_a_narrow_graph)
 {
 	size_t len, olen;
 	uint8_t *buf = t_read(AF_TEST_SAMPLES "/app.trace", &len);
-	static const int widths[] = {400, 300, 1200};
+	static const int widths[] = {400, 300, 200, 1200};
 	size_t k;
 
 	cr_assert_not_null(buf);

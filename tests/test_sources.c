@@ -283,7 +283,7 @@ static const char *const stages[] = {
 	"call tree",   /* the named call tree of a trace, the method table */
 	"diff",        /* two trees compared */
 	"layout",      /* rectangles */
-	"font",        /* the pinned font's metrics */
+	"font",        /* the pinned fonts: metrics, cuts, text drawn */
 	"style",       /* colours, tooltips, escaping */
 	"outputs",     /* SVG, PNG and PDF, the index page, folded text */
 	"command",     /* aflame-render: the public API only */
@@ -320,7 +320,9 @@ static const t_file files[] = {
 	{"src/input.c", INPUTS},
 	{"src/mapping.h", INPUTS},
 	{"src/mapping.c", INPUTS},
+	{"src/namemap.h", INPUTS},
 	{"src/namemap.c", INPUTS},
+	{"src/nameattr.c", INPUTS},
 	{"src/writer.c", INPUTS},
 	{"src/view.h", VIEW},
 	{"src/view.c", VIEW},
@@ -342,6 +344,9 @@ static const t_file files[] = {
 	{"render/folded.c", OUTPUTS},
 	{"flame_js.h", OUTPUTS}, /* made from render/flame.js at build time */
 	{"src/cli/cli.h", COMMAND},
+	{"src/cli/options.h", COMMAND},
+	{"src/cli/options.c", COMMAND}, /* the table of options, the parsing */
+	{"src/cli/help.c", COMMAND},    /* --help and the man page from the table */
 	{"src/cli/main.c", COMMAND},
 	{"src/cli/output.c", COMMAND},
 	{"src/cli/report.c", COMMAND},

@@ -344,7 +344,7 @@ test("10: 'Bad pattern' is cleared by a later cancelled or empty search", skip, 
 
 // 11. the legend stays inside a narrow image
 test("11: the legend fits a 400 px graph", skip, async () => {
-  for (const width of [400, 300, 1200]) {
+  for (const width of [400, 300, 200, 1200]) {
     const page = await open(draw("legend", ["--width", String(width), app]), { width: width + 20 });
     const b = await page.evaluate(() => {
       const r = document.getElementById("legend").getBBox();

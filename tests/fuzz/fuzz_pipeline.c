@@ -2,7 +2,8 @@
  * fuzz_pipeline.c - one input through the whole pipeline: parse (any
  * variant, detected from the bytes), call tree, layout, SVG and PNG in
  * memory; then the same bytes as a ProGuard/R8 mapping, and a view of the
- * trace with every rule (and that mapping, when it parses).  Built as a libFuzzer target with -DAFLAME_FUZZ (one binary per
+ * trace with every rule (and that mapping, when it parses), its paths
+ * reversed for some inputs.  Built as a libFuzzer target with -DAFLAME_FUZZ (one binary per
  * input surface, told apart by AF_FUZZ_PAIR), and linked into the replay
  * driver that runs under ctest in every build.
  *
@@ -54,12 +55,14 @@ static void draw(const af_trace *t, af_clock clock)
 	fclose(sink);
 }
 
-/* A view with every rule: focus, exclude, collapse, min share, names. */
-static void view(const af_trace *t, af_clock clock, const af_mapping *m)
+/* A view with every rule: focus, exclude, collapse, min share, names, and
+ * the paths reversed or not. */
+static void view(const af_trace *t, af_clock clock, const af_mapping *m, int reverse)
 {
 	af_tree_options to = {.focus = "[aeiou]", .exclude = "^(x|Thread)",
 	                      .collapse_recursion = 1, .min_share = 0.01, .clock = clock,
-	                      .strip_package = 1, .signatures = 1, .mapping = m};
+	                      .strip_package = 1, .signatures = 1, .mapping = m,
+	                      .reverse = reverse};
 	af_tree *tree = NULL;
 	af_error e;
 	FILE *sink = fopen("/dev/null", "w");
@@ -144,14 +147,15 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	}
 	/* one clock the trace has, drawn, and the next one viewed: which, the
 	 * input decides (its last byte), so every clock meets every path while
-	 * each run does a third of the work of doing them all */
+	 * each run does a third of the work of doing them all; its last but one
+	 * byte, whether the view reverses the paths */
 	for (c = 0; c < AF_CLOCK_COUNT; c++)
 		if (af_trace_get_info(t)->has_clock[c])
 			clocks[nclocks++] = (af_clock)c;
 	if (nclocks > 0) {
 		size_t pick = size ? data[size - 1] % nclocks : 0;
 		draw(t, clocks[pick]);
-		view(t, clocks[(pick + 1) % nclocks], m);
+		view(t, clocks[(pick + 1) % nclocks], m, size > 1 && (data[size - 2] & 1));
 	}
 	af_mapping_free(m);
 	af_trace_free(t);

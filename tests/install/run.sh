@@ -3,7 +3,8 @@
 # app.c against what was installed, as a user would: with pkg-config
 # (linked to the shared library, then statically) and with
 # find_package(aflame) (aflame::aflame and aflame::aflame_static), and runs
-# each program and the installed command on the bundled sample.
+# each program and the installed command on the bundled sample, and reads
+# the installed man page.
 #   run.sh SOURCE_DIR BUILD_DIR TMP_DIR CC [CFLAGS]
 # CFLAGS are the sanitizer flags of a sanitized build (its library needs
 # them in the programs too).
@@ -86,3 +87,14 @@ version=$("$root/bin/aflame-render" --version)
 "$root/bin/aflame-render" -o "$tmp/command.svg" "$sample" || fail "aflame-render failed"
 grep -q '</svg>' "$tmp/command.svg" || fail "aflame-render wrote no whole SVG"
 echo "ok: $root/bin/aflame-render"
+
+# its man page, made from the same table of options as --help
+man1=$root/share/man/man1/aflame-render.1
+[ -f "$man1" ] || fail "no man page in share/man/man1"
+grep -q '^\.TH AFLAME\\-RENDER 1 ' "$man1" || fail "$man1 is no man page"
+if command -v man >/dev/null; then
+  page=$(LC_ALL=C.UTF-8 MANWIDTH=80 man -l "$man1" 2>&1) || fail "man -l $man1 failed"
+  grep -q -- '--max-memory SIZE' <<<"$page" || fail "man -l $man1 shows no options:
+$page"
+fi
+echo "ok: $man1"
