@@ -546,3 +546,29 @@ Test(sources, the_include_check_sees_what_points_up)
 	cr_assert_eq(t_check_includes("src/trace.c", "#include \"nowhere.h\"\n"), 1);
 	cr_assert_eq(t_check_includes("src/new.c", "#include \"internal.h\"\n"), 1);
 }
+
+/* ARCHITECTURE.md names every file of the table, so that a newcomer finds
+ * each one there: a new file goes into both. */
+Test(sources, architecture_names_every_file)
+{
+	char path[4096 + 32], name[256];
+	char *text;
+	size_t len, i;
+	int missing = 0;
+
+	snprintf(path, sizeof path, "%s/ARCHITECTURE.md", AF_TEST_SOURCE);
+	text = (char *)t_read(path, &len);
+	cr_assert_not_null(text, "%s: cannot read it", path);
+	for (i = 0; i < sizeof files / sizeof files[0]; i++) {
+		const char *base = strrchr(files[i].path, '/');
+		base = base ? base + 1 : files[i].path;
+		snprintf(name, sizeof name, "`%s`", base);
+		if (!strstr(text, name)) {
+			cr_log_error("%s: not named in ARCHITECTURE.md", files[i].path);
+			missing++;
+		}
+	}
+	free(text);
+	cr_assert_eq(missing, 0, "%d files of the table of stages are not in ARCHITECTURE.md",
+	             missing);
+}
