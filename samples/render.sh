@@ -3,8 +3,9 @@
 # builds aflame-render and make_samples (Release, in build/ unless
 # AFLAME_BUILD names another folder), rewrites the sample traces and the
 # mapping file, then draws each README picture with the command the README
-# gives for it.  The index page's screenshot needs Chromium and
-# playwright-core (npm ci in tests/browser); without them it is left as is.
+# gives for it.  The screenshots of the index page and of the HTML profile
+# need Chromium and playwright-core (npm ci in tests/browser); without them
+# they are left as they are.
 set -euo pipefail
 top=$(cd "$(dirname "$0")/.." && pwd)
 build=${AFLAME_BUILD:-$top/build}
@@ -35,11 +36,16 @@ r --thread main --exclude 'MessageQueue\.next$' --width 900 \
 r --mapping samples/app-mapping.txt --thread pool-1-thread-1 --width 900 \
   --title "A release build's worker thread, deobfuscated (--mapping)" \
   -o samples/release.png samples/app-obfuscated.trace
+r --call-graph --scale 0.8 -o samples/callgraph.png samples/app.trace
 
 set_dir=$(mktemp -d)
 trap 'rm -rf "$set_dir"' EXIT
 r --per-thread -o "$set_dir" samples/app.trace
 if ! node samples/screenshot.mjs "$set_dir/index.html" samples/index.png 1100 720; then
 	echo "render.sh: samples/index.png left as it was" >&2
+fi
+r --report "$set_dir/profile.html" --report-format html samples/app.trace
+if ! node samples/screenshot.mjs "$set_dir/profile.html" samples/profile.png 1100 560 '#m5'; then
+	echo "render.sh: samples/profile.png left as it was" >&2
 fi
 ls -l samples/*.png samples/app.svg

@@ -168,6 +168,11 @@ static int af_is_key_half(const uint8_t *b, size_t len)
 	        (len >= 7 && memcmp(b + len - 7, "\n*end\r\n", 7) == 0));
 }
 
+static af_status af_parse_plain(af_trace *t, const uint8_t *b, size_t len,
+                                int depth, af_error *err);
+
+/* Parses `b`, inflating it first when it is gzip, and finishes the trace
+ * while the bytes are there for its walk. */
 static af_status af_parse_bytes(af_trace *t, const uint8_t *b, size_t len,
                                 int depth, af_error *err)
 {
@@ -185,6 +190,16 @@ static af_status af_parse_bytes(af_trace *t, const uint8_t *b, size_t len,
 		af_free(t->mem, raw);
 		return st;
 	}
+	AF_FORWARD(af_parse_plain(t, b, len, depth, err));
+	AF_FORWARD(af_trace_finish(t, err));
+	return t->walk ? t->walk(t, b, len, err) : AF_OK;
+}
+
+/* Parses bytes that are not gzip: a regular or streaming trace, or folded
+ * stacks, told apart by their first bytes. */
+static af_status af_parse_plain(af_trace *t, const uint8_t *b, size_t len,
+                                int depth, af_error *err)
+{
 	t->input_len = len;
 	if (len >= 4 && af_rd32(b) == AF_MAGIC) {
 		unsigned v = len >= 6 ? af_rd16(b + 4) : 0;
@@ -243,8 +258,12 @@ static af_status af_parse_bytes(af_trace *t, const uint8_t *b, size_t len,
 static af_status af_parse_into(af_trace *t, const uint8_t *b, size_t len,
                                af_error *err)
 {
-	AF_FORWARD(af_parse_bytes(t, b, len, 0, err));
-	return af_trace_finish(t, err);
+	return af_parse_bytes(t, b, len, 0, err);
+}
+
+af_status af_trace_parse_into(af_trace *t, const void *buf, size_t len, af_error *err)
+{
+	return af_parse_into(t, buf, len, err);
 }
 
 af_status af_trace_parse(const void *buf, size_t len,
@@ -495,7 +514,7 @@ static af_status af_parse_pair(af_trace *t, const char *key_path,
 	return st;
 }
 
-static af_status af_open_into(af_trace *t, const char *path, af_error *err)
+af_status af_trace_open_into(af_trace *t, const char *path, af_error *err)
 {
 	af_bytes b;
 	af_status st;
@@ -562,7 +581,7 @@ af_status af_trace_open(const char *path, const af_parse_options *opt,
 	*out = NULL;
 	if (!t)
 		return af_fail(err, AF_ERR_NOMEM, -1, "out of memory");
-	st = af_mem_explain(t->mem, af_open_into(t, path, err), err);
+	st = af_mem_explain(t->mem, af_trace_open_into(t, path, err), err);
 	if (st != AF_OK) {
 		af_trace_free(t);
 		return st;

@@ -14,6 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "methods.h"
 #include "trace.h"
 
 /* The table with what owns its names. */
@@ -28,7 +29,7 @@ typedef struct af_visit {
 	int leave; /* 1: the node's subtree is done */
 } af_visit;
 
-static int af_row_cmp(const void *a, const void *b)
+int af_method_row_cmp(const void *a, const void *b)
 {
 	const af_method_row *x = a, *y = b;
 
@@ -240,7 +241,7 @@ static af_status af_method_table_make(const af_trace *trace,
 		}
 		m->pub.nrows = kept;
 	}
-	qsort(m->pub.rows, m->pub.nrows, sizeof *m->pub.rows, af_row_cmp);
+	qsort(m->pub.rows, m->pub.nrows, sizeof *m->pub.rows, af_method_row_cmp);
 	*out = &m->pub;
 	m = NULL;
 	goto out;

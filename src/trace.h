@@ -93,6 +93,13 @@ struct af_trace {
 	char *arena;              /* newest string chunk; each links the previous */
 	char *arena_pos;
 	size_t arena_left;
+	uint64_t records_begin;   /* byte where the records (and a streaming
+	                             trace's items) begin */
+	/** Called with the parsed bytes (inflated, a pair joined) once the
+	 * parse is finished, while they are still there: the record dump
+	 * (dump.c) reads them again.  NULL for none. */
+	af_status (*walk)(af_trace *t, const uint8_t *buf, size_t len, af_error *err);
+	void *walk_ctx;
 };
 
 /** Copies `len` bytes into the trace's arena, NUL-terminated. */
@@ -234,6 +241,12 @@ af_status af_trace_key(af_trace *t, const uint8_t *text, size_t len,
 /** Parses the records of a regular trace (header included) at `data`. */
 af_status af_trace_regular_data(af_trace *t, const uint8_t *data, size_t len,
                                 long long base, af_error *err);
+
+/** af_trace_open() into a trace made with af_trace_new() (input.c). */
+af_status af_trace_open_into(af_trace *t, const char *path, af_error *err);
+
+/** af_trace_parse() into a trace made with af_trace_new() (input.c). */
+af_status af_trace_parse_into(af_trace *t, const void *buf, size_t len, af_error *err);
 
 /** Parses collapsed-stack text (flamegraph.pl's input). */
 af_status af_trace_folded(af_trace *t, const uint8_t *buf, size_t len,

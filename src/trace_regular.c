@@ -196,6 +196,7 @@ af_status af_trace_regular_data(af_trace *t, const uint8_t *data, size_t len,
 	t->info.version = version;
 	t->info.record_size = rs;
 	t->tid_mask = version == 1 ? 0xFF : 0xFFFF;
+	t->records_begin = (uint64_t)base + offset;
 	af_trace_set_clocks(t, rs >= 14);
 	pos = offset + (len - offset) / rs * rs;
 	AF_FORWARD(af_regular_split(t, data, offset, pos, rs, base, &fed, err));

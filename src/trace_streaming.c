@@ -51,6 +51,7 @@ af_status af_trace_streaming(af_trace *t, const uint8_t *buf, size_t len,
 		               "data offset %u is past the end of the input", offset);
 	t->info.version = version;
 	t->info.record_size = rs;
+	t->records_begin = offset;
 	if (af_ptree_reserve(&t->tree, (len - offset) / rs / 16 + 64))
 		return af_fail(err, AF_ERR_NOMEM, offset, "out of memory");
 

@@ -2,6 +2,7 @@
  * support.c - see support.h.
  */
 #include <criterion/criterion.h>
+#include <dirent.h>
 #include <libxml/parser.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -155,6 +156,32 @@ int t_have_traces(void)
 	return have;
 }
 
+void t_traces_listed(const char *const *files, size_t n, const char *refused)
+{
+	DIR *d = opendir(t_traces_dir());
+	struct dirent *ent;
+	size_t seen = 0, i, len;
+
+	cr_assert_not_null(d, "%s: cannot list it", t_traces_dir());
+	while ((ent = readdir(d)) != NULL) {
+		len = strlen(ent->d_name);
+		if (ent->d_name[0] == '.' || (len > 3 && strcmp(ent->d_name + len - 3, ".md") == 0))
+			continue;
+		if (refused && strcmp(ent->d_name, refused) == 0) {
+			seen++;
+			continue;
+		}
+		for (i = 0; i < n && strcmp(files[i], ent->d_name) != 0; i++)
+			;
+		cr_assert_lt(i, n, "%s/%s is a real trace this test does not run on",
+		             t_traces_dir(), ent->d_name);
+		seen++;
+	}
+	closedir(d);
+	cr_assert_eq(seen, n + (refused != NULL), "%zu of the %zu traces listed are in %s", seen,
+	             n + (refused != NULL), t_traces_dir());
+}
+
 char *t_trace_path(const char *name)
 {
 	const char *dir = t_traces_dir();
@@ -218,4 +245,76 @@ void t_font_close(void)
 {
 	af_font_free(t_font);
 	t_font = NULL;
+}
+
+/* "android/os/Debug.start (Ljava/lang/String;I)V\tDebug.java" ->
+ * "android.os.Debug.start(java.lang.String, int)", as --signatures names it */
+char *t_dmt_name(const char *s)
+{
+	static const char prim[] = "BbyteCcharDdoubleFfloatIintJlongSshortZbooleanVvoid";
+	size_t len = strcspn(s, "\t\n"), sp, i;
+	char *out = malloc(2 * len + 64), *o = out;
+	int first = 1;
+
+	while (len && s[len - 1] == ' ')
+		len--;
+	for (sp = len; sp > 0 && s[sp - 1] != ' '; sp--)
+		;
+	if (s[0] == '(' || sp == 0 || s[sp] != '(') {
+		memcpy(out, s, len);
+		out[len] = '\0';
+		return out;
+	}
+	for (i = 0; i < sp - 1; i++)
+		*o++ = s[i] == '/' ? '.' : s[i];
+	*o++ = '(';
+	for (i = sp + 1; i < len && s[i] != ')';) {
+		size_t dims = 0;
+		if (!first) {
+			*o++ = ',';
+			*o++ = ' ';
+		}
+		first = 0;
+		while (s[i] == '[')
+			dims++, i++;
+		if (s[i] == 'L') {
+			for (i++; i < len && s[i] != ';'; i++)
+				*o++ = s[i] == '/' ? '.' : s[i];
+			i++;
+		} else {
+			const char *p = strchr(prim, s[i]);
+			cr_assert(p && s[i] >= 'A' && s[i] <= 'Z', "descriptor %s", s);
+			for (p++; *p >= 'a' && *p <= 'z'; p++)
+				*o++ = *p;
+			i++;
+		}
+		while (dims--)
+			*o++ = '[', *o++ = ']';
+	}
+	*o++ = ')';
+	*o = '\0';
+	return out;
+}
+
+char *t_popen_text(const char *cmd)
+{
+	FILE *p = popen(cmd, "r");
+	char *buf = NULL;
+	size_t len = 0, cap = 0, k;
+
+	cr_assert_not_null(p);
+	for (;;) {
+		if (len + 4096 + 1 > cap) {
+			cap = (len + 4096 + 1) * 2;
+			buf = realloc(buf, cap);
+			cr_assert_not_null(buf);
+		}
+		k = fread(buf + len, 1, 4096, p);
+		if (k == 0)
+			break;
+		len += k;
+	}
+	buf[len] = '\0';
+	pclose(p);
+	return buf;
 }

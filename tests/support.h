@@ -54,6 +54,13 @@ int t_have_traces(void);
 /** Path of a real trace: t_traces_dir()/<name>.  Caller frees. */
 char *t_trace_path(const char *name);
 
+/** Fails unless every file of the real traces folder but its notes (*.md)
+ * is one of the `n` names of `files` or `refused` (a trace the test checks
+ * is refused; NULL: none): a suite that runs each of them on every real
+ * trace then misses none, and a trace added later fails it until it is
+ * listed. */
+void t_traces_listed(const char *const *files, size_t n, const char *refused);
+
 /** 1 when the file is well-formed XML (libxml2), with the error in *why. */
 int t_xml_ok(const char *data, size_t len, char **why);
 
@@ -65,5 +72,15 @@ void t_font_close(void);
 
 /** `len` bytes of `in` gzip-compressed, in a malloc'd buffer. */
 uint8_t *t_gzip(const uint8_t *in, size_t len, size_t *out_len);
+
+/** What shell command `cmd` prints on standard output (its standard
+ * error as it is), NUL-terminated.  Caller frees. */
+char *t_popen_text(const char *cmd);
+
+/** A method as dmtracedump prints it ("android/os/Debug.start
+ * (Ljava/lang/String;I)V", a tab and the source file after it or not) in
+ * aflame's form with --signatures ("android.os.Debug.start(java.lang.String,
+ * int)"); other text as it is.  Caller frees. */
+char *t_dmt_name(const char *s);
 
 #endif

@@ -263,7 +263,7 @@ Test(methods, cli_report_alone_with_a_graph_and_errors)
 	unlink(svg);
 	/* errors: a bad format, both on stdout, a thread that is not there
 	 * (no file left behind) */
-	t_cli_says(2, "--report-format takes tsv or text, not 'csv'",
+	t_cli_says(2, "--report-format takes tsv, text or html, not 'csv'",
 	           "--report - --report-format csv x.trace");
 	cr_assert_eq(t_cli("--report - -o - '" AF_TEST_SAMPLES "/app.trace'", NULL, NULL, &err),
 	             2);
@@ -295,78 +295,6 @@ typedef struct dmt_profile {
 	size_t norphans;
 } dmt_profile;
 
-static char *run_text(const char *cmd)
-{
-	FILE *p = popen(cmd, "r");
-	char *buf = NULL;
-	size_t len = 0, cap = 0, k;
-
-	cr_assert_not_null(p);
-	for (;;) {
-		if (len + 4096 + 1 > cap) {
-			cap = (len + 4096 + 1) * 2;
-			buf = realloc(buf, cap);
-			cr_assert_not_null(buf);
-		}
-		k = fread(buf + len, 1, 4096, p);
-		if (k == 0)
-			break;
-		len += k;
-	}
-	buf[len] = '\0';
-	pclose(p);
-	return buf;
-}
-
-/* "android/os/Debug.start (Ljava/lang/String;I)V\tDebug.java" ->
- * "android.os.Debug.start(java.lang.String, int)", as --signatures names it */
-static char *convert(const char *s)
-{
-	static const char prim[] = "BbyteCcharDdoubleFfloatIintJlongSshortZbooleanVvoid";
-	size_t len = strcspn(s, "\t\n"), sp, i;
-	char *out = malloc(2 * len + 64), *o = out;
-	int first = 1;
-
-	while (len && s[len - 1] == ' ')
-		len--;
-	for (sp = len; sp > 0 && s[sp - 1] != ' '; sp--)
-		;
-	if (s[0] == '(' || sp == 0 || s[sp] != '(') {
-		memcpy(out, s, len);
-		out[len] = '\0';
-		return out;
-	}
-	for (i = 0; i < sp - 1; i++)
-		*o++ = s[i] == '/' ? '.' : s[i];
-	*o++ = '(';
-	for (i = sp + 1; i < len && s[i] != ')';) {
-		size_t dims = 0;
-		if (!first) {
-			*o++ = ',';
-			*o++ = ' ';
-		}
-		first = 0;
-		while (s[i] == '[')
-			dims++, i++;
-		if (s[i] == 'L') {
-			for (i++; i < len && s[i] != ';'; i++)
-				*o++ = s[i] == '/' ? '.' : s[i];
-			i++;
-		} else {
-			const char *p = strchr(prim, s[i]);
-			cr_assert(p && s[i] >= 'A' && s[i] <= 'Z', "descriptor %s", s);
-			for (p++; *p >= 'a' && *p <= 'z'; p++)
-				*o++ = *p;
-			i++;
-		}
-		while (dims--)
-			*o++ = '[', *o++ = ']';
-	}
-	*o++ = ')';
-	*o = '\0';
-	return out;
-}
-
 static dmt_method *dmt_at(dmt_method **byidx, size_t *cap, int idx)
 {
 	if ((size_t)idx >= *cap) {
@@ -389,7 +317,7 @@ static dmt_profile dmt_read(const char *path)
 	int *depth = calloc(65536, sizeof *depth);
 
 	snprintf(cmd, sizeof cmd, "dmtracedump '%s' 2>/dev/null", path);
-	text = run_text(cmd);
+	text = t_popen_text(cmd);
 	for (line = strtok_r(text, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
 		unsigned long long a, b, c, d;
 		double x, y;
@@ -409,7 +337,7 @@ static dmt_profile dmt_read(const char *path)
 			m = dmt_at(&byidx, &cap, idx);
 			m->exclusive = a;
 			if (!m->name)
-				m->name = convert(line + n);
+				m->name = t_dmt_name(line + n);
 		} else if (section == 2 && line[0] == '[' &&
 		           sscanf(line, "[%d] %lf%% %llu+%llu %llu %n", &idx, &x, &a, &b, &c, &n) ==
 		                   5 && n) {
@@ -419,7 +347,7 @@ static dmt_profile dmt_read(const char *path)
 			m->inclusive = c;
 			m->has_inclusive = 1;
 			free(m->name);
-			m->name = convert(line + n);
+			m->name = t_dmt_name(line + n);
 		} else if (section == 3 &&
 		           sscanf(line, "%llu %llu %lf %lf %llu+%llu [%d] %n", &a, &b, &x, &y, &c, &d,
 		                  &idx, &n) == 7 && n) {
@@ -430,7 +358,7 @@ static dmt_profile dmt_read(const char *path)
 			if (!m->name) {
 				char full[8192];
 				snprintf(full, sizeof full, "%s.%s", cls, line + n);
-				m->name = convert(full);
+				m->name = t_dmt_name(full);
 			}
 		} else if (section == 3 &&
 		           sscanf(line, "%llu %lf %lf %llu+%llu %n", &a, &x, &y, &c, &d, &n) == 5 &&
@@ -461,7 +389,7 @@ static dmt_profile dmt_read(const char *path)
 	free(byidx);
 	/* orphan exits, from the record dump */
 	snprintf(cmd, sizeof cmd, "dmtracedump -o '%s' 2>/dev/null", path);
-	text = run_text(cmd);
+	text = t_popen_text(cmd);
 	save = NULL;
 	for (line = strtok_r(text, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
 		int tid, n = 0;
@@ -483,7 +411,7 @@ static dmt_profile dmt_read(const char *path)
 		while (*name == '.')
 			name++;
 		p.orphans = realloc(p.orphans, (p.norphans + 1) * sizeof *p.orphans);
-		p.orphans[p.norphans++] = convert(name);
+		p.orphans[p.norphans++] = t_dmt_name(name);
 	}
 	free(text);
 	free(depth);

@@ -424,12 +424,29 @@ Test(outputs, report_waits_for_the_graph)
  * as root, the command runs as nobody. */
 Test(outputs, unsaved_palette_keeps_the_old_graph)
 {
-	char *dir = fresh_dir("palette"), *ro = join(dir, "ro"), *rw = join(dir, "rw");
-	char *svg = join(rw, "out.svg"), *map = join(ro, "palette.map"), *err = NULL;
+	/* nobody must reach the command, the sample and both folders: a folder
+	 * of its own under /tmp, not the build tree, which may sit in a folder
+	 * only root can enter (a fresh clone under mktemp -d) */
+	char base[] = "/tmp/aflame-nobody-XXXXXX", *dir, *ro, *rw, *svg, *map, *cli, *trace;
+	char *err = NULL;
 	const char *as = "";
 	uint8_t *data;
 	size_t len;
 
+	cr_assert_not_null(mkdtemp(base));
+	cr_assert_eq(chmod(base, 0755), 0);
+	dir = strdup(base);
+	ro = join(dir, "ro");
+	rw = join(dir, "rw");
+	svg = join(rw, "out.svg");
+	map = join(ro, "palette.map");
+	cli = join(dir, "aflame-render");
+	trace = join(dir, "app.trace");
+	cr_assert_eq(sh(&err, "cp '%s' '%s' && cp '%s' '%s' && chmod 0755 '%s' && chmod 0644 '%s'",
+	                AF_TEST_CLI, cli, SAMPLE, trace, cli, trace),
+	             0);
+	free(err);
+	err = NULL;
 	cr_assert_eq(mkdir(ro, 0755), 0);
 	cr_assert_eq(mkdir(rw, 0777), 0);
 	cr_assert_eq(chmod(rw, 0777), 0);
@@ -445,8 +462,7 @@ Test(outputs, unsaved_palette_keeps_the_old_graph)
 		as = "XDG_CACHE_HOME=/tmp HOME=/tmp setpriv --reuid=65534 --regid=65534 "
 		     "--clear-groups ";
 	}
-	cr_assert_eq(sh(&err, "cd '%s' && %s'%s' --cp -o '%s' '%s'", ro, as, AF_TEST_CLI,
-	                svg, SAMPLE),
+	cr_assert_eq(sh(&err, "cd '%s' && %s'%s' --cp -o '%s' '%s'", ro, as, cli, svg, trace),
 	             1);
 	cr_assert(strstr(err, "palette.map: cannot create: Permission denied"), "%s",
 	          err);
@@ -461,6 +477,8 @@ Test(outputs, unsaved_palette_keeps_the_old_graph)
 	free(svg);
 	free(rw);
 	free(ro);
+	free(cli);
+	free(trace);
 	remove_dir(dir);
 }
 

@@ -280,12 +280,14 @@ static const char *const stages[] = {
 	"containers",  /* interned names, u32 maps, the prefix tree, Java names */
 	"inputs",      /* traces, folded text, mapping files, palette.map */
 	"view",        /* naming and shaping rules */
-	"call tree",   /* the named call tree of a trace, the method table */
+	"call tree",   /* the named call tree of a trace, the method table, the
+	                  call graph */
 	"diff",        /* two trees compared */
 	"layout",      /* rectangles */
 	"font",        /* the pinned fonts: metrics, cuts, text drawn */
 	"style",       /* colours, tooltips, escaping */
-	"outputs",     /* SVG, PNG and PDF, the index page, folded text */
+	"outputs",     /* SVG, PNG and PDF, the index page, folded text, the
+	                  call graph (DOT, Graphviz) and the HTML profile */
 	"command",     /* aflame-render: the public API only */
 };
 
@@ -324,11 +326,15 @@ static const t_file files[] = {
 	{"src/namemap.c", INPUTS},
 	{"src/nameattr.c", INPUTS},
 	{"src/writer.c", INPUTS},
+	{"src/dump.c", INPUTS}, /* the records again, after the parse */
 	{"src/view.h", VIEW},
 	{"src/view.c", VIEW},
 	{"src/tree.h", CALLTREE},
 	{"src/tree.c", CALLTREE},
+	{"src/methods.h", CALLTREE},
 	{"src/methods.c", CALLTREE},
+	{"src/callgraph.h", CALLTREE},
+	{"src/callgraph.c", CALLTREE},
 	{"src/diff.c", DIFF},
 	{"src/layout.h", LAYOUT},
 	{"src/layout.c", LAYOUT},
@@ -342,6 +348,8 @@ static const t_file files[] = {
 	{"render/cairo.c", OUTPUTS},
 	{"render/html.c", OUTPUTS},
 	{"render/folded.c", OUTPUTS},
+	{"render/dot.c", OUTPUTS},
+	{"render/profile_html.c", OUTPUTS},
 	{"flame_js.h", OUTPUTS}, /* made from render/flame.js at build time */
 	{"src/cli/cli.h", COMMAND},
 	{"src/cli/options.h", COMMAND},
@@ -351,6 +359,7 @@ static const t_file files[] = {
 	{"src/cli/output.c", COMMAND},
 	{"src/cli/report.c", COMMAND},
 	{"src/cli/set.c", COMMAND},
+	{"src/cli/profile.c", COMMAND},
 };
 
 /* 0 while the checker is tested on made-up files: their problems are

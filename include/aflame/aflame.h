@@ -245,6 +245,33 @@ size_t af_trace_thread_count(const af_trace *trace);
  * of first record.  Strings stay owned by the trace. */
 void af_trace_thread(const af_trace *trace, size_t i, af_thread_info *info);
 
+/** Writes every record of the trace at `path` (read as af_trace_open()
+ * reads it: gzip, a key + data pair, "-" for standard input) in the order
+ * of the file, as tab-separated text (dmtracedump -o, with more): a
+ * header line, then a line per record with
+ *   offset      its byte offset in the input (inflated; in a key + data
+ *               pair, in the key and data joined, as messages count);
+ *   tid         the thread id as written (8 or 16 bits);
+ *   thread      the thread's name, escaped as af_text_escape() escapes;
+ *   action      enter, exit, unwind, or bad (action 3, never written);
+ *   method_id   the method id as written, low two bits clear ("0x1a4");
+ *   method      its name as the graph names it, with its parameter
+ *               types, or "(unknown method 0x1a4)";
+ *   cpu, cpu_unwrapped, wall, wall_unwrapped
+ *               each clock as written (32 bits), and unwrapped: the
+ *               thread's first value plus every step forward since, a
+ *               step back counting zero (as the profile counts it); "-"
+ *               for a clock the trace does not hold.
+ * The trace is parsed whole first, for its names; a trace that cannot be
+ * parsed writes nothing.  Folded stacks have no records: AF_ERR_FORMAT. */
+AF_NODISCARD af_status af_trace_dump(const char *path, const af_parse_options *opt,
+                                     FILE *out, af_error *err);
+
+/** As af_trace_dump(), of the `len` bytes at `buf`. */
+AF_NODISCARD af_status af_trace_dump_buffer(const void *buf, size_t len,
+                                            const af_parse_options *opt, FILE *out,
+                                            af_error *err);
+
 /* ------------------------------------------------------------------ */
 /* Deobfuscation                                                       */
 
@@ -589,7 +616,8 @@ typedef enum af_format {
 	AF_FORMAT_SVG,
 	AF_FORMAT_PNG,
 	AF_FORMAT_PDF,
-	AF_FORMAT_FOLDED
+	AF_FORMAT_FOLDED,
+	AF_FORMAT_DOT    /* Graphviz text: the call graph only */
 } af_format;
 
 /** Frame colouring: flamegraph.pl's palettes. */
@@ -714,6 +742,121 @@ AF_NODISCARD af_status af_svg_write(const af_layout *layout,
 AF_NODISCARD af_status af_cairo_write(const af_layout *layout, af_format format,
                                       const af_render_options *opt, FILE *out,
                                       af_error *err);
+
+/* ------------------------------------------------------------------ */
+/* Call graph (dmtracedump -g, Traceview's profile panel)              */
+
+/** The caller of the frames that begin a stack (a thread's first frames,
+ * the focused frame): the graph's root, "all" (dmtracedump's toplevel). */
+#define AF_CALL_ROOT UINT32_MAX
+
+/** The calls of one method by another, summed over every call path. */
+typedef struct af_call_edge {
+	uint32_t caller;          /* a method (index into methods.rows), or
+	                             AF_CALL_ROOT */
+	uint32_t callee;          /* a method */
+	uint64_t calls;           /* calls made while the callee was not
+	                             already on the stack */
+	uint64_t recursive_calls; /* calls made while it was */
+	uint64_t inclusive;       /* the time of the non-recursive calls, their
+	                             callees' included: the edges into a method
+	                             add up to its inclusive time, and their
+	                             calls to its calls */
+	uint64_t outer_calls;     /* of all these calls, those made while the
+	                             caller was not itself recursive (no frame
+	                             of its name under it): the calls
+	                             dmtracedump's graph follows */
+} af_call_edge;
+
+/** The methods of a call tree and who calls whom.  Arrays are owned by the
+ * graph; names are the tree's, which must outlive it. */
+typedef struct af_call_graph {
+	af_method_table methods; /* one row per method with calls or time,
+	                            valued and ordered as af_method_table_build()
+	                            values and orders them; free with
+	                            af_call_graph_free() only */
+	af_call_edge *edges;     /* grouped by caller in row order, the root's
+	                            last; in a group, by inclusive time, then
+	                            calls (descending), then callee row */
+	size_t nedges;
+	size_t *calls_from;      /* nrows + 2 offsets: edges[calls_from[i]] up
+	                            to edges[calls_from[i + 1]] are method i's
+	                            calls, i = nrows the root's */
+	uint32_t *callers;       /* edge indices grouped by callee in row
+	                            order; in a group, by inclusive time, then
+	                            calls (descending), then caller row (the
+	                            root last) */
+	size_t *callers_of;      /* nrows + 1 offsets: callers[callers_of[i]] up
+	                            to callers[callers_of[i + 1]] are the edges
+	                            into method i */
+} af_call_graph;
+
+/** The call graph of `tree` on `clock`: the tree's frames by name (the
+ * view's rules, mapping and thread choice as the tree was built with
+ * them), one method per name.  A trace's threads are not methods: their
+ * first frames are called by the root; every frame of folded input is a
+ * method.  Build the tree without `reverse` and `prune`, which change
+ * who calls whom.  Fails with AF_ERR_CLOCK for the wait clock of a tree
+ * without it, AF_ERR_ARG for a diff.  Free with af_call_graph_free(). */
+AF_NODISCARD af_status af_call_graph_build(const af_tree *tree, af_clock clock,
+                                           af_call_graph **out, af_error *err);
+
+void af_call_graph_free(af_call_graph *graph);
+
+/** What dmtracedump's graph (-g) draws with threshold `percent` (-t, 20 by
+ * default there): starting at the root, a callee is drawn, with the edge
+ * to it, when its inclusive time is at least `percent` % of its caller's
+ * (the root's being the total) and the caller called it while not itself
+ * recursive (outer_calls), and its own callees are then looked at.  A
+ * caller without time draws no callee.
+ * Fills keep_method[i] (nrows entries) and keep_edge[e] (nedges entries)
+ * with 1 or 0; the root is always drawn.  Returns the methods kept, or
+ * (size_t)-1 when out of memory. */
+size_t af_call_graph_select(const af_call_graph *graph, double percent,
+                            unsigned char *keep_method, unsigned char *keep_edge);
+
+/** How a call graph is drawn. */
+typedef struct af_call_graph_options {
+	double threshold;     /* af_call_graph_select()'s percent (0..100) */
+	const char *title;    /* the graph's label; NULL = none */
+	double scale;         /* PNG pixel density (1) */
+	int dark;             /* a dark background */
+} af_call_graph_options;
+
+/** Writes the methods and edges `opt->threshold` selects as Graphviz DOT:
+ * a box per method labelled with its name, inclusive and exclusive time
+ * (and share of the total) and calls, filled from white to red by its
+ * exclusive share; an edge per call labelled with calls and inclusive
+ * time, wider the more time it carries. */
+AF_NODISCARD af_status af_call_graph_write_dot(const af_call_graph *graph,
+                                               const af_call_graph_options *opt,
+                                               FILE *out, af_error *err);
+
+/** Lays the same DOT out with Graphviz's library (the dot layout) and
+ * draws it as `format` (SVG, PNG or PDF; Graphviz's own SVG writer, cairo
+ * for PNG and PDF).  Graphviz keeps global state: call this from one
+ * thread at a time.  Its blocks are not counted against the trace's
+ * budget.  AF_ERR_RENDER with Graphviz's message when it fails. */
+AF_NODISCARD af_status af_call_graph_render(const af_call_graph *graph,
+                                            const af_call_graph_options *opt,
+                                            af_format format, FILE *out,
+                                            af_error *err);
+
+/** How the HTML profile is written. */
+typedef struct af_profile_options {
+	const char *title;    /* the page's heading; NULL = "Profile" */
+	const char *subtitle; /* a line under it; NULL = none */
+} af_profile_options;
+
+/** Writes the methods as one self-contained HTML page (inline style and
+ * script, nothing fetched), as Traceview's profile panel shows them: a
+ * table with sortable columns and a filter box, and for each method its
+ * callers and callees with calls and times, linked to their own rows
+ * (#m<row>).  Without a script the table is complete, and a link still
+ * opens the method it names. */
+AF_NODISCARD af_status af_profile_html_write(const af_call_graph *graph,
+                                             const af_profile_options *opt,
+                                             FILE *out, af_error *err);
 
 /* ------------------------------------------------------------------ */
 /* Index page of a per-thread set                                      */

@@ -37,6 +37,11 @@ typedef struct cli {
 	const char *before;     /* --diff BEFORE: input is AFTER */
 	int normalize;          /* --normalize: BEFORE scaled to AFTER's total */
 	const char *mapping;    /* --mapping: a ProGuard/R8 mapping file */
+	int report_html;        /* --report-format html */
+	int call_graph;         /* --call-graph, or -o FILE.dot: the call graph */
+	double call_graph_threshold; /* % of a caller's time (dmtracedump -t) */
+	int call_graph_threshold_set;
+	int dump;               /* --dump: the records as text */
 } cli;
 
 /* report.c: messages on standard error */
@@ -129,8 +134,14 @@ int out_commit(void);
 /** Removes every temporary file and folder of the run. */
 void out_discard(void);
 
-/** Writes the method table of `trace` to c->report; 0 or an exit status. */
+/* profile.c: dmtracedump's outputs */
+/** Writes the method table of `trace` (as TSV, text or an HTML page with
+ * callers and callees) to c->report; 0 or an exit status. */
 int run_report(const cli *c, const af_trace *trace, af_clock clock);
+/** Draws the call graph of `trace` into c->output; 0 or an exit status. */
+int run_call_graph(const cli *c, const af_trace *trace, af_clock clock);
+/** --dump: every record of c->input into c->output; 0 or an exit status. */
+int run_dump(const cli *c);
 
 /* set.c */
 /** Renders the per-thread set of `trace` into the folder c->output. */

@@ -11,28 +11,6 @@
 
 #include "options.h"
 
-int run_report(const cli *c, const af_trace *trace, af_clock clock)
-{
-	af_tree_options topt = c->tree;
-	af_method_table *table = NULL;
-	af_error e = {0};
-	out_file out;
-	int status = 1;
-
-	topt.prune = 0;
-	if (af_method_table_build(trace, &topt, clock, &table, &e) != AF_OK) {
-		report_error(input_name(c->input), &e);
-		return 1;
-	}
-	if (out_begin(&out, c->report) == 0) {
-		af_status st = af_method_table_write(table, c->report_format, out.f, &e);
-		if (out_end(&out, st, &e, input_name(c->input)) == 0)
-			status = 0;
-	}
-	af_method_table_free(table);
-	return status;
-}
-
 /* Draws `tree` into c->output in c->format; 0 or an exit status.
  * `android`: the android palette unless --colors chose one. */
 static int draw(const cli *c, const af_tree *tree, af_clock clock, int android,
@@ -270,6 +248,10 @@ static int run(const cli *c)
 		status = 0;
 		goto report;
 	}
+	if (c->call_graph) {
+		status = run_call_graph(c, trace, (af_clock)clock);
+		goto report;
+	}
 	if (c->format != AF_FORMAT_FOLDED && !c->layout.flamechart && !c->layout.keep_narrow) {
 		/* subtrees far under --minwidth need not be built to be drawn */
 		double w = c->layout.width > 0 ? c->layout.width : 1200;
@@ -320,7 +302,7 @@ int main(int argc, char **argv)
 		c.tree.mapping = mapping;
 	}
 	if (r < 0)
-		r = c.before ? run_diff(&c) : run(&c);
+		r = c.dump ? run_dump(&c) : c.before ? run_diff(&c) : run(&c);
 	/* every output in place at once, or none */
 	if (r == 0 && out_commit() != 0)
 		r = 1;

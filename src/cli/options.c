@@ -22,13 +22,15 @@ enum {
 	O_FONTSIZE, O_FONTTYPE, O_COLORS, O_BGCOLORS, O_COUNTNAME, O_NAMETYPE, O_NOTES,
 	O_FACTOR, O_TOTAL, O_ENCODING, O_FONTWIDTH, O_SORT, O_THEME, O_NAMEATTR, O_JOBS,
 	O_MIN_SHARE, O_THUMBNAIL, O_MAX_DEPTH, O_MAX_NODES, O_MAX_MEMORY, O_REPORT,
-	O_REPORT_FORMAT, O_DIFF, O_MAPPING, O_FOCUS, O_EXCLUDE
+	O_REPORT_FORMAT, O_DIFF, O_MAPPING, O_FOCUS, O_EXCLUDE, O_CALL_GRAPH,
+	O_CALL_GRAPH_THRESHOLD, O_DUMP
 };
 
 const char *const cli_section_titles[CLI_NSECTIONS] = {
 	[CLI_OUTPUT] = "Output",
 	[CLI_DRAW] = "What to draw",
 	[CLI_VIEWS] = "Views",
+	[CLI_PROFILE] = "dmtracedump's outputs",
 	[CLI_LOOK] = "Look (flamegraph.pl's options)",
 	[CLI_SETS] = "Sets of graphs",
 	[CLI_LIMITS] = "Limits",
@@ -42,10 +44,10 @@ const char *const cli_section_titles[CLI_NSECTIONS] = {
 const cli_option cli_options[] = {
 	OPT("output", 'o', "FILE", OUTPUT, O_OUTPUT,
 	    "write FILE (- or none: standard output); its extension picks the "
-	    "format: .svg .png .pdf .folded"),
+	    "format: .svg .png .pdf .folded, and .dot for the call graph"),
 	OPT("format", 0, "FMT", OUTPUT, O_FORMAT,
-	    "svg, png, pdf or folded (for a name without one of those extensions; "
-	    "it must agree with the name's)"),
+	    "svg, png, pdf, folded or dot (the call graph), for a name without "
+	    "one of those extensions; it must agree with the name's"),
 	OPT("scale", 0, "N", OUTPUT, O_SCALE,
 	    "PNG pixel density, e.g. 2 for HiDPI (default 1)"),
 	OPT("no-javascript", 0, NULL, OUTPUT, O_NOJS,
@@ -91,11 +93,25 @@ const cli_option cli_options[] = {
 	OPT("report", 0, "FILE", VIEWS, O_REPORT,
 	    "per-method table to FILE (- stdout; a graph too with -o)"),
 	OPT("report-format", 0, "F", VIEWS, O_REPORT_FORMAT,
-	    "tsv (default) or text, aligned for people"),
+	    "tsv (default), text (aligned for people) or html (a page with each "
+	    "method's callers and callees)"),
 	OPT("diff", 0, "BEFORE", VIEWS, O_DIFF,
 	    "colour INPUT red/blue where it grew/shrank from BEFORE"),
 	OPT("normalize", 0, NULL, VIEWS, O_NORMALIZE,
 	    "with --diff: scale BEFORE to INPUT's total first"),
+
+	OPT("call-graph", 0, NULL, PROFILE, O_CALL_GRAPH,
+	    "draw the call graph instead of a flame graph: a box per method, an "
+	    "arrow per caller and callee; -o .svg, .png or .pdf (drawn by "
+	    "Graphviz's library) or .dot (text; -o FILE.dot alone is enough); "
+	    "SVG on standard output"),
+	OPT("call-graph-threshold", 0, "P", PROFILE, O_CALL_GRAPH_THRESHOLD,
+	    "only callees whose inclusive time is at least P% of their caller's "
+	    "(default 20, as dmtracedump -t)"),
+	OPT("dump", 0, NULL, PROFILE, O_DUMP,
+	    "every record of the trace in order, as text (to -o FILE or standard "
+	    "output): offset, thread, action, method, both clocks as written and "
+	    "unwrapped"),
 
 	OPT("title", 0, "TEXT", LOOK, O_TITLE,
 	    "the heading (default \"Flame Graph\"; \"Icicle Graph\" with --inverted)"),
@@ -222,6 +238,8 @@ static int parse_format(const char *s, af_format *f)
 		*f = AF_FORMAT_PDF;
 	else if (strcmp(s, "folded") == 0)
 		*f = AF_FORMAT_FOLDED;
+	else if (strcmp(s, "dot") == 0)
+		*f = AF_FORMAT_DOT;
 	else
 		return -1;
 	return 0;
@@ -281,11 +299,11 @@ static int apply_format(cli *c, const char *val)
 		size_t n = strcspn(p, ",");
 		af_format f;
 		if (n >= sizeof one)
-			return bad_usage("unknown format in '%s' (svg, png, pdf, folded)", val);
+			return bad_usage("unknown format in '%s' (svg, png, pdf, folded, dot)", val);
 		memcpy(one, p, n);
 		one[n] = '\0';
 		if (parse_format(one, &f))
-			return bad_usage("unknown format '%s' (svg, png, pdf, folded)", one);
+			return bad_usage("unknown format '%s' (svg, png, pdf, folded, dot)", one);
 		c->formats |= 1 << f;
 		c->format = f;
 		p += n + (p[n] == ',');
@@ -365,6 +383,8 @@ static int apply_flag(cli *c, int id)
 	case O_PER_THREAD: c->per_thread = 1; break;
 	case O_COLLAPSE: c->tree.collapse_recursion = 1; break;
 	case O_STRIP: c->tree.strip_package = 1; break;
+	case O_CALL_GRAPH: c->call_graph = 1; break;
+	case O_DUMP: c->dump = 1; break;
 	}
 	return -1;
 }
@@ -385,8 +405,16 @@ static int apply(cli *c, int id, const char *val)
 			c->report_format = AF_TABLE_TSV;
 		else if (strcmp(val, "text") == 0)
 			c->report_format = AF_TABLE_TEXT;
-		else
-			return bad_usage("--report-format takes tsv or text, not '%s'", val);
+		else if (strcmp(val, "html") != 0)
+			return bad_usage("--report-format takes tsv, text or html, not '%s'", val);
+		c->report_html = strcmp(val, "html") == 0;
+		break;
+	case O_CALL_GRAPH_THRESHOLD:
+		if (parse_number(val, 0, 100, &c->call_graph_threshold) ||
+		    c->call_graph_threshold >= 100)
+			return bad_usage("--call-graph-threshold takes a percentage under 100, "
+			                 "not '%s'", val);
+		c->call_graph_threshold_set = 1;
 		break;
 	case O_DIFF: c->before = val; break;
 	case O_JOBS:
@@ -520,13 +548,72 @@ static int apply(cli *c, int id, const char *val)
 	return -1;
 }
 
+static int ends_with(const char *s, const char *tail)
+{
+	size_t n = strlen(s), k = strlen(tail);
+	return n >= k && strcmp(s + n - k, tail) == 0;
+}
+
+/* dmtracedump's outputs: what --dump, --call-graph and -o FILE.dot ask,
+ * and the call graph's format; -1 to go on, or an exit status. */
+static int check_profile(cli *c)
+{
+	if (c->dump) {
+		if (c->call_graph || c->report || c->per_thread || c->before)
+			return bad_usage("%s", "--dump prints the records alone: it does not go "
+			                       "with --call-graph, --report, --per-thread or --diff");
+		c->format_set = 1; /* text, whatever the file is called */
+		return -1;
+	}
+	if (c->format_set && (c->formats & (1 << AF_FORMAT_DOT))) {
+		if (c->per_thread)
+			return bad_usage("%s", "DOT is the call graph's format: --format dot does "
+			                       "not go with --per-thread");
+		c->call_graph = 1;
+	}
+	if (!c->format_set && !c->per_thread && c->output && ends_with(c->output, ".dot"))
+		c->call_graph = 1;
+	if (!c->call_graph) {
+		if (c->call_graph_threshold_set)
+			return bad_usage("%s", "--call-graph-threshold goes with --call-graph "
+			                       "(or -o FILE.dot)");
+		return -1;
+	}
+	if (c->per_thread || c->before || c->thumb_width)
+		return bad_usage("%s", "--call-graph draws one graph: it does not go with "
+		                       "--per-thread, --diff or --thumbnail");
+	if (c->format_set) {
+		if (c->format == AF_FORMAT_FOLDED)
+			return bad_usage("%s", "the call graph is written as dot, svg, png or pdf, "
+			                       "not folded");
+		return -1;
+	}
+	if (!c->output || strcmp(c->output, "-") == 0 || ends_with(c->output, ".svg"))
+		c->format = AF_FORMAT_SVG;
+	else if (ends_with(c->output, ".png"))
+		c->format = AF_FORMAT_PNG;
+	else if (ends_with(c->output, ".pdf"))
+		c->format = AF_FORMAT_PDF;
+	else if (ends_with(c->output, ".dot"))
+		c->format = AF_FORMAT_DOT;
+	else
+		return bad_usage("cannot tell the call graph's format from '%s': use "
+		                 ".dot, .svg, .png, .pdf or --format", c->output);
+	c->format_set = 1;
+	return -1;
+}
+
 /* How the options go together, once all are read, and what follows from
  * them (the format, the graph); -1 to go on, or an exit status. */
 static int check(cli *c)
 {
+	int r;
+
 	if (!c->input)
 		return bad_usage("%s", c->before ? "--diff needs two inputs: BEFORE AFTER"
 		                                 : "no input given");
+	if ((r = check_profile(c)) >= 0)
+		return r;
 	/* --report alone writes the table and no graph */
 	c->graph = !c->report || c->output || c->per_thread;
 	if (c->before) {
@@ -570,14 +657,14 @@ static int check(cli *c)
 			dot = strrchr(o, '.');
 			if (!dot || strchr(dot, '/') || parse_format(dot + 1, &c->format))
 				return bad_usage("cannot tell the format from '%s': use "
-				                 ".svg, .png, .pdf, .folded or --format", o);
+				                 ".svg, .png, .pdf, .folded, .dot or --format", o);
 		}
 	}
-	if (c->format_set && !c->per_thread && c->output) {
+	if (c->format_set && !c->per_thread && !c->dump && c->output) {
 		/* --format and a name that says otherwise: t.svg holding PNG
-		 * bytes is a mistake; a name without one of the four extensions
+		 * bytes is a mistake; a name without one of the extensions
 		 * (graph, /dev/stdout) takes any format */
-		static const char *const names[] = {"svg", "png", "pdf", "folded"};
+		static const char *const names[] = {"svg", "png", "pdf", "folded", "dot"};
 		const char *dot = strrchr(c->output, '.');
 		af_format named;
 		if (dot && !strchr(dot, '/') && parse_format(dot + 1, &named) == 0 &&
@@ -600,6 +687,7 @@ int cli_parse(int argc, char **argv, cli *c)
 
 	memset(c, 0, sizeof *c);
 	c->clock = -1;
+	c->call_graph_threshold = 20; /* dmtracedump's -t default */
 	for (i = 1; i < argc; i++) {
 		const char *a = argv[i], *val = NULL, *eq;
 		const cli_option *o;

@@ -17,6 +17,7 @@ typedef enum cli_section {
 	CLI_OUTPUT,
 	CLI_DRAW,
 	CLI_VIEWS,
+	CLI_PROFILE, /* dmtracedump's outputs */
 	CLI_LOOK,
 	CLI_SETS,
 	CLI_LIMITS,

@@ -1,7 +1,8 @@
 /*
  * fuzz_pipeline.c - one input through the whole pipeline: parse (any
  * variant, detected from the bytes), call tree, layout, SVG and PNG in
- * memory; then the same bytes as a ProGuard/R8 mapping, and a view of the
+ * memory, the call graph as DOT and the HTML profile, the record dump;
+ * then the same bytes as a ProGuard/R8 mapping, and a view of the
  * trace with every rule (and that mapping, when it parses), its paths
  * reversed for some inputs.  Built as a libFuzzer target with -DAFLAME_FUZZ (one binary per
  * input surface, told apart by AF_FUZZ_PAIR), and linked into the replay
@@ -22,6 +23,27 @@
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
 static af_font *font;
+
+/* dmtracedump's outputs of a tree: the call graph as DOT with every
+ * method, and the HTML profile.  Graphviz's own layout is not run: it is
+ * Graphviz's code, and slow. */
+static void calls(const af_tree *tree, af_clock clock, FILE *sink)
+{
+	af_call_graph_options go = {.threshold = 0};
+	af_call_graph *g = NULL;
+	af_error e;
+	af_status st;
+
+	if (af_call_graph_build(tree, clock, &g, &e) != AF_OK)
+		return;
+	st = af_call_graph_write_dot(g, &go, sink, &e);
+	if (st != AF_OK && st != AF_ERR_NOMEM)
+		abort();
+	st = af_profile_html_write(g, NULL, sink, &e);
+	if (st != AF_OK && st != AF_ERR_NOMEM)
+		abort();
+	af_call_graph_free(g);
+}
 
 static void draw(const af_trace *t, af_clock clock)
 {
@@ -50,6 +72,8 @@ static void draw(const af_trace *t, af_clock clock)
 		if (af_folded_write(tree, clock, sink, &e) != AF_OK)
 			abort();
 	}
+	if (tree)
+		calls(tree, clock, sink);
 	af_layout_free(l);
 	af_tree_free(tree);
 	fclose(sink);
@@ -145,6 +169,18 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		af_mapping_free(m);
 		return 0;
 	}
+#ifndef AF_FUZZ_PAIR
+	/* the record dump (--dump) reads the same bytes again; folded stacks
+	 * have no records */
+	if (af_trace_get_info(t)->variant != AF_VARIANT_FOLDED) {
+		FILE *sink = fopen("/dev/null", "w");
+		if (sink) {
+			if (af_trace_dump_buffer(data, size, &po, sink, &e) != AF_OK)
+				abort(); /* the bytes parsed once already */
+			fclose(sink);
+		}
+	}
+#endif
 	/* one clock the trace has, drawn, and the next one viewed: which, the
 	 * input decides (its last byte), so every clock meets every path while
 	 * each run does a third of the work of doing them all; its last but one
