@@ -4,6 +4,7 @@
 // page's URL: the profile then opens that method (seen from the page's top).
 //
 //   node samples/screenshot.mjs PAGE.html OUT.png WIDTH HEIGHT [FRAGMENT]
+// (PAGE may also be an http:// URL: the pages of `aflame-render serve`)
 import { pathToFileURL } from "node:url";
 import { resolve } from "node:path";
 import { why, launch } from "../tests/browser/launch.mjs";
@@ -20,7 +21,7 @@ if (why) {
 const browser = await launch();
 try {
   const tab = await browser.newPage({ viewport: { width: +width, height: +height } });
-  await tab.goto(pathToFileURL(resolve(page)).href + fragment);
+  await tab.goto((/^https?:/.test(page) ? page : pathToFileURL(resolve(page)).href) + fragment);
   await tab.waitForLoadState("load");
   // the method the fragment opened stays open; the picture starts at the
   // page's top, with its heading and filter box

@@ -281,6 +281,9 @@ done:
 	return status;
 }
 
+/* `aflame-render serve`: the upload site (src/serve/serve.c). */
+int serve_main(int argc, char **argv);
+
 int main(int argc, char **argv)
 {
 	cli c;
@@ -290,6 +293,8 @@ int main(int argc, char **argv)
 	/* Large tables grow by doubling: with a fixed mmap threshold glibc
 	 * moves them with mremap instead of copying, and gives them back. */
 	mallopt(M_MMAP_THRESHOLD, 1 << 20);
+	if (argc > 1 && strcmp(argv[1], "serve") == 0)
+		return serve_main(argc - 1, argv + 1);
 	out_watch_signals();
 	r = cli_parse(argc, argv, &c);
 

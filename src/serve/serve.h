@@ -1,0 +1,155 @@
+/*
+ * serve.h - `aflame-render serve`: the upload site, on GNU libmicrohttpd.
+ * What the parts of src/serve/ share.  Like the command, the server uses
+ * only the library's public header; the graphs themselves are drawn by the
+ * command (this very program, run as a child process), so that a page's
+ * files are byte for byte what `aflame-render --per-thread` writes and a
+ * render that fails or runs out of memory never takes the server down.
+ */
+#ifndef AF_SERVE_H
+#define AF_SERVE_H
+
+#include <pthread.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "aflame/aflame.h"
+
+#ifndef PROG
+#define PROG "aflame-render"
+#endif
+#define SERVE_HASH_LEN 64 /* SHA-256 in lower-case hex */
+
+/** `aflame-render serve ARGS`: argv[0] is "serve".  An exit status. */
+int serve_main(int argc, char **argv);
+
+/** The server's settings, from its command line. */
+typedef struct serve_config {
+	const char *listen;      /* ADDR:PORT */
+	const char *data;        /* the data folder */
+	uint64_t max_upload;     /* bytes */
+	uint64_t max_memory;     /* per render, 0: the command's default */
+	int jobs;                /* render workers */
+	int queue;               /* renders waiting, past which 503 */
+	int threads;             /* libmicrohttpd's thread pool */
+	int max_connections;
+	int timeout;             /* seconds a connection may stay idle */
+	int list;                /* --list: /list shows the catalogue */
+	char *token;             /* --upload-token's contents, or NULL */
+	char self[4096];         /* this program, run for each render */
+} serve_config;
+
+/* ------------------------------------------------------------------ */
+/* store.c: the data folder and its catalogue                          */
+
+typedef struct store store;
+
+/** One upload in the catalogue. */
+typedef struct upload_row {
+	char hash[SERVE_HASH_LEN + 1];
+	char *name;     /* the file name it came with, made safe */
+	uint64_t size;
+	int64_t time;   /* seconds since 1970 */
+	char *variant;
+	char *clocks;   /* "wall,cpu" */
+	uint64_t threads, records, duration_us;
+	char *status;   /* "ok" or "warnings" */
+	char *message;  /* the command's warnings, or "" */
+	char *json;     /* what a script is answered: url, threads, totals */
+} upload_row;
+
+/** Opens (making it when missing) the data folder and its catalogue, and
+ * empties its tmp/ of what a crash left there.  NULL after a message. */
+store *store_open(const char *dir);
+void store_close(store *s);
+const char *store_dir(const store *s);
+
+/** The row of `hash`: 1 (filled, free with upload_row_free), 0 when the
+ * catalogue has none, -1 on error. */
+int store_get(store *s, const char *hash, upload_row *row);
+void upload_row_free(upload_row *row);
+
+/** Adds `row` in one transaction (a row already there is kept).  0/-1. */
+int store_put(store *s, const upload_row *row);
+
+/** The catalogue as an HTML table body (for --list), newest first; a
+ * malloc'd string or NULL. */
+char *store_list_html(store *s);
+
+/** A fresh temporary path under the data folder's tmp/: "<dir>/tmp/<what>-
+ * <pid>-<n>" in `out`. */
+void store_tmp_path(const store *s, const char *what, char *out, size_t n);
+
+/** SHA-256, streamed (libcrypto). */
+typedef struct hasher hasher;
+hasher *hasher_new(void);
+void hasher_add(hasher *h, const void *data, size_t len);
+/** The digest in hex into `out` (65 bytes); frees `h`. */
+void hasher_end(hasher *h, char out[SERVE_HASH_LEN + 1]);
+void hasher_free(hasher *h);
+
+/** 1 when `s` is exactly 64 lower-case hex digits. */
+int is_hash(const char *s);
+/** 1 when `s` is the name of a file a set holds: [A-Za-z0-9_] first, then
+ * [A-Za-z0-9._-], at most 200 bytes, no "..". */
+int is_safe_file(const char *s);
+/** Removes the folder `path` and what it holds (no links followed). */
+void remove_tree(const char *path);
+
+/* ------------------------------------------------------------------ */
+/* render.c: the bounded pool of render workers                        */
+
+typedef struct pool pool;
+typedef void (*pool_fn)(void *arg);
+
+pool *pool_new(int workers, int queue);
+/** Queues `fn(arg)`: 0, or -1 when the queue is full (answer 503). */
+int pool_submit(pool *p, pool_fn fn, void *arg);
+/** Waits for the queued work, stops the workers, frees. */
+void pool_free(pool *p);
+
+/** Runs this program (cfg->self) with `args` (NULL-terminated, argv[0]
+ * not included) in the folder `cwd`, standard error into `err_path`.  The
+ * exit status, or -1 when it could not be run; *err: what it said on
+ * standard error (malloc'd, NUL-terminated, may be empty). */
+int run_command(const serve_config *cfg, const char *cwd, const char *const *args,
+                const char *err_path, char **err);
+
+/* ------------------------------------------------------------------ */
+/* pages.c: the HTML the server writes                                 */
+
+/** A growable string. */
+typedef struct sbuf {
+	char *s;
+	size_t len, cap;
+	int failed;
+} sbuf;
+
+void sb_add(sbuf *b, const char *s, size_t n);
+void sb_puts(sbuf *b, const char *s);
+void sb_printf(sbuf *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/** `s` escaped for HTML text and attribute values. */
+void sb_html(sbuf *b, const char *s);
+/** `s` as a JSON string, quotes included (invalid UTF-8 as U+FFFD). */
+void sb_json(sbuf *b, const char *s);
+
+/** The upload page. */
+void page_home(sbuf *b, const serve_config *cfg, const char *sample_hash);
+/** A page saying `message` (the command's words) under `title`. */
+void page_error(sbuf *b, int status, const char *title, const char *message);
+/** The bar of links and the view form put at the top of a set's index
+ * page; `view` is the view's query, or NULL for the default view. */
+void page_trace_bar(sbuf *b, const upload_row *row, const char *view_query,
+                    const char *warnings);
+/** The method table (report.tsv's text) as an HTML page sortable by any
+ * column. */
+void page_report(sbuf *b, const upload_row *row, const char *tsv);
+/** The catalogue's page (--list). */
+void page_list(sbuf *b, const char *rows_html);
+
+/** The upload page's script and the sortable table's, served as files so
+ * that pages may forbid inline script. */
+extern const char serve_upload_js[];
+extern const char serve_sort_js[];
+
+#endif

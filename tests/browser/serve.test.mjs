@@ -1,0 +1,146 @@
+// serve.test.mjs - `aflame-render serve` in Chromium: the upload page, a
+// trace uploaded through the file picker, the trace's page with every
+// thumbnail, the main thread's graph zoomed and searched under the
+// server's Content-Security-Policy, a view from the URL, hostile names.
+// Run by ctest, which sets AF_CLI, AF_SAMPLES and AF_TMP.
+import { test, before, after } from "node:test";
+import assert from "node:assert/strict";
+import { why, launch } from "./launch.mjs";
+import { freshDir, start } from "../serve/server.mjs";
+
+const samples = process.env.AF_SAMPLES;
+const skip = { skip: why || false };
+let browser, srv;
+
+before(async () => {
+  if (why) return;
+  srv = await start(freshDir("browser-serve"), ["--sample", `${samples}/app.trace`]);
+  browser = await launch();
+});
+after(async () => {
+  if (browser) await browser.close();
+  if (srv) {
+    const { code } = await srv.stop();
+    assert.equal(code, 0);
+  }
+});
+
+// A page that records script errors, failed requests, refused content
+// (CSP) and dialogs (an alert() from an upload would be one).
+async function newPage() {
+  const page = await browser.newPage({ viewport: { width: 1300, height: 900 } });
+  page.problems = [];
+  page.on("pageerror", (e) => page.problems.push(`error: ${e.message}`));
+  page.on("requestfailed", (r) => page.problems.push(`failed: ${r.url()}`));
+  page.on("console", (m) => { if (m.type() === "error") page.problems.push(`console: ${m.text()}`); });
+  page.on("dialog", (d) => { page.problems.push(`dialog: ${d.message()}`); d.dismiss(); });
+  return page;
+}
+
+async function thumbnailsLoaded(page) {
+  const imgs = await page.$$eval("img", (is) => is.map((i) => ({
+    src: i.src, ok: i.complete && i.naturalWidth > 0 })));
+  assert.ok(imgs.length >= 5, `${imgs.length} thumbnails`);
+  for (const i of imgs) assert.ok(i.ok, `${i.src} did not load`);
+}
+
+test("upload through the file picker, land on the trace's page, open and use a graph", skip, async () => {
+  const page = await newPage();
+  await page.goto(`${srv.url}/`);
+  assert.match(await page.textContent("body"), /at most 1 GiB/);
+  assert.ok(await page.$("#sample"), "a link to the sample's page");
+  await Promise.all([
+    page.waitForURL(/\/trace\/[0-9a-f]{64}\/$/, { timeout: 60000 }),
+    page.setInputFiles("#file", `${samples}/app.trace`),
+  ]);
+  await page.waitForLoadState("load");
+  await thumbnailsLoaded(page);
+  const names = await page.$$eval(".card h2 a", (as) => as.map((a) => a.textContent));
+  assert.equal(names[0], "All threads");
+  assert.ok(names.includes("main"));
+  assert.match(await page.textContent("nav.aflame-serve"), /app\.trace/);
+  const traceUrl = page.url();
+
+  // the main thread's graph, interactive under the server's CSP
+  await page.click(".card h2 a >> text=main");
+  await page.waitForFunction(() => window.aflame && window.aflame.frames.length > 0);
+  assert.match(page.url(), /\/1-main\.svg$/);
+  const onCreate = "com.example.shop.MainActivity.onCreate";
+  const box = await page.evaluate((n) => {
+    const f = window.aflame.frames.find((x) => x.name === n);
+    const r = f.rect.getBoundingClientRect();
+    return { x: r.x + r.width / 2, y: r.y + r.height / 2, w: +f.rect.getAttribute("width") };
+  }, onCreate);
+  await page.mouse.click(box.x, box.y);
+  const zoomed = await page.evaluate((n) =>
+    +window.aflame.frames.find((x) => x.name === n).rect.getAttribute("width"), onCreate);
+  assert.ok(zoomed > box.w, `zoomed from ${box.w} to ${zoomed}`);
+  await page.evaluate(() => window.aflame.search("inflate"));
+  assert.ok(+(await page.getAttribute("#matched", "data-pct")) > 0);
+
+  // a view from the URL: the thread-cpu clock
+  await page.goto(`${traceUrl}?clock=cpu`);
+  assert.match(page.url(), /\/v\/[0-9a-f]{32}\/$/);
+  assert.match(await page.textContent("body"), /thread-cpu/);
+  await thumbnailsLoaded(page);
+  assert.deepEqual(page.problems, []);
+  await page.close();
+});
+
+test("a diff of two uploads opens, interactive", skip, async () => {
+  const up = async (f) => (await (await fetch(`${srv.url}/upload?name=${f}`, { method: "POST",
+    body: (await import("node:fs")).readFileSync(`${samples}/${f}`),
+    headers: { Accept: "application/json" } })).json()).hash;
+  const a = await up("app.trace"), b = await up("app-after.trace");
+  const page = await newPage();
+  await page.goto(`${srv.url}/diff/${a}/${b}`);
+  await page.waitForFunction(() => window.aflame && window.aflame.frames.length > 0);
+  assert.match(await page.textContent("svg"), /app\.trace \u2192 app-after\.trace/);
+  assert.deepEqual(page.problems, []);
+  await page.close();
+});
+
+test("the view form draws what it is asked", skip, async () => {
+  const page = await newPage();
+  await page.goto(`${srv.url}/`);
+  await page.click("#sample");
+  await page.selectOption("select[name=clock]", "wait");
+  await page.check("input[name=collapse-recursion]");
+  await Promise.all([page.waitForURL(/\/v\/[0-9a-f]{32}\/$/), page.click("nav button[type=submit]")]);
+  assert.match(await page.textContent("nav.aflame-serve"), /clock=wait&collapse-recursion/);
+  await thumbnailsLoaded(page);
+  assert.deepEqual(page.problems, []);
+  await page.close();
+});
+
+test("a frame named </script><script>alert(1)</script> runs nothing", skip, async () => {
+  const evil = "main;</script><script>alert(1)</script>;<img src=x onerror=alert(2)> 10\n" +
+               "main;<svg onload=alert(3)> 5\n";
+  const r = await fetch(`${srv.url}/upload?name=evil.folded`, { method: "POST", body: evil,
+    headers: { Accept: "application/json" } });
+  assert.equal(r.status, 200);
+  const { url } = await r.json();
+  const page = await newPage();
+  await page.goto(srv.url + url);
+  await page.waitForFunction(() => [...document.images].every((i) => i.complete && i.naturalWidth > 0));
+  await page.goto(`${srv.url}${url}all.svg`);
+  await page.waitForFunction(() => window.aflame && window.aflame.frames.length > 0);
+  const names = await page.evaluate(() => window.aflame.frames.map((f) => f.name));
+  assert.ok(names.includes("</script><script>alert(1)</script>"), names.join("|"));
+  await page.waitForTimeout(300);
+  assert.deepEqual(page.problems, []);
+  await page.close();
+});
+
+test("a bad upload through the page shows the command's message", skip, async () => {
+  const page = await newPage();
+  await page.goto(`${srv.url}/`);
+  await page.setInputFiles("#file", { name: "notes.txt", mimeType: "text/plain",
+                                      buffer: Buffer.from("not a trace\n") });
+  await page.waitForFunction(() => /aflame-render: notes\.txt: /.test(
+    document.getElementById("status").textContent));
+  assert.match(page.url(), /\/$/);
+  // the 415 itself is the expected answer, not a problem of the page
+  assert.deepEqual(page.problems.filter((p) => !/415/.test(p)), []);
+  await page.close();
+});
