@@ -1,6 +1,7 @@
 /*
- * cairo.c - PNG and PDF, drawn with cairo from the same rectangles, font
- * and fitting rule as the SVG.
+ * cairo.c - PNG and PDF, drawn with cairo from the same rectangles, fonts
+ * and fitting rule as the SVG; font.c draws the texts (Pango for any that
+ * is not plain).
  */
 #include <cairo-pdf.h>
 #include <cairo.h>
@@ -52,18 +53,20 @@ static void af_rounded(cairo_t *cr, double x, double y, double w, double h,
 	cairo_close_path(cr);
 }
 
-/* Draws `len` bytes of `text` with its left end at (x, y), cleaned as the
- * SVG writer escapes it: cairo refuses invalid UTF-8 and puts the whole
- * context in error.  `tmp` is reused from call to call. */
-static int af_show(cairo_t *cr, af_buf *tmp, const char *text, size_t len,
-                   const char *tail, double x, double y)
+/* Draws `len` bytes of `text` at `size` (the size `cr` is set to) with the
+ * left end of its baseline at (x, y), cleaned as the SVG writer escapes it:
+ * cairo and Pango refuse invalid UTF-8.  `tmp` is reused from call to
+ * call. */
+static int af_show(cairo_t *cr, af_buf *tmp, af_font *font, const char *text,
+                   size_t len, const char *tail, double size, double x, double y)
 {
 	tmp->len = 0;
 	if (af_text_clean(tmp, text, len) || af_buf_append(tmp, tail, strlen(tail)))
 		return -1;
+	if (tmp->len == 0)
+		return 0;
 	cairo_move_to(cr, x, y);
-	cairo_show_text(cr, tmp->data);
-	return 0;
+	return af_font_show(font, cr, tmp->data, size);
 }
 
 static int af_centered(cairo_t *cr, af_buf *tmp, af_font *font, const char *text,
@@ -71,16 +74,18 @@ static int af_centered(cairo_t *cr, af_buf *tmp, af_font *font, const char *text
 {
 	double w = af_font_text_width(font, text, strlen(text), size);
 	cairo_set_font_size(cr, size);
-	return af_show(cr, tmp, text, strlen(text), "", cx - w / 2, y);
+	return af_show(cr, tmp, font, text, strlen(text), "", size, cx - w / 2, y);
 }
 
 /* The android palette's kinds, in one centred row under the title, as
  * legend.c places it. */
-static void af_cairo_legend(cairo_t *cr, const af_layout *l, af_font *font, af_rgb ink)
+static int af_cairo_legend(cairo_t *cr, af_buf *tmp, const af_layout *l, af_font *font,
+                           af_rgb ink)
 {
 	af_legend g;
 	double x;
 	size_t i;
+	int bad = 0;
 
 	af_legend_place(font, l, &g);
 	x = g.x;
@@ -93,10 +98,10 @@ static void af_cairo_legend(cairo_t *cr, const af_layout *l, af_font *font, af_r
 		cairo_fill(cr);
 		x += g.box + g.pad;
 		cairo_set_source_rgb(cr, ink.r / 255.0, ink.g / 255.0, ink.b / 255.0);
-		cairo_move_to(cr, x, l->legend_y);
-		cairo_show_text(cr, label);
+		bad |= af_show(cr, tmp, font, label, strlen(label), "", g.size, x, l->legend_y);
 		x += af_font_text_width(font, label, strlen(label), g.size) + g.gap;
 	}
+	return bad;
 }
 
 /* Draws the whole graph; returns a non-zero cairo status on failure. */
@@ -134,7 +139,7 @@ static cairo_status_t af_draw(cairo_t *cr, const af_layout *l, af_font *font,
 		bad |= af_centered(cr, &label, font, l->subtitle, fs, l->width / 2, fs * 4);
 	}
 	if (l->legend && st->opt->palette == AF_PALETTE_ANDROID)
-		af_cairo_legend(cr, l, font, ink);
+		bad |= af_cairo_legend(cr, &label, l, font, ink);
 	cairo_set_font_size(cr, fs);
 
 	for (i = 0; i < l->nrects && !bad; i++) {
@@ -159,10 +164,12 @@ static cairo_status_t af_draw(cairo_t *cr, const af_layout *l, af_font *font,
 			cairo_set_source_rgb(cr, 1, 1, 1);
 		else
 			cairo_set_source_rgb(cr, 0, 0, 0);
-		bad |= af_show(cr, &label, ni.name, n, dots ? ".." : "", r->x + 3,
+		bad |= af_show(cr, &label, font, ni.name, n, dots ? ".." : "", fs, r->x + 3,
 		               r->y + r->h / 2 + 3);
 	}
 	af_buf_free(&label);
+	/* a label measured without memory was left out: the picture is wrong */
+	bad |= af_font_failed(font);
 	return bad ? CAIRO_STATUS_NO_MEMORY : cairo_status(cr);
 }
 

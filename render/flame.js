@@ -50,10 +50,27 @@
 		return keep ? s.slice(0, keep) + ".." : "";
 	}
 
+	// The names that are not plain (font.c shaped them): AF.cuts holds,
+	// for the i-th name, the places it may end at (UTF-16 index, width at
+	// size 1 of what is before), never inside a character drawn as one.
+	var cuts = new Map();
+	for (var ci in AF.cuts) cuts.set(AF.names[ci], AF.cuts[ci]);
+
+	// font.c's af_font_fit on the places of a shaped name: the longest
+	// prefix that fits with "..", all of it when the last place fits.
+	function fitCuts(s, c, avail) {
+		var dot = 2 * advance(46), keep = 0, j;
+		for (j = 0; j < c.length && c[j + 1] <= avail; j += 2)
+			if (c[j + 1] + dot <= avail) keep = c[j];
+		if (j >= c.length) return s;
+		return keep ? s.slice(0, keep) + ".." : "";
+	}
+
 	// The label of a frame `w` px wide, as style.c's af_style_fit makes it.
 	function fit(name, w) {
 		if (AF.fontwidth > 0) return fitFixed(name, w);
-		return fitSize1(name, (w - 6) / AF.fs);
+		var c = cuts.get(name);
+		return c ? fitCuts(name, c, (w - 6) / AF.fs) : fitSize1(name, (w - 6) / AF.fs);
 	}
 
 	// flamegraph.pl's rule, for --fontwidth: a fixed glyph width.

@@ -50,10 +50,18 @@ static int af_android_kind(const af_node_info *ni)
 	static const char *const idle[] = {
 		"android.os.MessageQueue.nativePollOnce", "android.os.MessageQueue.next",
 		NULL};
+	/* the calls that block, and under them the runtime's own way of
+	 * blocking: Dalvik's Thread.sleep calls VMThread.sleep, Unsafe.park
+	 * calls Thread.parkFor$ (or parkUntil$) on Android, which waits in
+	 * Object.wait; these never return before the thread is woken, whoever
+	 * calls them, so they are red by their name too (in --reverse and
+	 * --focus views as well, where no blocked frame stands above them) */
 	static const char *const blocked[] = {
 		"java.lang.Object.wait", "java.lang.Thread.sleep", "java.lang.Thread.join",
-		"java.util.concurrent.locks.", "sun.misc.Unsafe.park",
-		"jdk.internal.misc.Unsafe.park", "java.util.concurrent.CountDownLatch.await",
+		"java.lang.VMThread.sleep", "java.lang.Thread.parkFor",
+		"java.lang.Thread.parkUntil", "java.util.concurrent.locks.",
+		"sun.misc.Unsafe.park", "jdk.internal.misc.Unsafe.park",
+		"java.util.concurrent.CountDownLatch.await",
 		"java.util.concurrent.Semaphore.acquire", "java.util.concurrent.FutureTask.get",
 		NULL};
 	static const char *const platform[] = {

@@ -43,31 +43,6 @@ static void af_svg_exact(FILE *out, double v)
 	fputs(buf, out);
 }
 
-/* `cp` in UTF-8; returns its length. */
-static size_t af_utf8_encode(uint32_t cp, char *s)
-{
-	if (cp < 0x80) {
-		s[0] = (char)cp;
-		return 1;
-	}
-	if (cp < 0x800) {
-		s[0] = (char)(0xC0 | (cp >> 6));
-		s[1] = (char)(0x80 | (cp & 0x3F));
-		return 2;
-	}
-	if (cp < 0x10000) {
-		s[0] = (char)(0xE0 | (cp >> 12));
-		s[1] = (char)(0x80 | ((cp >> 6) & 0x3F));
-		s[2] = (char)(0x80 | (cp & 0x3F));
-		return 3;
-	}
-	s[0] = (char)(0xF0 | (cp >> 18));
-	s[1] = (char)(0x80 | ((cp >> 12) & 0x3F));
-	s[2] = (char)(0x80 | ((cp >> 6) & 0x3F));
-	s[3] = (char)(0x80 | (cp & 0x3F));
-	return 4;
-}
-
 static int af_cmp_u32(const void *a, const void *b)
 {
 	uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
@@ -114,17 +89,44 @@ static int af_svg_advances(FILE *out, const af_layout *l, af_font *font,
 		qsort(cps, n, sizeof *cps, af_cmp_u32);
 	fputc('{', out);
 	for (i = 0, k = 0; i < n; i++) {
-		char utf8[4];
-		size_t len;
 		if (i && cps[i] == cps[i - 1])
 			continue;
-		len = af_utf8_encode(cps[i], utf8);
 		fprintf(out, "%s%lu:", k++ ? "," : "", (unsigned long)cps[i]);
-		af_svg_exact(out, af_font_text_width(font, utf8, len, 1));
+		af_svg_exact(out, af_font_advance(font, cps[i]));
 	}
 	fputc('}', out);
 	af_free(mem, cps);
 	return 0;
+}
+
+/* Writes, as "{i:[u16,w,...],...}", the places the names that are not
+ * plain may end at (font.h's af_font_cuts()), for the i-th name of the
+ * table: the script fits those with them, as af_style_fit() does.  A name's
+ * places end with the first one wider than the graph, which no zoom can
+ * pass.  Returns non-zero when out of memory. */
+static int af_svg_cuts(FILE *out, const af_layout *l, af_font *font,
+                       const uint32_t *names, size_t nnames)
+{
+	double limit = l->width / l->font_size;
+	size_t i, j, n, k = 0;
+
+	fputc('{', out);
+	for (i = 0; i < nnames; i++) {
+		const char *name = af_tree_name_by_id(l->tree, names[i]);
+		const af_cut *c = af_font_cuts(font, name, af_style_shown(name), &n);
+		if (!c)
+			continue;
+		fprintf(out, "%s%zu:[", k++ ? "," : "", i);
+		for (j = 0; j < n; j++) {
+			fprintf(out, "%s%lu,", j ? "," : "", (unsigned long)c[j].u16);
+			af_svg_exact(out, c[j].w);
+			if (c[j].w > limit)
+				break;
+		}
+		fputc(']', out);
+	}
+	fputc('}', out);
+	return af_font_failed(font);
 }
 
 /* The script, after the frames: the settings (geometry, the font's advances
@@ -174,6 +176,11 @@ static int af_svg_script(FILE *out, const af_layout *l, const af_render_options 
 	}
 	fputs("],cx:", out);
 	if (af_svg_advances(out, l, font, names, nnames))
+		return -1;
+	fputs(",cuts:", out);
+	if (opt->fontwidth > 0)
+		fputs("{}", out); /* flamegraph.pl's rule counts characters */
+	else if (af_svg_cuts(out, l, font, names, nnames))
 		return -1;
 	fputs(",\n", out);
 	/* one string a name, in order of first use */
@@ -456,6 +463,10 @@ static af_status af_svg_frames(const af_layout *l, const af_render_options *opt,
 		status = af_fail(err, AF_ERR_NOMEM, -1, "out of memory growing the palette map");
 		goto done;
 	}
+	if (af_font_failed(opt->font)) {
+		status = af_fail(err, AF_ERR_NOMEM, -1, "out of memory measuring labels");
+		goto done;
+	}
 	if (interactive && af_svg_script(out, l, opt, rect_h, st, names, nnames, &data)) {
 		status = af_fail(err, AF_ERR_NOMEM, -1, "out of memory writing SVG");
 		goto done;
@@ -535,8 +546,10 @@ static af_status af_svg_emit(const af_layout *l, const af_render_options *opt,
 			    *c != ';')
 				fputc(*c, out);
 	} else {
-		fputs("\"DejaVu Sans\",Verdana,sans-serif", out);
+		fputs(AF_FONT_FAMILIES, out);
 	}
+	/* drawn as measured: no kerning, no optional ligatures (font.c) */
+	fputs(";font-kerning:none;font-variant-ligatures:no-common-ligatures", out);
 	/* every text stands out at least 4.5:1 from the background (style.c) */
 	ink = af_style_ink(&st, AF_INK_TEXT);
 	muted = af_style_ink(&st, AF_INK_MUTED);

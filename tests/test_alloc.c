@@ -929,6 +929,56 @@ Test(alloc, failing_allocations_namemap_and_font)
 	free(path);
 }
 
+/* A name that needs shaping is measured once and kept by the font, with
+ * the font's allocator: a refusal there fails the drawing (never a label
+ * measured wrong), and the font still gives every block back. */
+Test(alloc, failing_allocations_measuring_shaped_names)
+{
+	static const char folded[] =
+		"t;\xe5\x90\x8e\xe5\x8f\xb0 sync \xf0\x9f\x94\x84;"
+		"\xd9\x85\xd8\xb1\xd8\xad\xd8\xa8\xd8\xa7 3\n"
+		"t;e\xcc\x81t\xc3\xa9 2\n";
+	long n;
+
+	for (n = 1;; n++) {
+		t_alloc a = {.fail_at = n, .once = 1};
+		af_allocator al = t_allocator(&a);
+		af_font *f = NULL;
+		af_error e = {0};
+		af_trace *t = t_parse((const uint8_t *)folded, sizeof folded - 1);
+		af_tree *tree = NULL;
+		af_layout *l = NULL;
+		af_render_options ro = {0};
+		af_status st[2];
+		FILE *sink = fopen("/dev/null", "w");
+		long opened;
+
+		/* the font opens (three blocks), then measures */
+		a.fail_at = 0;
+		cr_assert_eq(af_font_open_with(NULL, &al, &f, &e), AF_OK, "%s", e.message);
+		opened = a.calls;
+		a.fail_at = opened + n;
+		ro.font = f;
+		cr_assert_eq(af_tree_from_trace(t, NULL, &tree, &e), AF_OK);
+		cr_assert_eq(af_layout_build(tree, NULL, &l, &e), AF_OK);
+		st[0] = af_svg_write(l, &ro, sink, &e);
+		st[1] = af_cairo_write(l, AF_FORMAT_PNG, &ro, sink, &e);
+		fclose(sink);
+		af_layout_free(l);
+		af_tree_free(tree);
+		af_trace_free(t);
+		af_font_free(f);
+		cr_assert_eq(a.live, 0, "%ld blocks of the font leaked (refusal %ld)", a.live, n);
+		if (!a.refused) {
+			cr_assert(st[0] == AF_OK && st[1] == AF_OK, "%s", e.message);
+			break;
+		}
+		cr_assert(st[0] == AF_ERR_NOMEM || st[1] == AF_ERR_NOMEM,
+		          "refusal %ld went unnoticed", n);
+	}
+	cr_assert_gt(n, 3);
+}
+
 /* ------------------------------------------------------------------ */
 /* The memory budget                                                   */
 

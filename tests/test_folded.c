@@ -392,6 +392,55 @@ Test(folded, android_palette_legend_and_dark_theme)
 	drop(&d);
 }
 
+/* The fill of the frame named `name` in `d`'s SVG. */
+static void fill_of(const drawn *d, const char *name, unsigned *r, unsigned *g, unsigned *b)
+{
+	char title[256];
+	const char *p;
+
+	snprintf(title, sizeof title, "<title>%s (", name);
+	p = strstr(d->svg, title);
+	cr_assert(p, "no frame %s", name);
+	p = strstr(p, "fill=\"#");
+	cr_assert(p && sscanf(p, "fill=\"#%2x%2x%2x\"", r, g, b) == 3, "%s", name);
+}
+
+/* Under a blocked frame, the runtime's own way of blocking is red too:
+ * Dalvik's VMThread.sleep under Thread.sleep (it was blue, 14.7% of a real
+ * trace's wall time), ART's Thread.parkFor$ under Unsafe.park; what the
+ * runtime does there without blocking stays blue, and so does unpark. */
+Test(folded, the_runtimes_way_of_blocking_is_red)
+{
+	af_render_options ro = {.palette = AF_PALETTE_ANDROID, .no_javascript = 1};
+	drawn d = draw("main;com.example.App.nap;java.lang.Thread.sleep;"
+	               "java.lang.VMThread.sleep 50\n"
+	               "main;com.example.App.nap;java.lang.Thread.sleep;"
+	               "java.lang.Thread.currentThread 1\n"
+	               "main;com.example.App.take;java.util.concurrent.locks.LockSupport.park;"
+	               "sun.misc.Unsafe.park;java.lang.Thread.parkFor$;java.lang.Object.wait 40\n"
+	               "main;com.example.App.give;java.lang.Thread.unpark$ 9\n"
+	               "main;com.example.App.idle;java.lang.Thread.parkUntil$ 9\n",
+	               NULL, NULL, &ro);
+	static const char *const red[] = {
+		"java.lang.Thread.sleep", "java.lang.VMThread.sleep",
+		"java.util.concurrent.locks.LockSupport.park", "sun.misc.Unsafe.park",
+		"java.lang.Thread.parkFor$", "java.lang.Object.wait", "java.lang.Thread.parkUntil$"};
+	static const char *const blue[] = {"java.lang.Thread.currentThread",
+	                                   "java.lang.Thread.unpark$"};
+	unsigned r, g, b;
+	size_t i;
+
+	for (i = 0; i < sizeof red / sizeof red[0]; i++) {
+		fill_of(&d, red[i], &r, &g, &b);
+		cr_assert(r > 200 && g < 100 && b < 100, "%s is red: %u,%u,%u", red[i], r, g, b);
+	}
+	for (i = 0; i < sizeof blue / sizeof blue[0]; i++) {
+		fill_of(&d, blue[i], &r, &g, &b);
+		cr_assert(b > 200 && r < 150, "%s is blue: %u,%u,%u", blue[i], r, g, b);
+	}
+	drop(&d);
+}
+
 Test(folded, palette_map_keeps_colours_between_graphs)
 {
 	char *dir = t_tmp("cp"), cmd[2048], *out1 = NULL, *out2 = NULL, *err = NULL;

@@ -265,6 +265,27 @@ Test(set, a_thumbnail_is_what_its_name_says)
 	           "--thumbnail 300x80 --format folded '%s'", SAMPLE);
 	t_cli_says(2, "cannot tell the format from 't.jpg'", "--thumbnail 300x80 -o t.jpg '%s'",
 	           SAMPLE);
+	/* --format and the name must agree too: PNG bytes in t.svg were
+	 * written, exit 0; nothing is written now */
+	remove(svg);
+	t_cli_says(2, "--format png does not agree with '", "--thumbnail 300x80 --format png -o '%s' '%s'",
+	           svg, SAMPLE);
+	cr_assert_null(t_read(svg, &len), "nothing written");
+	t_cli_says(2, "--format svg does not agree with 't.pdf'",
+	           "--format svg -o t.pdf '%s'", SAMPLE);
+	t_cli_says(2, "--format folded does not agree with 't.png'",
+	           "--format folded -o t.png '%s'", SAMPLE);
+	/* a name with none of the four extensions takes the format asked */
+	remove(pdf);
+	t_cli_says(0, "", "--thumbnail 300x80 --format svg -o '%s.thumb' '%s'", pdf, SAMPLE);
+	{
+		char named[4096];
+		snprintf(named, sizeof named, "%s.thumb", pdf);
+		data = (char *)t_read(named, &len);
+		cr_assert(data && len > 5 && memcmp(data, "<?xml", 5) == 0);
+		free(data);
+		remove(named);
+	}
 	free(svg);
 	free(pdf);
 }

@@ -286,7 +286,7 @@ static const char *const stages[] = {
 	                  call graph */
 	"diff",        /* two trees compared */
 	"layout",      /* rectangles */
-	"font",        /* the pinned font's metrics */
+	"font",        /* the pinned fonts: metrics, cuts, text drawn */
 	"style",       /* colours, tooltips, escaping */
 	"outputs",     /* SVG, PNG and PDF, the index page, folded text, the
 	                  call graph (DOT, Graphviz) and the HTML profile */

@@ -627,9 +627,12 @@ void af_layout_free(af_layout *layout);
 
 typedef struct af_font af_font;
 
-/** Loads the pinned font (DejaVu Sans) through the project's fontconfig
- * file.  `conf_path` NULL means: $AFLAME_FONTCONF, then the installed file,
- * then the source tree's.  Free with af_font_free(). */
+/** Loads the pinned fonts (DejaVu Sans, then the fallbacks for the
+ * characters it lacks: CJK, emoji, other scripts) through the project's
+ * fontconfig file.  `conf_path` NULL means: $AFLAME_FONTCONF, then the
+ * installed file, then the source tree's.  A font keeps what it measured
+ * (the names it shaped), so it is used by one thread at a time: open one
+ * per thread.  Free with af_font_free(). */
 AF_NODISCARD af_status af_font_open(const char *conf_path, af_font **out,
                                     af_error *err);
 /** As af_font_open(), with the font's own blocks from `allocator` (NULL:
@@ -644,9 +647,11 @@ double af_font_text_width(af_font *font, const char *text, size_t len,
                           double size);
 
 /** Fits `name` in `avail` px at `size` px: the whole name when it fits,
- * else the longest prefix (whole UTF-8 characters) followed by "..", or
- * nothing when not even one character and ".." fit.  Returns the length in
- * bytes of the prefix to draw and sets *dots when ".." follows. */
+ * else the longest prefix followed by "..", or nothing when not even one
+ * character and ".." fit.  A prefix ends between whole characters, and in
+ * a name that needs shaping, never inside what a reader sees as one (a
+ * letter with its marks, an emoji sequence, a conjunct).  Returns the
+ * length in bytes of the prefix to draw and sets *dots when ".." follows. */
 size_t af_font_fit(af_font *font, const char *name, double avail, double size,
                    int *dots);
 

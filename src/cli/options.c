@@ -46,8 +46,8 @@ const cli_option cli_options[] = {
 	    "write FILE (- or none: standard output); its extension picks the "
 	    "format: .svg .png .pdf .folded, and .dot for the call graph"),
 	OPT("format", 0, "FMT", OUTPUT, O_FORMAT,
-	    "svg, png, pdf, folded or dot (the call graph; overrides the "
-	    "extension)"),
+	    "svg, png, pdf, folded or dot (the call graph), for a name without "
+	    "one of those extensions; it must agree with the name's"),
 	OPT("scale", 0, "N", OUTPUT, O_SCALE,
 	    "PNG pixel density, e.g. 2 for HiDPI (default 1)"),
 	OPT("no-javascript", 0, NULL, OUTPUT, O_NOJS,
@@ -666,6 +666,19 @@ static int check(cli *c)
 				return bad_usage("cannot tell the format from '%s': use "
 				                 ".svg, .png, .pdf, .folded, .dot or --format", o);
 		}
+	}
+	if (c->format_set && !c->per_thread && !c->dump && c->output) {
+		/* --format and a name that says otherwise: t.svg holding PNG
+		 * bytes is a mistake; a name without one of the extensions
+		 * (graph, /dev/stdout) takes any format */
+		static const char *const names[] = {"svg", "png", "pdf", "folded", "dot"};
+		const char *dot = strrchr(c->output, '.');
+		af_format named;
+		if (dot && !strchr(dot, '/') && parse_format(dot + 1, &named) == 0 &&
+		    named != c->format)
+			return bad_usage("--format %s does not agree with '%s': name it .%s, "
+			                 "or leave --format out",
+			                 names[c->format], c->output, names[c->format]);
 	}
 	if (c->layout.thumb_width && c->format == AF_FORMAT_FOLDED)
 		return bad_usage("%s", "--thumbnail draws a picture: .png, .svg or .pdf, "

@@ -299,7 +299,10 @@ test("9: labels come back unchanged after zooms, and the script fits as C does",
   // widths that are whole pixels (the total is 1180), names of every kind
   const names = ["androidx.lifecycle.LiveData.observe", "com.example.shop.MainActivity.onCreate",
                  "café.Crème.brûlée", "后台同步.任务.执行", "日本語のメソッド名", "emoji😀.method🔄.run",
-                 "W.M.W.M.W.M.W.M.W.M", "iiiiiiiiiiiiiiiiiiiiiiiiiiiiiiii", "x"];
+                 "W.M.W.M.W.M.W.M.W.M", "iiiiiiiiiiiiiiiiiiiiiiiiiiiiiiii", "x",
+                 // shaped: right to left, joined, conjuncts, marks, emoji sequences
+                 "مرحبا.بالعالم.run", "com.example.שלום.עולם", "नमस्ते.दुनिया.क्षत्रिय",
+                 "e\u0301te\u0301.cafe\u0301.n\u0303", "👨‍👩‍👧.family.🇫🇷🇩🇪.1️⃣", "后台 sync 🔄"];
   const lines = [];
   let used = 0;
   for (let w = 7; used + w <= 1180 - 40; w += 3) {
