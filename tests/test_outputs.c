@@ -428,7 +428,7 @@ Test(outputs, unsaved_palette_keeps_the_old_graph)
 	 * of its own under /tmp, not the build tree, which may sit in a folder
 	 * only root can enter (a fresh clone under mktemp -d) */
 	char base[] = "/tmp/aflame-nobody-XXXXXX", *dir, *ro, *rw, *svg, *map, *cli, *trace;
-	char *err = NULL;
+	char *err = NULL, *conf;
 	const char *as = "";
 	uint8_t *data;
 	size_t len;
@@ -442,8 +442,11 @@ Test(outputs, unsaved_palette_keeps_the_old_graph)
 	map = join(ro, "palette.map");
 	cli = join(dir, "aflame-render");
 	trace = join(dir, "app.trace");
-	cr_assert_eq(sh(&err, "cp '%s' '%s' && cp '%s' '%s' && chmod 0755 '%s' && chmod 0644 '%s'",
-	                AF_TEST_CLI, cli, SAMPLE, trace, cli, trace),
+	conf = join(dir, "fonts.conf");
+	cr_assert_eq(sh(&err, "cp '%s' '%s' && cp '%s' '%s' && cp '%s' '%s' && chmod 0755 '%s' && "
+	                "chmod 0644 '%s' '%s'",
+	                AF_TEST_CLI, cli, SAMPLE, trace, AF_TEST_SOURCE "/fonts/fonts.conf", conf,
+	                cli, trace, conf),
 	             0);
 	free(err);
 	err = NULL;
@@ -462,7 +465,8 @@ Test(outputs, unsaved_palette_keeps_the_old_graph)
 		as = "XDG_CACHE_HOME=/tmp HOME=/tmp setpriv --reuid=65534 --regid=65534 "
 		     "--clear-groups ";
 	}
-	cr_assert_eq(sh(&err, "cd '%s' && %s'%s' --cp -o '%s' '%s'", ro, as, cli, svg, trace),
+	cr_assert_eq(sh(&err, "cd '%s' && AFLAME_FONTCONF='%s' %s'%s' --cp -o '%s' '%s'", ro, conf,
+	                as, cli, svg, trace),
 	             1);
 	cr_assert(strstr(err, "palette.map: cannot create: Permission denied"), "%s",
 	          err);
@@ -479,6 +483,7 @@ Test(outputs, unsaved_palette_keeps_the_old_graph)
 	free(ro);
 	free(cli);
 	free(trace);
+	free(conf);
 	remove_dir(dir);
 }
 
