@@ -1246,10 +1246,22 @@ static enum MHD_Result start_upload(req *r)
 		errno = 0;
 		n = strtoull(len, &end, 10);
 		if (errno == 0 && *end == '\0' && n > sv->cfg.max_upload) {
-			char msg[200];
-			snprintf(msg, sizeof msg, "the upload is %llu bytes: this server takes at most "
-			         "%llu", n, (unsigned long long)sv->cfg.max_upload);
-			return send_error(r, 413, msg);
+			const char *expect = MHD_lookup_connection_value(r->conn, MHD_HEADER_KIND,
+			                                                 MHD_HTTP_HEADER_EXPECT);
+			snprintf(r->badmsg, sizeof r->badmsg, "the upload is %llu bytes: this server "
+			         "takes at most %llu", n, (unsigned long long)sv->cfg.max_upload);
+			/*
+			 * A client that waits for "100 Continue" has sent nothing yet: answer now.
+			 * One that is already sending would see its connection reset if we
+			 * answered and closed with its body unread, and lose the answer; so a
+			 * body up to twice the limit is read and dropped first, and the answer
+			 * comes after it.
+			 */
+			if ((expect && strcasecmp(expect, "100-continue") == 0) ||
+			    n > 2 * (unsigned long long)sv->cfg.max_upload)
+				return send_error(r, 413, r->badmsg);
+			r->too_big = 1;
+			return MHD_YES;
 		}
 	}
 	safe_upload_name(r->name, sizeof r->name,
@@ -1272,12 +1284,11 @@ static enum MHD_Result start_upload(req *r)
 
 static enum MHD_Result finish_upload(req *r)
 {
-	char msg[256];
-
 	if (r->too_big) {
-		snprintf(msg, sizeof msg, "the upload is over %llu bytes, the most this server takes",
-		         (unsigned long long)r->sv->cfg.max_upload);
-		return send_error(r, 413, msg);
+		if (!r->badmsg[0])
+			snprintf(r->badmsg, sizeof r->badmsg, "the upload is over %llu bytes, the "
+			         "most this server takes", (unsigned long long)r->sv->cfg.max_upload);
+		return send_error(r, 413, r->badmsg);
 	}
 	if (r->pp && MHD_destroy_post_processor(r->pp) != MHD_YES && !r->bad) {
 		r->bad = 400;

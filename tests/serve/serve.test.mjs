@@ -157,10 +157,22 @@ test("bad uploads: the command's message, the right status, nothing stored", asy
   r = await upload(Buffer.alloc(0));
   assert.equal(r.status, 400);
   assert.match((await r.json()).error, /empty/);
-  // over the limit, said in Content-Length: refused before the body is read
+  // over the limit, said in Content-Length: a client already sending gets its 413
+  // after the body (dropped, never stored), not a reset connection
   r = await upload(Buffer.alloc(3 * 1024 * 1024, 0x41));
   assert.equal(r.status, 413);
   assert.match((await r.json()).error, /at most 2097152/);
+  // one that waits for "100 Continue" gets it before sending anything
+  const big = `${data}/../big.bin`;
+  writeFileSync(big, Buffer.alloc(5 * 1024 * 1024, 0x41));
+  const c = spawnSync("curl", ["-s", "-H", "Accept: application/json", "-H", "Expect: 100-continue",
+                              "--expect100-timeout", "30", "-w", "\n%{http_code} %{size_upload}",
+                              "--data-binary", `@${big}`, `${srv.url}/upload`],
+                      { encoding: "utf8" });
+  const cut2 = c.stdout.lastIndexOf("\n");
+  const cbody = c.stdout.slice(0, cut2), cstat = c.stdout.slice(cut2 + 1);
+  assert.equal(cstat, "413 0", "refused before the body is sent");
+  assert.match(JSON.parse(cbody).error, /is 5242880 bytes: this server takes at most 2097152/);
   // a form without a file; a form whose boundary never comes
   const fd = new FormData();
   fd.append("note", "no file here");
