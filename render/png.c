@@ -52,48 +52,48 @@ static int af_chunk(FILE *out, const char type[4], const unsigned char *data,
 	       fwrite(tail, 1, 4, out) == 4 ? 0 : -1;
 }
 
-static unsigned af_abs8(uint32_t a, uint32_t b)
+static unsigned af_abs8(unsigned char d)
 {
-	int d = (signed char)(unsigned char)(a - b);
-	return (unsigned)(d < 0 ? -d : d);
+	int v = (signed char)d;
+	return (unsigned)(v < 0 ? -v : v);
 }
 
-/* Row `y` of the image as a filter byte and filtered RGB bytes in `row`:
- * "Up" or "Sub", whichever leaves the smaller sum of differences (libpng's
- * heuristic, over the two filters that suit flat bands of colour). */
-static void af_filter_row(const unsigned char *pixels, int w, int stride, int y,
-                          unsigned char *row)
+/* Row `y` of the image, its RGB bytes kept in `cur` (the row above's are in
+ * `prev`), as a filter byte and filtered bytes in `out`: "Up" or "Sub",
+ * whichever leaves the smaller sum of differences (libpng's heuristic, over
+ * the two filters that suit flat bands of colour).  Returns 1 when `cur`
+ * was filled (0: the row repeats the one above, `prev` stands for it). */
+static int af_filter_row(const unsigned char *pixels, int w, int stride, int y,
+                         const unsigned char *prev, unsigned char *cur, unsigned char *out)
 {
 	const uint32_t *px = (const uint32_t *)(const void *)(pixels + (size_t)y * stride);
-	const uint32_t *up = y ? (const uint32_t *)(const void *)(pixels + (size_t)(y - 1) * stride)
-	                       : NULL;
-	unsigned char *o = row + 1;
+	size_t n = (size_t)w * 3, i;
 	unsigned sum_up = 0, sum_sub = 0;
-	uint32_t left = 0;
 	int x;
 
-	if (up && memcmp(px, up, (size_t)w * 4) == 0) {
-		row[0] = AF_FILTER_UP;
-		memset(o, 0, (size_t)w * 3);
-		return;
+	if (y > 0 && memcmp(px, pixels + (size_t)(y - 1) * stride, (size_t)w * 4) == 0) {
+		out[0] = AF_FILTER_UP;
+		memset(out + 1, 0, n);
+		return 0;
 	}
-	for (x = 0; up && x < w; x++) {
-		sum_up += af_abs8(px[x] >> 16, up[x] >> 16) + af_abs8(px[x] >> 8, up[x] >> 8) +
-		          af_abs8(px[x], up[x]);
-		sum_sub += af_abs8(px[x] >> 16, left >> 16) + af_abs8(px[x] >> 8, left >> 8) +
-		           af_abs8(px[x], left);
-		left = px[x];
-	}
-	row[0] = up && sum_up < sum_sub ? AF_FILTER_UP : AF_FILTER_SUB;
-	left = 0;
 	for (x = 0; x < w; x++) {
-		uint32_t b = row[0] == AF_FILTER_UP ? up[x] : left;
-		o[0] = (unsigned char)((px[x] >> 16) - (b >> 16));
-		o[1] = (unsigned char)((px[x] >> 8) - (b >> 8));
-		o[2] = (unsigned char)(px[x] - b);
-		left = px[x];
-		o += 3;
+		cur[3 * x] = (unsigned char)(px[x] >> 16);
+		cur[3 * x + 1] = (unsigned char)(px[x] >> 8);
+		cur[3 * x + 2] = (unsigned char)px[x];
 	}
+	for (i = 0; y > 0 && i < n; i++) {
+		sum_up += af_abs8((unsigned char)(cur[i] - prev[i]));
+		sum_sub += af_abs8((unsigned char)(cur[i] - (i >= 3 ? cur[i - 3] : 0)));
+	}
+	out[0] = y > 0 && sum_up < sum_sub ? AF_FILTER_UP : AF_FILTER_SUB;
+	if (out[0] == AF_FILTER_UP) {
+		for (i = 0; i < n; i++)
+			out[1 + i] = (unsigned char)(cur[i] - prev[i]);
+	} else {
+		for (i = 0; i < n; i++)
+			out[1 + i] = (unsigned char)(cur[i] - (i >= 3 ? cur[i - 3] : 0));
+	}
+	return 1;
 }
 
 af_status af_png_write(const unsigned char *pixels, int w, int h, int stride,
@@ -102,7 +102,9 @@ af_status af_png_write(const unsigned char *pixels, int w, int h, int stride,
 	static const unsigned char sig[8] = {0x89, 'P', 'N', 'G', '\r', '\n', 0x1A, '\n'};
 	unsigned char ihdr[13] = {0};
 	size_t rowlen = 1 + (size_t)w * 3;
-	unsigned char *row = af_malloc(mem, rowlen), *buf = af_malloc(mem, AF_PNG_CHUNK);
+	/* the filtered row, then the RGB bytes of the row above and of this one */
+	unsigned char *row = af_malloc(mem, 3 * rowlen), *buf = af_malloc(mem, AF_PNG_CHUNK);
+	unsigned char *prev = row + rowlen, *cur = prev + rowlen;
 	af_status st = AF_OK;
 	z_stream z;
 	int y = 0, zr;
@@ -126,7 +128,11 @@ af_status af_png_write(const unsigned char *pixels, int w, int h, int stride,
 	z.avail_out = AF_PNG_CHUNK;
 	do {
 		if (z.avail_in == 0 && y < h) {
-			af_filter_row(pixels, w, stride, y++, row);
+			if (af_filter_row(pixels, w, stride, y++, prev, cur, row)) {
+				unsigned char *t = prev;
+				prev = cur;
+				cur = t;
+			}
 			z.next_in = row;
 			z.avail_in = (uInt)rowlen;
 		}
