@@ -76,6 +76,10 @@ int store_put(store *s, const upload_row *row);
  * malloc'd string or NULL. */
 char *store_list_html(store *s);
 
+/** A file's path under the data folder: "<dir>/" then `fmt` in `out`. */
+void store_path(const store *s, char *out, size_t n, const char *fmt, ...)
+	__attribute__((format(printf, 4, 5)));
+
 /** A fresh temporary path under the data folder's tmp/: "<dir>/tmp/<what>-
  * <pid>-<n>" in `out`. */
 void store_tmp_path(const store *s, const char *what, char *out, size_t n);

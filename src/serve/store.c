@@ -13,6 +13,7 @@
 #include <openssl/evp.h>
 #include <pthread.h>
 #include <sqlite3.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -218,6 +219,17 @@ void store_close(store *s)
 const char *store_dir(const store *s)
 {
 	return s->dir;
+}
+
+void store_path(const store *s, char *out, size_t n, const char *fmt, ...)
+{
+	va_list ap;
+	size_t k = (size_t)snprintf(out, n, "%s/", s->dir);
+
+	va_start(ap, fmt);
+	if (k < n)
+		vsnprintf(out + k, n - k, fmt, ap);
+	va_end(ap);
 }
 
 void store_tmp_path(const store *s, const char *what, char *out, size_t n)
