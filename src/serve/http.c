@@ -5,6 +5,7 @@
  * from their descriptors, never through a link.
  */
 #define _GNU_SOURCE
+#include <errno.h>
 #include <fcntl.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -23,16 +24,22 @@
 	"img-src data:; frame-ancestors 'self'"
 #define CSP_FILE "default-src 'none'; frame-ancestors 'none'; sandbox"
 
-static void headers(struct MHD_Response *resp, const char *type)
+/* The headers every answer carries; `csp` NULL: the policy of its type. */
+static void headers_csp(struct MHD_Response *resp, const char *type, const char *csp)
 {
-	const char *csp = strncmp(type, "text/html", 9) == 0       ? CSP_PAGE
-	                  : strncmp(type, "image/svg+xml", 13) == 0 ? CSP_SVG
-	                                                            : CSP_FILE;
-
+	if (!csp)
+		csp = strncmp(type, "text/html", 9) == 0       ? CSP_PAGE
+		      : strncmp(type, "image/svg+xml", 13) == 0 ? CSP_SVG
+		                                                : CSP_FILE;
 	MHD_add_response_header(resp, MHD_HTTP_HEADER_CONTENT_TYPE, type);
 	MHD_add_response_header(resp, "Content-Security-Policy", csp);
 	MHD_add_response_header(resp, "X-Content-Type-Options", "nosniff");
 	MHD_add_response_header(resp, "Referrer-Policy", "no-referrer");
+}
+
+static void headers(struct MHD_Response *resp, const char *type)
+{
+	headers_csp(resp, type, NULL);
 }
 
 static enum MHD_Result queue(req *r, unsigned status, struct MHD_Response *resp)
@@ -178,6 +185,73 @@ enum MHD_Result send_file(req *r, const char *path, const char *type,
 		MHD_add_response_header(resp, "Content-Disposition", cd);
 	}
 	r->bytes = (uint64_t)st.st_size;
+	return queue(r, 200, resp);
+}
+
+/* The text between the first `open` and the `close` after it (the last
+ * `open` when `last`): *at and *len, or 0 when there is none. */
+static int element_text(const char *html, size_t n, const char *open, const char *close,
+                        int last, const char **at, size_t *len)
+{
+	const char *p = NULL, *q, *end;
+	size_t lo = strlen(open), lc = strlen(close);
+
+	for (q = html; (q = memmem(q, n - (size_t)(q - html), open, lo)) != NULL; q += lo) {
+		p = q;
+		if (!last)
+			break;
+	}
+	if (!p)
+		return 0;
+	p += lo;
+	if (!(end = memmem(p, n - (size_t)(p - html), close, lc)))
+		return 0;
+	*at = p;
+	*len = (size_t)(end - p);
+	return 1;
+}
+
+enum MHD_Result send_inline_page(req *r, const char *path)
+{
+	struct stat st;
+	struct MHD_Response *resp;
+	char *html, csp[512], style[SERVE_B64_LEN + 1] = "", script[SERVE_B64_LEN + 1] = "";
+	const char *at;
+	size_t len, got = 0;
+	int fd = open(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+
+	if (fd < 0 || fstat(fd, &st) != 0 || !S_ISREG(st.st_mode) ||
+	    !(html = malloc((size_t)st.st_size + 1))) {
+		if (fd >= 0)
+			close(fd);
+		return send_error(r, fd < 0 ? 404 : 500, fd < 0 ? "no such file" : "out of memory");
+	}
+	while (got < (size_t)st.st_size) {
+		ssize_t k = read(fd, html + got, (size_t)st.st_size - got);
+		if (k < 0 && errno == EINTR)
+			continue;
+		if (k <= 0)
+			break;
+		got += (size_t)k;
+	}
+	close(fd);
+	/* the page's own style (in its head) and script (its last element):
+	 * names in the page are escaped, so neither tag can come from them */
+	if (element_text(html, got, "<style>", "</style>", 0, &at, &len))
+		sha256_base64(at, len, style);
+	if (element_text(html, got, "<script>", "</script>", 1, &at, &len))
+		sha256_base64(at, len, script);
+	snprintf(csp, sizeof csp, "default-src 'none'; script-src %s%s%s; style-src %s%s%s; "
+	         "base-uri 'none'; form-action 'none'; frame-ancestors 'none'",
+	         script[0] ? "'sha256-" : "'none'", script, script[0] ? "'" : "",
+	         style[0] ? "'sha256-" : "'none'", style, style[0] ? "'" : "");
+	resp = MHD_create_response_from_buffer(got, html, MHD_RESPMEM_MUST_FREE);
+	if (!resp) {
+		free(html);
+		return MHD_NO;
+	}
+	headers_csp(resp, "text/html; charset=utf-8", csp);
+	r->bytes = got;
 	return queue(r, 200, resp);
 }
 

@@ -256,8 +256,9 @@ void page_trace_bar(sbuf *b, const upload_row *row, const char *view_query,
 	sb_printf(b, " &middot; <a href=\"/trace/%s/original\" download>original file</a> "
 	          "&middot; <a href=\"/trace/%s/report.tsv\">report.tsv</a> "
 	          "&middot; <a href=\"/trace/%s/report\">method table</a> "
+	          "&middot; <a href=\"/trace/%s/methods.html\">callers and callees</a> "
 	          "&middot; <a href=\"/trace/%s/all.folded\">folded</a>",
-	          row->hash, row->hash, row->hash, row->hash);
+	          row->hash, row->hash, row->hash, row->hash, row->hash);
 	if (view_query)
 		sb_printf(b, " &middot; <a href=\"/trace/%s/\">default view</a>", row->hash);
 	sb_puts(b, " &middot; <a href=\"/\">upload</a></p>\n");

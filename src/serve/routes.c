@@ -9,6 +9,8 @@
  *   /trace/<hash>/<file>         a file of the set (SVG, folded, report.tsv)
  *   /trace/<hash>/original       the upload itself, for download
  *   /trace/<hash>/report         the method table as a sortable page
+ *   /trace/<hash>/methods.html   the HTML profile: callers and callees (the
+ *                                command's --report-format html, made once)
  *   /diff/<before>/<after>       the differential graph of two uploads
  */
 #define _GNU_SOURCE
@@ -106,6 +108,15 @@ enum MHD_Result trace_page(req *r, const char *rest)
 	} else if (strcmp(rest, "/original") == 0) {
 		store_path(sv->st, path, sizeof path, "traces/%s/orig/%s", hash, row.name);
 		ret = send_file(r, path, "application/octet-stream", row.name);
+	} else if (strcmp(rest, "/methods.html") == 0) {
+		struct stat st;
+		methods_file(sv, r, r->file, sizeof r->file);
+		if (stat(r->file, &st) == 0) {
+			ret = send_inline_page(r, r->file);
+		} else {
+			r->kind = K_METHODS;
+			ret = submit(r);
+		}
 	} else if (strcmp(rest, "/report") == 0) {
 		char *tsv = NULL;
 		FILE *f;

@@ -123,7 +123,7 @@ static enum MHD_Result handle(void *cls, struct MHD_Connection *conn, const char
 			return MHD_YES;
 		return finish_upload(r);
 	}
-	if (r->kind == K_VIEW || r->kind == K_DIFF) {
+	if (r->kind == K_VIEW || r->kind == K_DIFF || r->kind == K_METHODS) {
 		if (r->finished)
 			return answer(r);
 		return MHD_YES;

@@ -19,6 +19,7 @@
 #define PROG "aflame-render"
 #endif
 #define SERVE_HASH_LEN 64 /* SHA-256 in lower-case hex */
+#define SERVE_B64_LEN 44  /* SHA-256 in base64, padded */
 
 /** `aflame-render serve ARGS`: argv[0] is "serve".  An exit status. */
 int serve_main(int argc, char **argv);
@@ -91,6 +92,9 @@ void hasher_add(hasher *h, const void *data, size_t len);
 /** The digest in hex into `out` (65 bytes); frees `h`. */
 void hasher_end(hasher *h, char out[SERVE_HASH_LEN + 1]);
 void hasher_free(hasher *h);
+/** SHA-256 of `data` in base64 into `out` (45 bytes), as a
+ * Content-Security-Policy's 'sha256-...' source wants it. */
+void sha256_base64(const void *data, size_t len, char out[SERVE_B64_LEN + 1]);
 
 /** 1 when `s` is exactly 64 lower-case hex digits. */
 int is_hash(const char *s);

@@ -7,7 +7,8 @@
  *   http.c     responses: headers and CSP, pages, errors, files, redirects
  *   ingest.c   an upload made whole: read by the library, its set drawn,
  *              stored, catalogued (on a render worker)
- *   views.c    a view's query read; views and diffs drawn (on a worker)
+ *   views.c    a view's query read; views, diffs and the HTML profile
+ *              drawn (on a worker)
  *   work.c     requests handed to the render pool, and their answers
  *   upload.c   POST: the body streamed to disk and hashed, multipart,
  *              limits, the token
@@ -29,7 +30,7 @@ typedef struct server {
 	char sample[SERVE_HASH_LEN + 1];
 } server;
 
-enum { K_OTHER, K_UPLOAD, K_VIEW, K_DIFF };
+enum { K_OTHER, K_UPLOAD, K_VIEW, K_DIFF, K_METHODS };
 
 /* what an upload is */
 enum { U_TRACE, U_MAPPING };
@@ -87,6 +88,10 @@ enum MHD_Result send_redirect(req *r, unsigned status, const char *location);
 /** A regular file (never a link) of a stored set, or 404. */
 enum MHD_Result send_file(req *r, const char *path, const char *type,
                           const char *download_as);
+/** A self-contained page (the command's HTML profile) whose one inline
+ * <style> and one inline <script> are allowed by their SHA-256, computed
+ * here from the file: nothing else may run or load. */
+enum MHD_Result send_inline_page(req *r, const char *path);
 /** The Content-Type of a set's file, by its extension. */
 const char *type_of(const char *name);
 /** Work that failed: r->rstatus and r->rbody (the message) set. */
@@ -118,6 +123,10 @@ void render_view(server *sv, req *r);
 void diff_file(const server *sv, const req *r, char *out, size_t n);
 /** Draws the differential graph of upload r->before to upload r->hash. */
 void render_diff(server *sv, req *r);
+/** Where the HTML profile of upload r->hash is kept. */
+void methods_file(const server *sv, const req *r, char *out, size_t n);
+/** Writes the HTML profile (--report-format html) of upload r->hash. */
+void render_methods(server *sv, req *r);
 
 /* ------------------------------------------------------------------ */
 /* work.c: the render pool's side of a request                         */

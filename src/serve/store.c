@@ -64,6 +64,16 @@ void hasher_end(hasher *h, char out[SERVE_HASH_LEN + 1])
 	hasher_free(h);
 }
 
+void sha256_base64(const void *data, size_t len, char out[SERVE_B64_LEN + 1])
+{
+	unsigned char md[EVP_MAX_MD_SIZE];
+	unsigned int n = 0;
+
+	out[0] = '\0';
+	if (EVP_Digest(data, len, md, &n, EVP_sha256(), NULL) == 1 && n == 32)
+		EVP_EncodeBlock((unsigned char *)out, md, 32);
+}
+
 void hasher_free(hasher *h)
 {
 	if (h) {

@@ -296,3 +296,53 @@ done:
 	upload_row_free(&ra);
 	upload_row_free(&rb);
 }
+
+void methods_file(const server *sv, const req *r, char *out, size_t n)
+{
+	store_path(sv->st, out, n, "traces/%s/methods.html", r->hash);
+}
+
+/* The method table with each method's callers and callees, as the
+ * command's --report-format html writes it; drawn once and kept. */
+void render_methods(server *sv, req *r)
+{
+	upload_row row;
+	char work[2048], orig[4096], path[4096], page[4096], *err = NULL;
+	const char *args[8];
+	int k = 0, rc;
+
+	if (store_get(sv->st, r->hash, &row) != 1) {
+		fail(r, 404, "no such trace");
+		return;
+	}
+	store_tmp_path(sv->st, "methods", work, sizeof work);
+	store_path(sv->st, orig, sizeof orig, "traces/%s/orig", r->hash);
+	if (mkdir(work, 0755) != 0) {
+		fail(r, 500, "cannot draw the method table: %s", strerror(errno));
+		goto out;
+	}
+	snprintf(page, sizeof page, "%s/methods.html", work);
+	args[k++] = "--report";
+	args[k++] = page;
+	args[k++] = "--report-format";
+	args[k++] = "html";
+	args[k++] = "--";
+	args[k++] = row.name;
+	args[k] = NULL;
+	snprintf(path, sizeof path, "%s/stderr", work);
+	rc = run_command(&sv->cfg, orig, args, path, &err);
+	if (rc != 0) {
+		fail(r, rc < 0 ? 500 : 422, "%s", err && *err ? err : "the command failed");
+		goto out;
+	}
+	methods_file(sv, r, r->file, sizeof r->file);
+	if (rename(page, r->file) != 0) {
+		fail(r, 500, "cannot store the method table: %s", strerror(errno));
+		goto out;
+	}
+	r->rstatus = 200;
+out:
+	remove_tree(work);
+	free(err);
+	upload_row_free(&row);
+}

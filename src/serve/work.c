@@ -19,6 +19,8 @@ static void job(void *arg)
 		ingest(r->sv, r);
 	else if (r->kind == K_DIFF)
 		render_diff(r->sv, r);
+	else if (r->kind == K_METHODS)
+		render_methods(r->sv, r);
 	else
 		render_view(r->sv, r);
 	__atomic_store_n(&r->finished, 1, __ATOMIC_RELEASE);
@@ -51,6 +53,8 @@ enum MHD_Result answer(req *r)
 		return send_error(r, r->rstatus, msg);
 	if (r->kind == K_DIFF)
 		return send_file(r, r->file, "image/svg+xml", NULL);
+	if (r->kind == K_METHODS)
+		return send_inline_page(r, r->file);
 	if (r->want_json)
 		return send_buf(r, 200, "application/json", msg, strlen(msg));
 	return send_redirect(r, 303, r->location);

@@ -5,7 +5,8 @@
 import { test, before, after } from "node:test";
 import assert from "node:assert/strict";
 import { readFileSync, writeFileSync, existsSync, readdirSync, statSync } from "node:fs";
-import { spawnSync } from "node:child_process";
+import { spawnSync, execFileSync } from "node:child_process";
+import { createHash } from "node:crypto";
 import net from "node:net";
 import { cli, samples, freshDir, start, raw, get, files, commandSet, commandSays,
          folded } from "./server.mjs";
@@ -259,6 +260,54 @@ test("types and headers: SVG, PNG, page, text; CSP and nosniff everywhere", asyn
   const report = await (await fetch(base + "report")).text();
   assert.match(report, /<table id="report">/);
   assert.match(report, /<script src="\/static\/sort\.js" defer>/);
+});
+
+// The text of the first `open` element (the last with `last`), as a CSP
+// hash source: 'sha256-<base64>'.
+function inlineHash(html, tag, last = false) {
+  const open = `<${tag}>`, close = `</${tag}>`;
+  const at = (last ? html.lastIndexOf(open) : html.indexOf(open)) + open.length;
+  const text = html.slice(at, html.indexOf(close, at));
+  return `'sha256-${createHash("sha256").update(text, "utf8").digest("base64")}'`;
+}
+
+test("the HTML profile: the command's page, made once, its inline script and style allowed by hash", async () => {
+  const base = srv.url + appUpload.url;
+  const page = await (await fetch(base)).text();
+  assert.match(page, new RegExp(`href="${appUpload.url}methods\\.html"`));
+  const kept = `${data}/traces/${appUpload.hash}/methods.html`;
+  assert.ok(!existsSync(kept), "made when first asked for");
+  const r = await fetch(base + "methods.html");
+  assert.equal(r.status, 200);
+  assert.equal(r.headers.get("content-type"), "text/html; charset=utf-8");
+  assert.equal(r.headers.get("x-content-type-options"), "nosniff");
+  const html = await r.text();
+  // byte for byte what the command writes for the same file
+  const dir = freshDir("serve-main-methods");
+  writeFileSync(`${dir}/app.trace`, appBytes);
+  execFileSync(cli, ["--report", "methods.html", "--report-format", "html", "--", "app.trace"],
+               { cwd: dir, stdio: ["ignore", "ignore", "pipe"] });
+  assert.equal(html, readFileSync(`${dir}/methods.html`, "utf8"));
+  assert.ok(existsSync(kept), "kept beside the trace");
+  // the policy: exactly its one inline style and one inline script, by hash
+  const csp = Object.fromEntries(r.headers.get("content-security-policy").split(/;\s*/)
+    .map((d) => { const [k, ...v] = d.trim().split(/\s+/); return [k, v.join(" ")]; }));
+  assert.equal(csp["default-src"], "'none'");
+  assert.equal(csp["script-src"], inlineHash(html, "script", true));
+  assert.equal(csp["style-src"], inlineHash(html, "style"));
+  assert.equal(html.split("<script>").length, 2, "one inline script");
+  assert.equal(html.split("<style>").length, 2, "one inline style");
+  assert.doesNotMatch(r.headers.get("content-security-policy"), /unsafe-inline|unsafe-eval|'self'/);
+  // asked again: the kept page, not drawn again
+  const before = statSync(kept).mtimeMs;
+  const again = await fetch(base + "methods.html");
+  assert.equal(again.status, 200);
+  assert.equal(await again.text(), html);
+  assert.equal(again.headers.get("content-security-policy"), r.headers.get("content-security-policy"));
+  assert.equal(statSync(kept).mtimeMs, before);
+  // a trace there is not
+  assert.equal((await fetch(`${srv.url}/trace/${"0".repeat(64)}/methods.html`)).status, 404);
+  assert.ok(tmpEmpty());
 });
 
 test("views from the URL: drawn once, cached, as the command draws them", async () => {
