@@ -149,6 +149,18 @@ static void answer_row(req *r, const upload_row *row)
 	snprintf(r->location, sizeof r->location, "/trace/%s/", row->hash);
 }
 
+/* `msg` without "<dir>/" wherever it names a file there: the library's
+ * message names a pair's halves by their paths. */
+static void without_dir(char *msg, const char *dir)
+{
+	char pre[4200];
+	size_t n = (size_t)snprintf(pre, sizeof pre, "%s/", dir);
+	char *p;
+
+	while ((p = strstr(msg, pre)) != NULL)
+		memmove(p, p + n, strlen(p + n) + 1);
+}
+
 /* The whole of an upload, once received: r->tmp holds the bytes, r->hash
  * their digest.  Fills r->rstatus and r->rbody.  Runs on a render worker
  * (and once at start for the sample). */
@@ -167,6 +179,8 @@ void ingest(server *sv, req *r)
 
 	if ((k = store_get(sv->st, r->hash, &row)) != 0) {
 		unlink(r->tmp);
+		if (r->pair)
+			unlink(r->tmp2);
 		if (k < 0) {
 			fail(r, 500, "the catalogue cannot be read");
 			return;
@@ -175,21 +189,35 @@ void ingest(server *sv, req *r)
 		upload_row_free(&row);
 		return;
 	}
+	memset(&row, 0, sizeof row);
+	/* in a folder of its own, under its name (a pair's halves side by
+	 * side, as the command finds them) */
+	store_tmp_path(sv->st, "work", work, sizeof work);
+	snprintf(orig, sizeof orig, "%s/orig", work);
+	snprintf(path, sizeof path, "%s/orig/%s", work, r->name);
+	snprintf(final, sizeof final, "%s/orig/%s", work, r->pair ? r->name2 : "");
+	if (mkdir(work, 0755) != 0 || mkdir(orig, 0755) != 0 || rename(r->tmp, path) != 0 ||
+	    (r->pair && rename(r->tmp2, final) != 0)) {
+		fail(r, 500, "cannot store the upload: %s", strerror(errno));
+		unlink(r->tmp);
+		if (r->pair)
+			unlink(r->tmp2);
+		goto out;
+	}
 	/* the library reads it first: the command's message when it is no trace */
 	po.limits.max_memory = sv->cfg.max_memory;
 	po.jobs = 1;
-	if ((st = af_trace_open(r->tmp, &po, &t, &e)) != AF_OK) {
-		unlink(r->tmp);
+	if ((st = af_trace_open(path, &po, &t, &e)) != AF_OK) {
+		without_dir(e.message, orig);
 		if (e.line > 0)
 			fail(r, status_of(st), PROG ": %s: %s (line %lld)", r->name, e.message, e.line);
 		else if (e.offset >= 0)
 			fail(r, status_of(st), PROG ": %s: %s (byte %lld)", r->name, e.message, e.offset);
 		else
 			fail(r, status_of(st), PROG ": %s: %s", r->name, e.message);
-		return;
+		goto out;
 	}
 	ti = af_trace_get_info(t);
-	memset(&row, 0, sizeof row);
 	snprintf(row.hash, sizeof row.hash, "%s", r->hash);
 	upload_json(&js, r->hash, r->name, r->got, t, &row);
 	{
@@ -202,15 +230,7 @@ void ingest(server *sv, req *r)
 	row.variant = strdup(variant_name(ti->variant));
 	af_trace_free(t);
 
-	/* the set, drawn by the command in a folder of its own */
-	store_tmp_path(sv->st, "work", work, sizeof work);
-	snprintf(orig, sizeof orig, "%s/orig", work);
-	snprintf(path, sizeof path, "%s/orig/%s", work, r->name);
-	if (mkdir(work, 0755) != 0 || mkdir(orig, 0755) != 0 || rename(r->tmp, path) != 0) {
-		fail(r, 500, "cannot store the upload: %s", strerror(errno));
-		unlink(r->tmp);
-		goto out;
-	}
+	/* the set, drawn by the command beside it */
 	k = 0;
 	args[k++] = "--per-thread";
 	args[k++] = "--format";

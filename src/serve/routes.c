@@ -7,7 +7,8 @@
  *   /trace/<hash>/?clock=..      a view: drawn once, then redirected to
  *   /trace/<hash>/v/<id>/[file]  a view's page and files
  *   /trace/<hash>/<file>         a file of the set (SVG, folded, report.tsv)
- *   /trace/<hash>/original       the upload itself, for download
+ *   /trace/<hash>/original       the upload itself, for download (a pair's
+ *                                key; /original.data its data)
  *   /trace/<hash>/report         the method table as a sortable page
  *   /trace/<hash>/methods.html   the HTML profile: callers and callees (the
  *                                command's --report-format html, made once)
@@ -108,6 +109,14 @@ enum MHD_Result trace_page(req *r, const char *rest)
 	} else if (strcmp(rest, "/original") == 0) {
 		store_path(sv->st, path, sizeof path, "traces/%s/orig/%s", hash, row.name);
 		ret = send_file(r, path, "application/octet-stream", row.name);
+	} else if (strcmp(rest, "/original.data") == 0 && strcmp(row.variant, "key+data") == 0 &&
+	           strlen(row.name) > 4 && strlen(row.name) < 120 &&
+	           strcmp(row.name + strlen(row.name) - 4, ".key") == 0) {
+		/* a pair's other half: <base>.data beside <base>.key */
+		char data[128];
+		snprintf(data, sizeof data, "%.*s.data", (int)strlen(row.name) - 4, row.name);
+		store_path(sv->st, path, sizeof path, "traces/%s/orig/%s", hash, data);
+		ret = send_file(r, path, "application/octet-stream", data);
 	} else if (strcmp(rest, "/methods.html") == 0) {
 		struct stat st;
 		methods_file(sv, r, r->file, sizeof r->file);

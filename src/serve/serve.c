@@ -184,6 +184,8 @@ static void completed(void *cls, struct MHD_Connection *conn, void **con_cls,
 	} else if (r->kind == K_UPLOAD && r->tmp[0] && !r->queued) {
 		unlink(r->tmp);
 	}
+	if (r->kind == K_UPLOAD && r->tmp2[0] && !r->queued)
+		unlink(r->tmp2);
 	hasher_free(r->h);
 	free(r->rbody);
 	free(r->view_query);

@@ -58,6 +58,14 @@ typedef struct req {
 	char badmsg[256];
 	struct MHD_PostProcessor *pp;
 	char field[64];          /* the multipart field being read */
+	uint64_t part_got;       /* bytes of the file being read */
+	/* a key+data pair, two files of one form: while the second is read,
+	 * the first's; once whole, r->tmp and r->name are the key's and these
+	 * the data's */
+	int pair;
+	char tmp2[4096];
+	char name2[128];
+	char digest2[SERVE_HASH_LEN + 1];
 	/* work done by a render worker while the connection is suspended */
 	int queued, finished;
 	unsigned rstatus;

@@ -54,6 +54,8 @@ static int over_limit(req *r, size_t more)
 			r->fd = -1;
 			unlink(r->tmp);
 		}
+		if (r->tmp2[0])
+			unlink(r->tmp2);
 		return 1;
 	}
 	return 0;
@@ -69,6 +71,7 @@ static int take(req *r, const char *data, size_t size)
 	if (over_limit(r, size))
 		return 0;
 	hasher_add(r->h, data, size);
+	r->part_got += size;
 	while (left) {
 		ssize_t w = write(r->fd, p, left);
 		if (w < 0 && errno == EINTR)
@@ -84,6 +87,97 @@ static int take(req *r, const char *data, size_t size)
 	}
 	r->got += size;
 	return 0;
+}
+
+/* The first file of a form is whole and a second begins: the first is put
+ * aside (r->tmp2, r->name2, its digest) and the second goes to a new
+ * temporary file.  0, or -1 with r->bad set. */
+static int second_file(req *r, const char *key, const char *filename)
+{
+	if (r->fd >= 0 && fsync(r->fd) != 0) {
+		r->bad = 500;
+		snprintf(r->badmsg, sizeof r->badmsg, "cannot store the upload: %s", strerror(errno));
+		return -1;
+	}
+	if (r->fd >= 0)
+		close(r->fd);
+	r->fd = -1;
+	hasher_end(r->h, r->digest2);
+	r->h = NULL;
+	memcpy(r->tmp2, r->tmp, sizeof r->tmp2);
+	memcpy(r->name2, r->name, sizeof r->name2);
+	r->files = 2;
+	r->part_got = 0;
+	snprintf(r->field, sizeof r->field, "%s", key ? key : "");
+	safe_upload_name(r->name, sizeof r->name, filename);
+	store_tmp_path(r->sv->st, "upload", r->tmp, sizeof r->tmp);
+	r->fd = open(r->tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
+	if (r->fd < 0 || !(r->h = hasher_new())) {
+		r->bad = 500;
+		snprintf(r->badmsg, sizeof r->badmsg, "cannot store the upload");
+		return -1;
+	}
+	return 0;
+}
+
+/* What a half of a pair is, by its first bytes, else by its name: 'k' a
+ * key, 'd' data, 0 neither. */
+static int half_of(const char *path, const char *name)
+{
+	char head[9] = {0};
+	size_t n = strlen(name);
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+
+	if (fd >= 0) {
+		if (read(fd, head, 8) < 0)
+			head[0] = '\0';
+		close(fd);
+	}
+	if (strncmp(head, "*version", 8) == 0)
+		return 'k';
+	if (memcmp(head, "SLOW", 4) == 0)
+		return 'd';
+	if (n > 4 && strcmp(name + n - 4, ".key") == 0)
+		return 'k';
+	if (n > 5 && strcmp(name + n - 5, ".data") == 0)
+		return 'd';
+	return 0;
+}
+
+/* Two files of a form, whole: named as the command finds a pair,
+ * <base>.key beside <base>.data (r->tmp and r->name the key's, r->tmp2 and
+ * r->name2 the data's), the digest of the pair in r->hash: SHA-256 of the
+ * key's digest and the data's, whatever their order in the form. */
+static void name_pair(req *r, const char *digest)
+{
+	char t[4096], base[128], hex[2 * SERVE_HASH_LEN + 1];
+	char *dot;
+	hasher *h;
+
+	if (half_of(r->tmp, r->name) != 'k' && half_of(r->tmp2, r->name2) != 'd') {
+		/* the key came first (or neither says: the form's order): swap */
+		memcpy(t, r->tmp, sizeof t);
+		memcpy(r->tmp, r->tmp2, sizeof r->tmp);
+		memcpy(r->tmp2, t, sizeof r->tmp2);
+		memcpy(base, r->name, sizeof base);
+		memcpy(r->name, r->name2, sizeof r->name);
+		memcpy(r->name2, base, sizeof r->name2);
+		snprintf(hex, sizeof hex, "%s%s", r->digest2, digest);
+	} else {
+		snprintf(hex, sizeof hex, "%s%s", digest, r->digest2);
+	}
+	/* r->tmp is now the key's; hex is the key's digest, then the data's */
+	snprintf(base, sizeof base, "%s", r->name);
+	if ((dot = strrchr(base, '.')) != NULL && dot != base)
+		*dot = '\0';
+	snprintf(r->name, sizeof r->name, "%.100s.key", base);
+	snprintf(r->name2, sizeof r->name2, "%.100s.data", base);
+	r->pair = 1;
+	if ((h = hasher_new()) != NULL) {
+		hasher_add(h, "key+data\n", 9);
+		hasher_add(h, hex, strlen(hex));
+		hasher_end(h, r->hash);
+	}
 }
 
 static enum MHD_Result form_part(void *cls, enum MHD_ValueKind kind, const char *key,
@@ -106,18 +200,24 @@ static enum MHD_Result form_part(void *cls, enum MHD_ValueKind kind, const char 
 	}
 	if (!filename)
 		return MHD_YES; /* other fields: ignored */
-	if (off == 0 && (strcmp(r->field, key ? key : "") != 0 || size == 0 || r->files == 0)) {
-		if (r->files && strcmp(r->field, key ? key : "") != 0) {
+	/* a part begins at offset 0: another field's, or another file of the
+	 * same field once this one has bytes */
+	if (off == 0 && r->files &&
+	    (strcmp(r->field, key ? key : "") != 0 || r->part_got > 0) && !r->bad && !r->too_big) {
+		if (r->files == 2 || r->upload == U_MAPPING) {
 			r->bad = 400;
-			snprintf(r->badmsg, sizeof r->badmsg,
-			         "one file per upload (a key+data pair: join them first)");
+			snprintf(r->badmsg, sizeof r->badmsg, r->upload == U_MAPPING
+			         ? "one mapping file per upload"
+			         : "at most two files per upload: a trace, or a key and data pair");
 			return MHD_YES;
 		}
-		if (!r->files) {
-			r->files = 1;
-			snprintf(r->field, sizeof r->field, "%s", key ? key : "");
-			safe_upload_name(r->name, sizeof r->name, filename);
-		}
+		if (second_file(r, key, filename) != 0)
+			return MHD_YES;
+	}
+	if (!r->files) {
+		r->files = 1;
+		snprintf(r->field, sizeof r->field, "%s", key ? key : "");
+		safe_upload_name(r->name, sizeof r->name, filename);
 	}
 	if (size)
 		take(r, data, size);
@@ -241,7 +341,16 @@ enum MHD_Result finish_upload(req *r)
 	}
 	if (r->bad) {
 		unlink(r->tmp);
+		if (r->tmp2[0])
+			unlink(r->tmp2);
 		return send_error(r, (unsigned)r->bad, r->badmsg);
+	}
+	if (r->files == 2) {
+		char digest[SERVE_HASH_LEN + 1];
+		hasher_end(r->h, digest);
+		r->h = NULL;
+		name_pair(r, digest);
+		return submit(r);
 	}
 	hasher_end(r->h, r->upload == U_MAPPING ? r->before : r->hash);
 	r->h = NULL;

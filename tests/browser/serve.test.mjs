@@ -139,6 +139,24 @@ test("the trace's callers and callees page: sort, filter, a link, under its CSP"
   await page.close();
 });
 
+test("a key and its data chosen together in the file picker: one trace", skip, async () => {
+  const bytes = (await import("node:fs")).readFileSync(`${samples}/app.trace`);
+  const end = bytes.indexOf("*end\n") + 5;
+  const page = await newPage();
+  await page.goto(`${srv.url}/`);
+  await Promise.all([
+    page.waitForURL(/\/trace\/[0-9a-f]{64}\/$/, { timeout: 60000 }),
+    page.setInputFiles("#file", [
+      { name: "legacy.key", mimeType: "application/octet-stream", buffer: bytes.subarray(0, end) },
+      { name: "legacy.data", mimeType: "application/octet-stream", buffer: bytes.subarray(end) }]),
+  ]);
+  await page.waitForLoadState("load");
+  await thumbnailsLoaded(page);
+  assert.match(await page.textContent("nav.aflame-serve"), /legacy\.key .* key\+data/);
+  assert.deepEqual(page.problems, []);
+  await page.close();
+});
+
 test("a diff of two uploads opens, interactive", skip, async () => {
   const up = async (f) => (await (await fetch(`${srv.url}/upload?name=${f}`, { method: "POST",
     body: (await import("node:fs")).readFileSync(`${samples}/${f}`),

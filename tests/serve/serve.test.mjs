@@ -119,6 +119,66 @@ test("a browser form (multipart) is redirected to the trace's page", async () =>
   assert.equal(bare.headers.get("location"), loc);
 });
 
+test("a key+data pair, two files of one form: stored and drawn as the command draws KEY DATA", async () => {
+  // the sample split where its key ends: app.key + app.data, as a legacy tracer writes them
+  const end = appBytes.indexOf("*end\n") + 5;
+  const key = appBytes.subarray(0, end), dat = appBytes.subarray(end);
+  const form = (parts) => {
+    const fd = new FormData();
+    for (const [field, bytes, name] of parts) fd.append(field, new Blob([bytes]), name);
+    return fd;
+  };
+  // data first: the halves are told by their bytes, not by their order
+  const r = await fetch(`${srv.url}/upload`, { method: "POST", headers: json,
+    body: form([["trace", dat, "app.data"], ["trace", key, "app.key"]]) });
+  assert.equal(r.status, 200, await r.clone().text());
+  const j = await r.json();
+  assert.equal(j.variant, "key+data");
+  assert.equal(j.name, "app.key");
+  assert.equal(j.size, appBytes.length);
+  // the set, byte for byte what the command writes for app.key beside app.data
+  const dir = freshDir("serve-main-pair");
+  const mkdir = (await import("node:fs")).mkdirSync;
+  mkdir(`${dir}/orig`);
+  writeFileSync(`${dir}/orig/app.key`, key);
+  writeFileSync(`${dir}/orig/app.data`, dat);
+  execFileSync(cli, ["--per-thread", "--format", "svg,folded", "-o", "../set", "--", "app.key"],
+               { cwd: `${dir}/orig`, stdio: ["ignore", "ignore", "pipe"] });
+  const stored = `${data}/traces/${j.hash}/set`;
+  const want = files(`${dir}/set`);
+  assert.ok(want.includes("all.svg") && want.includes("index.html"));
+  for (const f of want)
+    assert.deepEqual(readFileSync(`${stored}/${f}`), readFileSync(`${dir}/set/${f}`), f);
+  // both halves kept and offered
+  const orig = Buffer.from(await (await fetch(`${srv.url}${j.url}original`)).arrayBuffer());
+  assert.deepEqual(orig, key);
+  const od = Buffer.from(await (await fetch(`${srv.url}${j.url}original.data`)).arrayBuffer());
+  assert.deepEqual(od, dat);
+  assert.match(await (await fetch(srv.url + j.url)).text(), /original\.data/);
+  // the same pair, the other way round and under other names: the same URL
+  const again = await fetch(`${srv.url}/upload`, { method: "POST", headers: json,
+    body: form([["key", key, "x.key"], ["data", dat, "x.data"]]) });
+  assert.equal(again.status, 200);
+  assert.equal((await again.json()).url, j.url);
+  // a view of it is drawn too
+  const v = await fetch(`${srv.url}${j.url}?clock=cpu`, { redirect: "manual" });
+  assert.equal(v.status, 303);
+  assert.equal((await fetch(srv.url + v.headers.get("location"))).status, 200);
+  // two halves that are no pair: the library's message, nothing stored
+  const bad = await fetch(`${srv.url}/upload`, { method: "POST", headers: json,
+    body: form([["trace", key, "a.key"], ["trace", Buffer.from("main;x 1\n"), "b.data"]]) });
+  assert.ok([415, 422].includes(bad.status), `${bad.status}`);
+  const msg = (await bad.json()).error;
+  assert.match(msg, /^aflame-render: a\.key: /);
+  assert.doesNotMatch(msg, new RegExp(data), "no server path in the message");
+  // three files: refused
+  const three = await fetch(`${srv.url}/upload`, { method: "POST", headers: json,
+    body: form([["a", key, "a.key"], ["b", dat, "a.data"], ["c", dat, "c.data"]]) });
+  assert.equal(three.status, 400);
+  assert.match((await three.json()).error, /at most two files/);
+  assert.ok(tmpEmpty());
+});
+
 test("curl: --data-binary and -F", { skip: spawnSync("curl", ["--version"]).status !== 0 && "curl is not installed" }, () => {
   const a = spawnSync("curl", ["-s", "-H", "Accept: application/json", "--data-binary",
                               `@${samples}/app-dalvik-v1.trace`, `${srv.url}/upload`], { encoding: "utf8" });
