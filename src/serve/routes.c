@@ -99,6 +99,9 @@ enum MHD_Result trace_page(req *r, const char *rest)
 			          r->view_id);
 			if (stat(path, &st) == 0) {
 				char loc[128];
+				store_path(sv->st, path, sizeof path, "traces/%s/views/%s", hash,
+				           r->view_id);
+				store_touch(path);
 				snprintf(loc, sizeof loc, "/trace/%s/v/%s/", hash, r->view_id);
 				ret = send_redirect(r, 303, loc);
 			} else {
@@ -167,6 +170,7 @@ enum MHD_Result trace_page(req *r, const char *rest)
 				size_t n = fread(q, 1, sizeof q - 1, f);
 				q[n] = '\0';
 				fclose(f);
+				store_touch(dir);
 				ret = send_index(r, &row, dir, q);
 			} else {
 				ret = send_error(r, 404, "no such view");
@@ -209,8 +213,10 @@ enum MHD_Result diff_page(req *r, const char *rest)
 	}
 	r->diff_normalize = norm && strcmp(norm, "0") != 0 && strcmp(norm, "false") != 0;
 	diff_file(r->sv, r, r->file, sizeof r->file);
-	if (stat(r->file, &st) == 0)
+	if (stat(r->file, &st) == 0) {
+		store_touch(r->file);
 		return send_file(r, r->file, "image/svg+xml", NULL);
+	}
 	{
 		upload_row a, b;
 		int ka = store_get(r->sv->st, r->before, &b), kb = store_get(r->sv->st, r->hash, &a);

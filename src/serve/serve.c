@@ -230,6 +230,8 @@ static const char usage[] =
 	"  --data DIR            uploads and the catalogue (default ./aflame-data)\n"
 	"  --max-upload SIZE     largest upload, e.g. 200M (default 1G)\n"
 	"  --max-memory SIZE     memory one render may take (default: the command's)\n"
+	"  --cache-size SIZE     views and diffs kept, least recently used dropped first\n"
+	"                        (default 1G)\n"
 	"  --jobs N              render workers (default 2)\n"
 	"  --queue N             renders waiting, past which 503 (default 16)\n"
 	"  --threads N           HTTP threads (default 4)\n"
@@ -336,6 +338,9 @@ static int parse_args(int argc, char **argv, serve_config *c, const char **sampl
 			*sample = v;
 		} else if (strcmp(name, "--max-upload") == 0) {
 			if (parse_size(v, &c->max_upload))
+				goto bad;
+		} else if (strcmp(name, "--cache-size") == 0) {
+			if (parse_size(v, &c->cache_size))
 				goto bad;
 		} else if (strcmp(name, "--max-memory") == 0) {
 			if (parse_size(v, &c->max_memory))
@@ -465,6 +470,7 @@ int serve_main(int argc, char **argv)
 	sv.cfg.listen = "127.0.0.1:8192";
 	sv.cfg.data = "aflame-data";
 	sv.cfg.max_upload = 1ULL << 30;
+	sv.cfg.cache_size = 1ULL << 30;
 	sv.cfg.jobs = 2;
 	sv.cfg.queue = 16;
 	sv.cfg.threads = 4;

@@ -30,6 +30,7 @@ typedef struct serve_config {
 	const char *data;        /* the data folder */
 	uint64_t max_upload;     /* bytes */
 	uint64_t max_memory;     /* per render, 0: the command's default */
+	uint64_t cache_size;     /* bytes of views and diffs kept */
 	int jobs;                /* render workers */
 	int queue;               /* renders waiting, past which 503 */
 	int threads;             /* libmicrohttpd's thread pool */
@@ -103,6 +104,13 @@ int is_hash(const char *s);
 int is_safe_file(const char *s);
 /** Removes the folder `path` and what it holds (no links followed). */
 void remove_tree(const char *path);
+/** The cache of views and diffs (traces/<hash>/views/<id>/,
+ * traces/<hash>/diffs/<file>) brought down to `max` bytes: the least
+ * recently used first (their times: made, or touched by store_touch when
+ * served again), never `keep`.  The bytes left. */
+uint64_t store_trim_cache(store *s, uint64_t max, const char *keep);
+/** Marks a cached view or diff as used now. */
+void store_touch(const char *path);
 
 /* ------------------------------------------------------------------ */
 /* render.c: the bounded pool of render workers                        */

@@ -207,6 +207,7 @@ void render_view(server *sv, req *r)
 		fail(r, 500, "cannot store the view: %s", strerror(errno));
 		goto out;
 	}
+	store_trim_cache(sv->st, sv->cfg.cache_size, final);
 	r->rstatus = 303;
 	snprintf(r->location, sizeof r->location, "/trace/%s/v/%s/", r->hash, r->view_id);
 out:
@@ -288,6 +289,7 @@ void render_diff(server *sv, req *r)
 		fail(r, 500, "cannot store the diff: %s", strerror(errno));
 		goto out;
 	}
+	store_trim_cache(sv->st, sv->cfg.cache_size, r->file);
 	r->rstatus = 200;
 out:
 	remove_tree(work);

@@ -459,6 +459,69 @@ test("idle connections time out; a slow client holds up no one", async () => {
   }
 });
 
+test("views and diffs past --cache-size: the least recently used are dropped", async () => {
+  const d = freshDir("serve-cache");
+  const viewDir = (h, loc) => `${d}/traces/${h}/views/${/\/v\/([0-9a-f]{32})\//.exec(loc)[1]}`;
+  const sizeOf = (dir) => files(dir).reduce((a, f) => a + statSync(`${dir}/${f}`).size, 0);
+  const draw = async (s, h, q) => {
+    const r = await fetch(`${s.url}/trace/${h}/?${q}`, { redirect: "manual" });
+    assert.equal(r.status, 303, q);
+    return r.headers.get("location");
+  };
+  // three views, under the default bound (1G): all kept
+  let s = await start(d, ["--sample", "none"]);
+  let h, a, b, c;
+  try {
+    const r = await fetch(`${s.url}/upload?name=app.trace`, { method: "POST", body: appBytes, headers: json });
+    h = (await r.json()).hash;
+    a = await draw(s, h, "clock=cpu");
+    b = await draw(s, h, "clock=wait");
+    c = await draw(s, h, "inverted=1");
+    for (const v of [a, b, c]) assert.ok(existsSync(viewDir(h, v)), v);
+  } finally {
+    assert.equal((await s.stop()).code, 0);
+  }
+  // a bound just under the three: A served again (so used last), then a
+  // fourth drawn: B, the least recently used, goes; A and the new one stay
+  const bound = sizeOf(viewDir(h, a)) + sizeOf(viewDir(h, b)) + sizeOf(viewDir(h, c)) - 1;
+  s = await start(d, ["--sample", "none", "--cache-size", String(bound)]);
+  try {
+    assert.equal(await draw(s, h, "clock=cpu"), a);
+    const e = await draw(s, h, "flamechart=1");
+    assert.ok(!existsSync(viewDir(h, b)), "the least recently used view is dropped");
+    assert.ok(existsSync(viewDir(h, a)), "the view served again stays");
+    assert.ok(existsSync(viewDir(h, e)), "the new view stays");
+    const total = ["views"].flatMap((k) => readdirSync(`${d}/traces/${h}/${k}`))
+      .reduce((t, id) => t + sizeOf(`${d}/traces/${h}/views/${id}`), 0);
+    assert.ok(total <= bound, `${total} bytes kept, bound ${bound}`);
+    // B asked again: drawn again, at the same place
+    assert.equal(await draw(s, h, "clock=wait"), b);
+    assert.equal((await fetch(s.url + b)).status, 200);
+  } finally {
+    assert.equal((await s.stop()).code, 0);
+  }
+  // a bound smaller than any view: only the newest is kept
+  s = await start(d, ["--sample", "none", "--cache-size", "1"]);
+  try {
+    const x = await draw(s, h, "strip-package=1");
+    assert.deepEqual(readdirSync(`${d}/traces/${h}/views`), [viewDir(h, x).split("/").pop()]);
+    assert.equal((await fetch(s.url + x)).status, 200);
+    // a diff is in the same cache: drawn, it drops the view; a view drops it
+    const after = await fetch(`${s.url}/upload?name=app-after.trace`, { method: "POST",
+      body: readFileSync(`${samples}/app-after.trace`), headers: json });
+    const h2 = (await after.json()).hash;
+    const diff = await fetch(`${s.url}/diff/${h}/${h2}`);
+    assert.equal(diff.status, 200);
+    await diff.arrayBuffer();
+    assert.deepEqual(readdirSync(`${d}/traces/${h}/views`), []);
+    assert.equal(readdirSync(`${d}/traces/${h2}/diffs`).length, 1);
+    await draw(s, h, "clock=cpu");
+    assert.equal(readdirSync(`${d}/traces/${h2}/diffs`).length, 0);
+  } finally {
+    assert.equal((await s.stop()).code, 0);
+  }
+});
+
 test("--upload-token and --list", async () => {
   const d = freshDir("serve-token");
   writeFileSync(`${d}/../serve-token.txt`, "s3cret\n");
