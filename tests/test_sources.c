@@ -374,6 +374,7 @@ static const t_file files[] = {
 	{"src/serve/routes.c", COMMAND},
 	{"src/serve/store.c", COMMAND},
 	{"src/serve/render.c", COMMAND},
+	{"src/serve/watch.c", COMMAND},
 	{"src/serve/pages.c", COMMAND},
 };
 

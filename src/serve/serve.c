@@ -82,8 +82,11 @@ static enum MHD_Result handle(void *cls, struct MHD_Connection *conn, const char
 	if (!r) {
 		if (!(r = calloc(1, sizeof *r)))
 			return MHD_NO;
+		const union MHD_ConnectionInfo *ci =
+			MHD_get_connection_info(conn, MHD_CONNECTION_INFO_SOCKET_CONTEXT);
 		r->sv = sv;
 		r->conn = conn;
+		r->watched = ci ? ci->socket_context : NULL;
 		r->fd = -1;
 		snprintf(r->method, sizeof r->method, "%s", method);
 		log_path(r->path, sizeof r->path, url);
@@ -176,6 +179,8 @@ static void completed(void *cls, struct MHD_Connection *conn, void **con_cls,
 	        toe == MHD_REQUEST_TERMINATED_COMPLETED_OK ? ""
 	        : toe == MHD_REQUEST_TERMINATED_TIMEOUT_REACHED ? " (timed out)"
 	                                                         : " (cut off)");
+	/* the next request on this connection has its own time */
+	watch_busy(r->sv->watch, r->watched, 0);
 	if (r->pp)
 		MHD_destroy_post_processor(r->pp);
 	if (r->fd >= 0) {
@@ -192,6 +197,22 @@ static void completed(void *cls, struct MHD_Connection *conn, void **con_cls,
 	free(r->view_strings);
 	free(r);
 	*con_cls = NULL;
+}
+
+/* Each connection timed from its start (watch.c). */
+static void connection(void *cls, struct MHD_Connection *conn, void **socket_context,
+                       enum MHD_ConnectionNotificationCode code)
+{
+	server *sv = cls;
+
+	if (code == MHD_CONNECTION_NOTIFY_STARTED) {
+		const union MHD_ConnectionInfo *ci =
+			MHD_get_connection_info(conn, MHD_CONNECTION_INFO_CONNECTION_FD);
+		*socket_context = ci ? watch_add(sv->watch, ci->connect_fd) : NULL;
+	} else if (code == MHD_CONNECTION_NOTIFY_CLOSED) {
+		watch_remove(sv->watch, *socket_context);
+		*socket_context = NULL;
+	}
 }
 
 /* %HH decoded in place, except %00: kept as it is, so a NUL never cuts a
@@ -237,6 +258,8 @@ static const char usage[] =
 	"  --threads N           HTTP threads (default 4)\n"
 	"  --max-connections N   connections at once (default 1000)\n"
 	"  --timeout SEC         idle connections closed after SEC (default 30)\n"
+	"  --request-timeout SEC a request must arrive whole within SEC, however\n"
+	"                        busy its client (default 3600; drawing not counted)\n"
 	"  --list                /list shows every upload (a team server)\n"
 	"  --upload-token FILE   uploads need the token in FILE (Authorization: Bearer)\n"
 	"  --sample FILE         the trace the upload page links to (none: no link)\n"
@@ -360,6 +383,9 @@ static int parse_args(int argc, char **argv, serve_config *c, const char **sampl
 		} else if (strcmp(name, "--timeout") == 0) {
 			if (parse_int(v, 1, 86400, &c->timeout))
 				goto bad;
+		} else if (strcmp(name, "--request-timeout") == 0) {
+			if (parse_int(v, 1, 7 * 86400, &c->request_timeout))
+				goto bad;
 		} else if (strcmp(name, "--upload-token") == 0) {
 			if (read_token(v, &c->token))
 				return 1;
@@ -476,6 +502,7 @@ int serve_main(int argc, char **argv)
 	sv.cfg.threads = 4;
 	sv.cfg.max_connections = 1000;
 	sv.cfg.timeout = 30;
+	sv.cfg.request_timeout = 3600;
 	if ((r = parse_args(argc, argv, &sv.cfg, &sample)) >= 0) {
 		free(sv.cfg.token);
 		return r;
@@ -516,8 +543,10 @@ int serve_main(int argc, char **argv)
 	sigaddset(&sigs, SIGTERM);
 	sigaddset(&sigs, SIGHUP);
 	pthread_sigmask(SIG_BLOCK, &sigs, NULL);
-	if (!(sv.workers = pool_new(sv.cfg.jobs, sv.cfg.queue))) {
+	if (!(sv.workers = pool_new(sv.cfg.jobs, sv.cfg.queue)) ||
+	    !(sv.watch = watch_new(sv.cfg.request_timeout))) {
 		fputs(PROG ": serve: cannot start the render workers\n", stderr);
+		pool_free(sv.workers);
 		store_close(sv.st);
 		free(sv.cfg.token);
 		return 1;
@@ -532,10 +561,12 @@ int serve_main(int argc, char **argv)
 	                     MHD_OPTION_CONNECTION_TIMEOUT, (unsigned)sv.cfg.timeout,
 	                     MHD_OPTION_CONNECTION_MEMORY_LIMIT, (size_t)(128 * 1024),
 	                     MHD_OPTION_NOTIFY_COMPLETED, completed, &sv,
+	                     MHD_OPTION_NOTIFY_CONNECTION, connection, &sv,
 	                     MHD_OPTION_UNESCAPE_CALLBACK, unescape, &sv,
 	                     MHD_OPTION_END);
 	if (!d) {
 		fprintf(stderr, PROG ": serve: cannot listen on %s\n", sv.cfg.listen);
+		watch_free(sv.watch);
 		pool_free(sv.workers);
 		store_close(sv.st);
 		free(sv.cfg.token);
@@ -555,6 +586,7 @@ int serve_main(int argc, char **argv)
 	MHD_quiesce_daemon(d);
 	pool_free(sv.workers);
 	MHD_stop_daemon(d);
+	watch_free(sv.watch);
 	store_close(sv.st);
 	free(sv.cfg.token);
 	return 0;

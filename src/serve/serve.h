@@ -36,6 +36,7 @@ typedef struct serve_config {
 	int threads;             /* libmicrohttpd's thread pool */
 	int max_connections;
 	int timeout;             /* seconds a connection may stay idle */
+	int request_timeout;     /* seconds a request may take to arrive */
 	int list;                /* --list: /list shows the catalogue */
 	char *token;             /* --upload-token's contents, or NULL */
 	char self[4096];         /* this program, run for each render */
@@ -130,6 +131,26 @@ void pool_free(pool *p);
  * standard error (malloc'd, NUL-terminated, may be empty). */
 int run_command(const serve_config *cfg, const char *cwd, const char *const *args,
                 const char *err_path, char **err);
+
+/* ------------------------------------------------------------------ */
+/* watch.c: the time a request may take to arrive                      */
+
+typedef struct watch watch;
+typedef struct watched watched;
+
+/** Starts the thread that cuts a connection whose request has taken
+ * `seconds` or more to arrive.  NULL on failure. */
+watch *watch_new(int seconds);
+/** Stops the thread, frees what is left. */
+void watch_free(watch *w);
+/** A connection (its socket) from now on; NULL when out of memory (it is
+ * then not watched). */
+watched *watch_add(watch *w, int fd);
+/** The connection is closed: forgotten (`c` freed). */
+void watch_remove(watch *w, watched *c);
+/** `busy`: its request is whole and being drawn (not counted); 0: it is
+ * answered, the clock starts again for the next request. */
+void watch_busy(watch *w, watched *c, int busy);
 
 /* ------------------------------------------------------------------ */
 /* pages.c: the HTML the server writes                                 */

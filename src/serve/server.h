@@ -27,6 +27,7 @@ typedef struct server {
 	serve_config cfg;
 	store *st;
 	pool *workers;
+	watch *watch;
 	char sample[SERVE_HASH_LEN + 1];
 } server;
 
@@ -39,6 +40,7 @@ enum { U_TRACE, U_MAPPING };
 typedef struct req {
 	server *sv;
 	struct MHD_Connection *conn;
+	watched *watched;        /* its connection, timed */
 	char method[8];
 	char path[256];          /* for the log, made printable */
 	struct timespec start;

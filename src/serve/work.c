@@ -32,6 +32,7 @@ static void job(void *arg)
 enum MHD_Result submit(req *r)
 {
 	r->queued = 1;
+	watch_busy(r->sv->watch, r->watched, 1);
 	MHD_suspend_connection(r->conn);
 	if (pool_submit(r->sv->workers, job, r) != 0) {
 		MHD_resume_connection(r->conn);

@@ -522,6 +522,46 @@ test("views and diffs past --cache-size: the least recently used are dropped", a
   }
 });
 
+test("--request-timeout: a client that keeps sending, too slowly, is cut off; others are not", async () => {
+  const d = freshDir("serve-request-time");
+  const s = await start(d, ["--sample", "none", "--timeout", "30", "--request-timeout", "2"]);
+  try {
+    // a byte every 200 ms is never idle for --timeout, but never done either
+    const drip = (first, text) => new Promise((resolve) => {
+      const c = net.connect(s.port, "127.0.0.1");
+      c.write(first);
+      let i = 0, closed = false, answer = "";
+      c.on("error", () => {});
+      c.on("data", (b) => { answer += b; });
+      c.on("close", () => { closed = true; });
+      const t = setInterval(() => {
+        if (closed || i >= text.length) {
+          clearInterval(t);
+          c.destroy();
+          resolve({ cut: closed, sent: i, answer });
+          return;
+        }
+        c.write(text[i++]);
+      }, 200);
+    });
+    const body = "x".repeat(150);
+    const [inBody, inHead] = await Promise.all([
+      drip("POST /upload?name=slow.trace HTTP/1.1\r\nHost: x\r\nContent-Length: 1000\r\n\r\n", body),
+      drip("GET / HTTP/1.1\r\nHost: x\r\n", `X-Slow: ${body}`),
+    ]);
+    assert.ok(inBody.cut, `the slow body was sent whole (${inBody.sent} bytes)`);
+    assert.ok(inHead.cut, `the slow header was sent whole (${inHead.sent} bytes)`);
+    assert.equal(readdirSync(`${d}/tmp`).length, 0, "nothing of the cut upload kept");
+    // an upload of the usual speed is drawn, however long its drawing takes
+    const r = await fetch(`${s.url}/upload?name=app.trace`, { method: "POST", body: appBytes, headers: json });
+    assert.equal(r.status, 200);
+    assert.equal((await fetch(`${s.url}/`)).status, 200);
+    assert.match(s.log(), /^POST \/upload 0 0 [\d.]+ms \(cut off\)$/m);
+  } finally {
+    assert.equal((await s.stop()).code, 0);
+  }
+});
+
 test("--upload-token and --list", async () => {
   const d = freshDir("serve-token");
   writeFileSync(`${d}/../serve-token.txt`, "s3cret\n");
