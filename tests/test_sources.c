@@ -366,9 +366,17 @@ static const t_file files[] = {
 	{"src/cli/profile.c", COMMAND},
 	/* aflame-render serve: part of the command, on the public API only */
 	{"src/serve/serve.h", COMMAND},
+	{"src/serve/server.h", COMMAND},
 	{"src/serve/serve.c", COMMAND},
+	{"src/serve/http.c", COMMAND},
+	{"src/serve/ingest.c", COMMAND},
+	{"src/serve/views.c", COMMAND},
+	{"src/serve/work.c", COMMAND},
+	{"src/serve/upload.c", COMMAND},
+	{"src/serve/routes.c", COMMAND},
 	{"src/serve/store.c", COMMAND},
 	{"src/serve/render.c", COMMAND},
+	{"src/serve/watch.c", COMMAND},
 	{"src/serve/pages.c", COMMAND},
 };
 

@@ -191,8 +191,8 @@ void page_home(sbuf *b, const serve_config *cfg, const char *sample_hash)
 	           "thread at a link you can share.</p>\n"
 	           "<form id=\"upload\" class=\"drop\" method=\"post\" action=\"/upload\" "
 	           "enctype=\"multipart/form-data\">\n"
-	           "<p><label>Trace file: <input type=\"file\" name=\"trace\" id=\"file\" "
-	           "required></label></p>\n");
+	           "<p><label>Trace file (or a <code>.key</code> and its <code>.data</code>): "
+	           "<input type=\"file\" name=\"trace\" id=\"file\" multiple required></label></p>\n");
 	if (cfg->token)
 		sb_puts(b, "<p><label>Upload token: <input type=\"password\" name=\"token\" "
 		           "id=\"token\" autocomplete=\"off\"></label></p>\n");
@@ -253,9 +253,14 @@ void page_trace_bar(sbuf *b, const upload_row *row, const char *view_query,
 	sb_html(b, row->name);
 	sb_printf(b, "</strong> &middot; %llu bytes &middot; ", (unsigned long long)row->size);
 	sb_html(b, row->variant);
-	sb_printf(b, " &middot; <a href=\"/trace/%s/original\" download>original file</a> "
-	          "&middot; <a href=\"/trace/%s/report.tsv\">report.tsv</a> "
+	sb_printf(b, " &middot; <a href=\"/trace/%s/original\" download>original file</a> ",
+	          row->hash);
+	if (strcmp(row->variant, "key+data") == 0)
+		sb_printf(b, "(key) &middot; <a href=\"/trace/%s/original.data\" download>data file</a> ",
+		          row->hash);
+	sb_printf(b, "&middot; <a href=\"/trace/%s/report.tsv\">report.tsv</a> "
 	          "&middot; <a href=\"/trace/%s/report\">method table</a> "
+	          "&middot; <a href=\"/trace/%s/methods.html\">callers and callees</a> "
 	          "&middot; <a href=\"/trace/%s/all.folded\">folded</a>",
 	          row->hash, row->hash, row->hash, row->hash);
 	if (view_query)
@@ -364,11 +369,18 @@ const char serve_upload_js[] =
 	"  var bar = document.getElementById('progress');\n"
 	"  var status = document.getElementById('status');\n"
 	"  var token = document.getElementById('token');\n"
-	"  function send(file) {\n"
-	"    var xhr = new XMLHttpRequest();\n"
-	"    xhr.open('POST', '/upload?name=' + encodeURIComponent(file.name));\n"
+	"  function send(files) {\n"
+	"    var file = files[0], body = file, xhr = new XMLHttpRequest();\n"
+	"    if (files.length > 1) {\n"
+	"      /* a key and its data: two files of one form */\n"
+	"      body = new FormData();\n"
+	"      Array.prototype.forEach.call(files, function (f) { body.append('trace', f, f.name); });\n"
+	"      xhr.open('POST', '/upload');\n"
+	"    } else {\n"
+	"      xhr.open('POST', '/upload?name=' + encodeURIComponent(file.name));\n"
+	"      xhr.setRequestHeader('Content-Type', 'application/octet-stream');\n"
+	"    }\n"
 	"    xhr.setRequestHeader('Accept', 'application/json');\n"
-	"    xhr.setRequestHeader('Content-Type', 'application/octet-stream');\n"
 	"    if (token && token.value) xhr.setRequestHeader('Authorization', 'Bearer ' + token.value);\n"
 	"    bar.hidden = false; bar.value = 0;\n"
 	"    status.textContent = 'Uploading ' + file.name + '\\u2026';\n"
@@ -383,20 +395,20 @@ const char serve_upload_js[] =
 	"      status.textContent = (r && r.error) ? r.error : ('upload failed: HTTP ' + xhr.status);\n"
 	"    };\n"
 	"    xhr.onerror = function () { status.textContent = 'upload failed: the connection was lost'; };\n"
-	"    xhr.send(file);\n"
+	"    xhr.send(body);\n"
 	"  }\n"
 	"  form.addEventListener('submit', function (e) {\n"
 	"    e.preventDefault();\n"
-	"    if (input.files.length) send(input.files[0]);\n"
+	"    if (input.files.length) send(input.files);\n"
 	"  });\n"
-	"  input.addEventListener('change', function () { if (input.files.length) send(input.files[0]); });\n"
+	"  input.addEventListener('change', function () { if (input.files.length) send(input.files); });\n"
 	"  ['dragenter', 'dragover'].forEach(function (t) {\n"
 	"    form.addEventListener(t, function (e) { e.preventDefault(); form.classList.add('over'); });\n"
 	"  });\n"
 	"  form.addEventListener('dragleave', function () { form.classList.remove('over'); });\n"
 	"  form.addEventListener('drop', function (e) {\n"
 	"    e.preventDefault(); form.classList.remove('over');\n"
-	"    if (e.dataTransfer.files.length) send(e.dataTransfer.files[0]);\n"
+	"    if (e.dataTransfer.files.length) send(e.dataTransfer.files);\n"
 	"  });\n"
 	"})();\n";
 

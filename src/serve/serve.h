@@ -19,6 +19,7 @@
 #define PROG "aflame-render"
 #endif
 #define SERVE_HASH_LEN 64 /* SHA-256 in lower-case hex */
+#define SERVE_B64_LEN 44  /* SHA-256 in base64, padded */
 
 /** `aflame-render serve ARGS`: argv[0] is "serve".  An exit status. */
 int serve_main(int argc, char **argv);
@@ -29,11 +30,13 @@ typedef struct serve_config {
 	const char *data;        /* the data folder */
 	uint64_t max_upload;     /* bytes */
 	uint64_t max_memory;     /* per render, 0: the command's default */
+	uint64_t cache_size;     /* bytes of views and diffs kept */
 	int jobs;                /* render workers */
 	int queue;               /* renders waiting, past which 503 */
 	int threads;             /* libmicrohttpd's thread pool */
 	int max_connections;
 	int timeout;             /* seconds a connection may stay idle */
+	int request_timeout;     /* seconds a request may take to arrive */
 	int list;                /* --list: /list shows the catalogue */
 	char *token;             /* --upload-token's contents, or NULL */
 	char self[4096];         /* this program, run for each render */
@@ -76,6 +79,10 @@ int store_put(store *s, const upload_row *row);
  * malloc'd string or NULL. */
 char *store_list_html(store *s);
 
+/** A file's path under the data folder: "<dir>/" then `fmt` in `out`. */
+void store_path(const store *s, char *out, size_t n, const char *fmt, ...)
+	__attribute__((format(printf, 4, 5)));
+
 /** A fresh temporary path under the data folder's tmp/: "<dir>/tmp/<what>-
  * <pid>-<n>" in `out`. */
 void store_tmp_path(const store *s, const char *what, char *out, size_t n);
@@ -87,6 +94,9 @@ void hasher_add(hasher *h, const void *data, size_t len);
 /** The digest in hex into `out` (65 bytes); frees `h`. */
 void hasher_end(hasher *h, char out[SERVE_HASH_LEN + 1]);
 void hasher_free(hasher *h);
+/** SHA-256 of `data` in base64 into `out` (45 bytes), as a
+ * Content-Security-Policy's 'sha256-...' source wants it. */
+void sha256_base64(const void *data, size_t len, char out[SERVE_B64_LEN + 1]);
 
 /** 1 when `s` is exactly 64 lower-case hex digits. */
 int is_hash(const char *s);
@@ -95,6 +105,13 @@ int is_hash(const char *s);
 int is_safe_file(const char *s);
 /** Removes the folder `path` and what it holds (no links followed). */
 void remove_tree(const char *path);
+/** The cache of views and diffs (traces/<hash>/views/<id>/,
+ * traces/<hash>/diffs/<file>) brought down to `max` bytes: the least
+ * recently used first (their times: made, or touched by store_touch when
+ * served again), never `keep`.  The bytes left. */
+uint64_t store_trim_cache(store *s, uint64_t max, const char *keep);
+/** Marks a cached view or diff as used now. */
+void store_touch(const char *path);
 
 /* ------------------------------------------------------------------ */
 /* render.c: the bounded pool of render workers                        */
@@ -114,6 +131,26 @@ void pool_free(pool *p);
  * standard error (malloc'd, NUL-terminated, may be empty). */
 int run_command(const serve_config *cfg, const char *cwd, const char *const *args,
                 const char *err_path, char **err);
+
+/* ------------------------------------------------------------------ */
+/* watch.c: the time a request may take to arrive                      */
+
+typedef struct watch watch;
+typedef struct watched watched;
+
+/** Starts the thread that cuts a connection whose request has taken
+ * `seconds` or more to arrive.  NULL on failure. */
+watch *watch_new(int seconds);
+/** Stops the thread, frees what is left. */
+void watch_free(watch *w);
+/** A connection (its socket) from now on; NULL when out of memory (it is
+ * then not watched). */
+watched *watch_add(watch *w, int fd);
+/** The connection is closed: forgotten (`c` freed). */
+void watch_remove(watch *w, watched *c);
+/** `busy`: its request is whole and being drawn (not counted); 0: it is
+ * answered, the clock starts again for the next request. */
+void watch_busy(watch *w, watched *c, int busy);
 
 /* ------------------------------------------------------------------ */
 /* pages.c: the HTML the server writes                                 */

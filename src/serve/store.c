@@ -13,6 +13,7 @@
 #include <openssl/evp.h>
 #include <pthread.h>
 #include <sqlite3.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -61,6 +62,16 @@ void hasher_end(hasher *h, char out[SERVE_HASH_LEN + 1])
 		snprintf(out + 2 * i, 3, "%02x", md[i]);
 	out[SERVE_HASH_LEN] = '\0';
 	hasher_free(h);
+}
+
+void sha256_base64(const void *data, size_t len, char out[SERVE_B64_LEN + 1])
+{
+	unsigned char md[EVP_MAX_MD_SIZE];
+	unsigned int n = 0;
+
+	out[0] = '\0';
+	if (EVP_Digest(data, len, md, &n, EVP_sha256(), NULL) == 1 && n == 32)
+		EVP_EncodeBlock((unsigned char *)out, md, 32);
 }
 
 void hasher_free(hasher *h)
@@ -123,6 +134,124 @@ void remove_tree(const char *path)
 	}
 	closedir(d);
 	rmdir(path);
+}
+
+/* Bytes of a file, or of a folder and what it holds (no links followed). */
+static uint64_t size_of(const char *path)
+{
+	struct stat st;
+	DIR *d;
+	struct dirent *ent;
+	char sub[4096];
+	uint64_t n = 0;
+
+	if (lstat(path, &st) != 0)
+		return 0;
+	if (!S_ISDIR(st.st_mode))
+		return (uint64_t)st.st_size;
+	if (!(d = opendir(path)))
+		return 0;
+	while ((ent = readdir(d)) != NULL) {
+		if (strcmp(ent->d_name, ".") == 0 || strcmp(ent->d_name, "..") == 0)
+			continue;
+		snprintf(sub, sizeof sub, "%s/%s", path, ent->d_name);
+		n += size_of(sub);
+	}
+	closedir(d);
+	return n;
+}
+
+typedef struct cached {
+	char *path;
+	struct timespec used;
+	uint64_t size;
+} cached;
+
+static int older(const void *a, const void *b)
+{
+	const cached *x = a, *y = b;
+
+	if (x->used.tv_sec != y->used.tv_sec)
+		return x->used.tv_sec < y->used.tv_sec ? -1 : 1;
+	return x->used.tv_nsec < y->used.tv_nsec ? -1 : x->used.tv_nsec > y->used.tv_nsec;
+}
+
+/* Every view folder and diff under traces/ into `*all` (grown). */
+static void list_cached(const char *dir, cached **all, size_t *n, size_t *cap)
+{
+	static const char *const kinds[] = {"views", "diffs"};
+	char traces[4096], sub[4096], path[4096];
+	DIR *d, *k;
+	struct dirent *t, *e;
+	size_t i;
+
+	snprintf(traces, sizeof traces, "%s/traces", dir);
+	if (!(d = opendir(traces)))
+		return;
+	while ((t = readdir(d)) != NULL) {
+		if (!is_hash(t->d_name))
+			continue;
+		for (i = 0; i < 2; i++) {
+			if ((size_t)snprintf(sub, sizeof sub, "%s/%s/%s", traces, t->d_name, kinds[i]) >=
+			    sizeof sub || !(k = opendir(sub)))
+				continue;
+			while ((e = readdir(k)) != NULL) {
+				struct stat st;
+				if (e->d_name[0] == '.')
+					continue;
+				if ((size_t)snprintf(path, sizeof path, "%s/%s", sub, e->d_name) >=
+				    sizeof path || lstat(path, &st) != 0)
+					continue;
+				if (*n == *cap) {
+					size_t c = *cap ? 2 * *cap : 64;
+					cached *g = realloc(*all, c * sizeof *g);
+					if (!g)
+						break;
+					*all = g;
+					*cap = c;
+				}
+				if (!((*all)[*n].path = strdup(path)))
+					break;
+				(*all)[*n].used = st.st_mtim;
+				(*all)[*n].size = size_of(path);
+				(*n)++;
+			}
+			closedir(k);
+		}
+	}
+	closedir(d);
+}
+
+uint64_t store_trim_cache(store *s, uint64_t max, const char *keep)
+{
+	static pthread_mutex_t trim = PTHREAD_MUTEX_INITIALIZER;
+	cached *all = NULL;
+	size_t n = 0, cap = 0, i;
+	uint64_t total = 0;
+
+	pthread_mutex_lock(&trim);
+	list_cached(s->dir, &all, &n, &cap);
+	for (i = 0; i < n; i++)
+		total += all[i].size;
+	if (total > max) {
+		qsort(all, n, sizeof *all, older);
+		for (i = 0; i < n && total > max; i++) {
+			if (keep && strcmp(all[i].path, keep) == 0)
+				continue;
+			remove_tree(all[i].path);
+			total -= all[i].size;
+		}
+	}
+	for (i = 0; i < n; i++)
+		free(all[i].path);
+	free(all);
+	pthread_mutex_unlock(&trim);
+	return total;
+}
+
+void store_touch(const char *path)
+{
+	utimensat(AT_FDCWD, path, NULL, 0);
 }
 
 static int mkdir_p(const char *path)
@@ -218,6 +347,17 @@ void store_close(store *s)
 const char *store_dir(const store *s)
 {
 	return s->dir;
+}
+
+void store_path(const store *s, char *out, size_t n, const char *fmt, ...)
+{
+	va_list ap;
+	size_t k = (size_t)snprintf(out, n, "%s/", s->dir);
+
+	va_start(ap, fmt);
+	if (k < n)
+		vsnprintf(out + k, n - k, fmt, ap);
+	va_end(ap);
 }
 
 void store_tmp_path(const store *s, const char *what, char *out, size_t n)

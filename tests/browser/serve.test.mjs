@@ -87,6 +87,76 @@ test("upload through the file picker, land on the trace's page, open and use a g
   await page.close();
 });
 
+test("the trace's callers and callees page: sort, filter, a link, under its CSP", skip, async () => {
+  const page = await newPage();
+  // what the policy refuses, from before the page's first script
+  await page.addInitScript(() => {
+    window.refused = [];
+    document.addEventListener("securitypolicyviolation", (e) =>
+      window.refused.push(`${e.violatedDirective} ${e.blockedURI}`));
+  });
+  await page.goto(`${srv.url}/`);
+  await page.click("#sample");
+  await page.waitForLoadState("load");
+  await Promise.all([page.waitForURL(/\/methods\.html$/, { timeout: 60000 }),
+                     page.click("nav.aflame-serve a:text('callers and callees')")]);
+  await page.waitForLoadState("load");
+  const csp = (await page.request.get(page.url())).headers()["content-security-policy"];
+  assert.match(csp, /script-src 'sha256-[A-Za-z0-9+/]{43}='; style-src 'sha256-/);
+  const shown = () => page.$$eval("#methods > tbody.method:not([hidden])",
+                                  (bs) => bs.map((b) => b.dataset.name));
+  // the script ran (it marks the table) and the style holds (relatives hidden)
+  assert.equal(await page.getAttribute("#methods", "class"), "methods js");
+  const cart = "tbody[data-name='com.example.shop.data.ProductRepository.loadCart']";
+  assert.equal(await page.isVisible(`${cart} tr.rel`), false);
+  // sort: exclusive time, heaviest first, then the other way
+  await page.click("th[data-key=excl]");
+  const down = await page.$$eval("#methods > tbody.method", (bs) => bs.map((b) => +b.dataset.excl));
+  assert.deepEqual(down, [...down].sort((a, b) => b - a));
+  assert.equal((await shown())[0], "com.example.shop.data.Json.parse");
+  await page.click("th[data-key=excl]");
+  const up = await page.$$eval("#methods > tbody.method", (bs) => bs.map((b) => +b.dataset.excl));
+  assert.deepEqual(up, [...up].sort((a, b) => a - b));
+  // filter
+  await page.fill("#filter", "json");
+  assert.deepEqual(await shown(), ["com.example.shop.data.Json.parse"]);
+  assert.equal(await page.textContent("#count"), "1 of 32 methods");
+  // a callee link, followed to a method the filter hid
+  await page.fill("#filter", "loadCart");
+  await page.click(`${cart} tr.row`);
+  assert.equal(await page.isVisible(`${cart} tr.rel`), true);
+  await page.click(`${cart} tbody.callees a:text("com.example.shop.data.Json.parse")`);
+  const json = "tbody[data-name='com.example.shop.data.Json.parse']";
+  await page.waitForFunction((sel) => {
+    const b = document.querySelector(sel);
+    const r = b.getBoundingClientRect();
+    return !b.hidden && r.top >= 0 && r.top < window.innerHeight;
+  }, json);
+  assert.match(new URL(page.url()).hash, /^#m\d+$/);
+  assert.equal(await page.isVisible(`${json} tr.rel`), true);
+  assert.deepEqual(await page.evaluate(() => window.refused), []);
+  assert.deepEqual(page.problems, []);
+  await page.close();
+});
+
+test("a key and its data chosen together in the file picker: one trace", skip, async () => {
+  const bytes = (await import("node:fs")).readFileSync(`${samples}/app.trace`);
+  const end = bytes.indexOf("*end\n") + 5;
+  const page = await newPage();
+  await page.goto(`${srv.url}/`);
+  await Promise.all([
+    page.waitForURL(/\/trace\/[0-9a-f]{64}\/$/, { timeout: 60000 }),
+    page.setInputFiles("#file", [
+      { name: "legacy.key", mimeType: "application/octet-stream", buffer: bytes.subarray(0, end) },
+      { name: "legacy.data", mimeType: "application/octet-stream", buffer: bytes.subarray(end) }]),
+  ]);
+  await page.waitForLoadState("load");
+  await thumbnailsLoaded(page);
+  assert.match(await page.textContent("nav.aflame-serve"), /legacy\.key .* key\+data/);
+  assert.deepEqual(page.problems, []);
+  await page.close();
+});
+
 test("a diff of two uploads opens, interactive", skip, async () => {
   const up = async (f) => (await (await fetch(`${srv.url}/upload?name=${f}`, { method: "POST",
     body: (await import("node:fs")).readFileSync(`${samples}/${f}`),

@@ -5,7 +5,8 @@
 import { test, before, after } from "node:test";
 import assert from "node:assert/strict";
 import { readFileSync, writeFileSync, existsSync, readdirSync, statSync } from "node:fs";
-import { spawnSync } from "node:child_process";
+import { spawnSync, execFileSync } from "node:child_process";
+import { createHash } from "node:crypto";
 import net from "node:net";
 import { cli, samples, freshDir, start, raw, get, files, commandSet, commandSays,
          folded } from "./server.mjs";
@@ -116,6 +117,66 @@ test("a browser form (multipart) is redirected to the trace's page", async () =>
   const bare = await fetch(srv.url + loc.slice(0, -1), { redirect: "manual" });
   assert.equal(bare.status, 301);
   assert.equal(bare.headers.get("location"), loc);
+});
+
+test("a key+data pair, two files of one form: stored and drawn as the command draws KEY DATA", async () => {
+  // the sample split where its key ends: app.key + app.data, as a legacy tracer writes them
+  const end = appBytes.indexOf("*end\n") + 5;
+  const key = appBytes.subarray(0, end), dat = appBytes.subarray(end);
+  const form = (parts) => {
+    const fd = new FormData();
+    for (const [field, bytes, name] of parts) fd.append(field, new Blob([bytes]), name);
+    return fd;
+  };
+  // data first: the halves are told by their bytes, not by their order
+  const r = await fetch(`${srv.url}/upload`, { method: "POST", headers: json,
+    body: form([["trace", dat, "app.data"], ["trace", key, "app.key"]]) });
+  assert.equal(r.status, 200, await r.clone().text());
+  const j = await r.json();
+  assert.equal(j.variant, "key+data");
+  assert.equal(j.name, "app.key");
+  assert.equal(j.size, appBytes.length);
+  // the set, byte for byte what the command writes for app.key beside app.data
+  const dir = freshDir("serve-main-pair");
+  const mkdir = (await import("node:fs")).mkdirSync;
+  mkdir(`${dir}/orig`);
+  writeFileSync(`${dir}/orig/app.key`, key);
+  writeFileSync(`${dir}/orig/app.data`, dat);
+  execFileSync(cli, ["--per-thread", "--format", "svg,folded", "-o", "../set", "--", "app.key"],
+               { cwd: `${dir}/orig`, stdio: ["ignore", "ignore", "pipe"] });
+  const stored = `${data}/traces/${j.hash}/set`;
+  const want = files(`${dir}/set`);
+  assert.ok(want.includes("all.svg") && want.includes("index.html"));
+  for (const f of want)
+    assert.deepEqual(readFileSync(`${stored}/${f}`), readFileSync(`${dir}/set/${f}`), f);
+  // both halves kept and offered
+  const orig = Buffer.from(await (await fetch(`${srv.url}${j.url}original`)).arrayBuffer());
+  assert.deepEqual(orig, key);
+  const od = Buffer.from(await (await fetch(`${srv.url}${j.url}original.data`)).arrayBuffer());
+  assert.deepEqual(od, dat);
+  assert.match(await (await fetch(srv.url + j.url)).text(), /original\.data/);
+  // the same pair, the other way round and under other names: the same URL
+  const again = await fetch(`${srv.url}/upload`, { method: "POST", headers: json,
+    body: form([["key", key, "x.key"], ["data", dat, "x.data"]]) });
+  assert.equal(again.status, 200);
+  assert.equal((await again.json()).url, j.url);
+  // a view of it is drawn too
+  const v = await fetch(`${srv.url}${j.url}?clock=cpu`, { redirect: "manual" });
+  assert.equal(v.status, 303);
+  assert.equal((await fetch(srv.url + v.headers.get("location"))).status, 200);
+  // two halves that are no pair: the library's message, nothing stored
+  const bad = await fetch(`${srv.url}/upload`, { method: "POST", headers: json,
+    body: form([["trace", key, "a.key"], ["trace", Buffer.from("main;x 1\n"), "b.data"]]) });
+  assert.ok([415, 422].includes(bad.status), `${bad.status}`);
+  const msg = (await bad.json()).error;
+  assert.match(msg, /^aflame-render: a\.key: /);
+  assert.doesNotMatch(msg, new RegExp(data), "no server path in the message");
+  // three files: refused
+  const three = await fetch(`${srv.url}/upload`, { method: "POST", headers: json,
+    body: form([["a", key, "a.key"], ["b", dat, "a.data"], ["c", dat, "c.data"]]) });
+  assert.equal(three.status, 400);
+  assert.match((await three.json()).error, /at most two files/);
+  assert.ok(tmpEmpty());
 });
 
 test("curl: --data-binary and -F", { skip: spawnSync("curl", ["--version"]).status !== 0 && "curl is not installed" }, () => {
@@ -261,6 +322,54 @@ test("types and headers: SVG, PNG, page, text; CSP and nosniff everywhere", asyn
   assert.match(report, /<script src="\/static\/sort\.js" defer>/);
 });
 
+// The text of the first `open` element (the last with `last`), as a CSP
+// hash source: 'sha256-<base64>'.
+function inlineHash(html, tag, last = false) {
+  const open = `<${tag}>`, close = `</${tag}>`;
+  const at = (last ? html.lastIndexOf(open) : html.indexOf(open)) + open.length;
+  const text = html.slice(at, html.indexOf(close, at));
+  return `'sha256-${createHash("sha256").update(text, "utf8").digest("base64")}'`;
+}
+
+test("the HTML profile: the command's page, made once, its inline script and style allowed by hash", async () => {
+  const base = srv.url + appUpload.url;
+  const page = await (await fetch(base)).text();
+  assert.match(page, new RegExp(`href="${appUpload.url}methods\\.html"`));
+  const kept = `${data}/traces/${appUpload.hash}/methods.html`;
+  assert.ok(!existsSync(kept), "made when first asked for");
+  const r = await fetch(base + "methods.html");
+  assert.equal(r.status, 200);
+  assert.equal(r.headers.get("content-type"), "text/html; charset=utf-8");
+  assert.equal(r.headers.get("x-content-type-options"), "nosniff");
+  const html = await r.text();
+  // byte for byte what the command writes for the same file
+  const dir = freshDir("serve-main-methods");
+  writeFileSync(`${dir}/app.trace`, appBytes);
+  execFileSync(cli, ["--report", "methods.html", "--report-format", "html", "--", "app.trace"],
+               { cwd: dir, stdio: ["ignore", "ignore", "pipe"] });
+  assert.equal(html, readFileSync(`${dir}/methods.html`, "utf8"));
+  assert.ok(existsSync(kept), "kept beside the trace");
+  // the policy: exactly its one inline style and one inline script, by hash
+  const csp = Object.fromEntries(r.headers.get("content-security-policy").split(/;\s*/)
+    .map((d) => { const [k, ...v] = d.trim().split(/\s+/); return [k, v.join(" ")]; }));
+  assert.equal(csp["default-src"], "'none'");
+  assert.equal(csp["script-src"], inlineHash(html, "script", true));
+  assert.equal(csp["style-src"], inlineHash(html, "style"));
+  assert.equal(html.split("<script>").length, 2, "one inline script");
+  assert.equal(html.split("<style>").length, 2, "one inline style");
+  assert.doesNotMatch(r.headers.get("content-security-policy"), /unsafe-inline|unsafe-eval|'self'/);
+  // asked again: the kept page, not drawn again
+  const before = statSync(kept).mtimeMs;
+  const again = await fetch(base + "methods.html");
+  assert.equal(again.status, 200);
+  assert.equal(await again.text(), html);
+  assert.equal(again.headers.get("content-security-policy"), r.headers.get("content-security-policy"));
+  assert.equal(statSync(kept).mtimeMs, before);
+  // a trace there is not
+  assert.equal((await fetch(`${srv.url}/trace/${"0".repeat(64)}/methods.html`)).status, 404);
+  assert.ok(tmpEmpty());
+});
+
 test("views from the URL: drawn once, cached, as the command draws them", async () => {
   const base = srv.url + appUpload.url;
   const r = await fetch(`${base}?clock=cpu&collapse-recursion=1&focus=`, { redirect: "manual" });
@@ -347,6 +456,109 @@ test("idle connections time out; a slow client holds up no one", async () => {
   } finally {
     const { code } = await s.stop();
     assert.equal(code, 0);
+  }
+});
+
+test("views and diffs past --cache-size: the least recently used are dropped", async () => {
+  const d = freshDir("serve-cache");
+  const viewDir = (h, loc) => `${d}/traces/${h}/views/${/\/v\/([0-9a-f]{32})\//.exec(loc)[1]}`;
+  const sizeOf = (dir) => files(dir).reduce((a, f) => a + statSync(`${dir}/${f}`).size, 0);
+  const draw = async (s, h, q) => {
+    const r = await fetch(`${s.url}/trace/${h}/?${q}`, { redirect: "manual" });
+    assert.equal(r.status, 303, q);
+    return r.headers.get("location");
+  };
+  // three views, under the default bound (1G): all kept
+  let s = await start(d, ["--sample", "none"]);
+  let h, a, b, c;
+  try {
+    const r = await fetch(`${s.url}/upload?name=app.trace`, { method: "POST", body: appBytes, headers: json });
+    h = (await r.json()).hash;
+    a = await draw(s, h, "clock=cpu");
+    b = await draw(s, h, "clock=wait");
+    c = await draw(s, h, "inverted=1");
+    for (const v of [a, b, c]) assert.ok(existsSync(viewDir(h, v)), v);
+  } finally {
+    assert.equal((await s.stop()).code, 0);
+  }
+  // a bound just under the three: A served again (so used last), then a
+  // fourth drawn: B, the least recently used, goes; A and the new one stay
+  const bound = sizeOf(viewDir(h, a)) + sizeOf(viewDir(h, b)) + sizeOf(viewDir(h, c)) - 1;
+  s = await start(d, ["--sample", "none", "--cache-size", String(bound)]);
+  try {
+    assert.equal(await draw(s, h, "clock=cpu"), a);
+    const e = await draw(s, h, "flamechart=1");
+    assert.ok(!existsSync(viewDir(h, b)), "the least recently used view is dropped");
+    assert.ok(existsSync(viewDir(h, a)), "the view served again stays");
+    assert.ok(existsSync(viewDir(h, e)), "the new view stays");
+    const total = ["views"].flatMap((k) => readdirSync(`${d}/traces/${h}/${k}`))
+      .reduce((t, id) => t + sizeOf(`${d}/traces/${h}/views/${id}`), 0);
+    assert.ok(total <= bound, `${total} bytes kept, bound ${bound}`);
+    // B asked again: drawn again, at the same place
+    assert.equal(await draw(s, h, "clock=wait"), b);
+    assert.equal((await fetch(s.url + b)).status, 200);
+  } finally {
+    assert.equal((await s.stop()).code, 0);
+  }
+  // a bound smaller than any view: only the newest is kept
+  s = await start(d, ["--sample", "none", "--cache-size", "1"]);
+  try {
+    const x = await draw(s, h, "strip-package=1");
+    assert.deepEqual(readdirSync(`${d}/traces/${h}/views`), [viewDir(h, x).split("/").pop()]);
+    assert.equal((await fetch(s.url + x)).status, 200);
+    // a diff is in the same cache: drawn, it drops the view; a view drops it
+    const after = await fetch(`${s.url}/upload?name=app-after.trace`, { method: "POST",
+      body: readFileSync(`${samples}/app-after.trace`), headers: json });
+    const h2 = (await after.json()).hash;
+    const diff = await fetch(`${s.url}/diff/${h}/${h2}`);
+    assert.equal(diff.status, 200);
+    await diff.arrayBuffer();
+    assert.deepEqual(readdirSync(`${d}/traces/${h}/views`), []);
+    assert.equal(readdirSync(`${d}/traces/${h2}/diffs`).length, 1);
+    await draw(s, h, "clock=cpu");
+    assert.equal(readdirSync(`${d}/traces/${h2}/diffs`).length, 0);
+  } finally {
+    assert.equal((await s.stop()).code, 0);
+  }
+});
+
+test("--request-timeout: a client that keeps sending, too slowly, is cut off; others are not", async () => {
+  const d = freshDir("serve-request-time");
+  const s = await start(d, ["--sample", "none", "--timeout", "30", "--request-timeout", "2"]);
+  try {
+    // a byte every 200 ms is never idle for --timeout, but never done either
+    const drip = (first, text) => new Promise((resolve) => {
+      const c = net.connect(s.port, "127.0.0.1");
+      c.write(first);
+      let i = 0, closed = false, answer = "";
+      c.on("error", () => {});
+      c.on("data", (b) => { answer += b; });
+      c.on("close", () => { closed = true; });
+      const t = setInterval(() => {
+        if (closed || i >= text.length) {
+          clearInterval(t);
+          c.destroy();
+          resolve({ cut: closed, sent: i, answer });
+          return;
+        }
+        c.write(text[i++]);
+      }, 200);
+    });
+    const body = "x".repeat(150);
+    const [inBody, inHead] = await Promise.all([
+      drip("POST /upload?name=slow.trace HTTP/1.1\r\nHost: x\r\nContent-Length: 1000\r\n\r\n", body),
+      drip("GET / HTTP/1.1\r\nHost: x\r\n", `X-Slow: ${body}`),
+    ]);
+    assert.ok(inBody.cut, `the slow body was sent whole (${inBody.sent} bytes)`);
+    assert.ok(inHead.cut, `the slow header was sent whole (${inHead.sent} bytes)`);
+    assert.equal(readdirSync(`${d}/tmp`).length, 0, "nothing of the cut upload kept");
+    // an upload of the usual speed is drawn, however long its drawing takes
+    const r = await fetch(`${s.url}/upload?name=app.trace`, { method: "POST", body: appBytes, headers: json });
+    assert.equal(r.status, 200);
+    assert.equal((await fetch(`${s.url}/`)).status, 200);
+    assert.match(s.log(), /^POST \/upload 0 0 [\d.]+ms \(cut off\)$/m);
+  } finally {
+    assert.equal((await s.stop()).code, 0);
   }
 });
 
@@ -459,9 +671,11 @@ test("/diff/<before>/<after>: the differential graph of two uploads, drawn once"
   assert.equal(c.status, 0, String(c.stderr));
   assert.equal(svg, readFileSync(`${dir}/diff.svg`, "utf8"));
   const kept = `${data}/traces/${after.hash}/diffs/${appUpload.hash}.default.p.svg`;
-  const mtime = statSync(kept).mtimeMs;
+  // (its time is when it was last used, for --cache-size: the file itself
+  // is the same one)
+  const ino = statSync(kept).ino;
   assert.equal(await (await fetch(url)).text(), svg);
-  assert.equal(statSync(kept).mtimeMs, mtime, "kept, not drawn again");
+  assert.equal(statSync(kept).ino, ino, "kept, not drawn again");
   // options, and what is refused
   assert.equal((await fetch(`${url}?clock=cpu&normalize=1`)).status, 200);
   assert.equal((await fetch(`${url}?clock=sundial`)).status, 400);
