@@ -50,6 +50,7 @@ static const char *variant_name(af_variant v)
 	case AF_VARIANT_STREAMING: return "streaming";
 	case AF_VARIANT_KEY_DATA: return "key+data pair";
 	case AF_VARIANT_FOLDED: return "folded";
+	case AF_VARIANT_ART_V2: return "ART V2";
 	}
 	return "?";
 }
@@ -104,7 +105,13 @@ void print_warnings(const char *name, const af_trace *t)
 
 	safe(name, file, sizeof file);
 
-	if (i->summary_missing)
+	if (i->summary_missing && i->variant == AF_VARIANT_ART_V2)
+		fprintf(stderr, PROG ": %s: warning: ART V2 trace ends without its "
+		        "summary; assumed clock %s from its version, and µs deltas unless "
+		        "its header names a tick rate (byte %llu)\n", file,
+		        (i->version & 0xF) == 5 ? "dual" : "wall",
+		        (unsigned long long)i->data_end);
+	else if (i->summary_missing)
 		fprintf(stderr, PROG ": %s: warning: streaming trace ends without its "
 		        "summary; assumed clock %s from %u-byte records (byte %llu)\n", file,
 		        i->record_size >= 14 ? "dual" : "wall", i->record_size,
