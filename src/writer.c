@@ -210,7 +210,7 @@ static int af_v2_record(af_writer *w, uint32_t tid, uint32_t id, int action,
 		c->last[i] = now[i];
 	}
 	c->seen = 1;
-	cap_hit = w->block_open && w->o.v2_block_records &&
+	cap_hit = w->block_open && w->block_tid == tid && w->o.v2_block_records &&
 	          w->block_count >= w->o.v2_block_records;
 	if (w->block_open && (w->block_tid != tid || cap_hit) && af_v2_close(w))
 		return -1;
