@@ -503,9 +503,11 @@ Test(v2, command_line_reads_and_dumps_it)
 	char *path = t_tmp("v2.trace"), *out = NULL, *err = NULL, *args;
 
 	t_write(path, buf, len);
-	cr_assert(asprintf(&args, "--format folded '%s'", path) > 0);
+	cr_assert(asprintf(&args, "-v --format folded '%s'", path) > 0);
 	cr_assert_eq(t_cli(args, NULL, &out, &err), 0, "%s", err);
 	cr_assert_str_eq(out, "main;com.example.App.a 70\n");
+	cr_assert(strstr(err, ": ART V2 trace, version 5 (0x5), LEB128 records, clock "
+	                      "dual, vm art\n"), "%s", err);
 	free(out);
 	free(err);
 	free(args);
