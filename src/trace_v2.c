@@ -169,7 +169,7 @@ static uint32_t af_v2_thread(const af_v2 *v, uint32_t tid)
 	return lo < v->ntids && v->tids[lo].tid == tid ? (uint32_t)lo + 1 : 0;
 }
 
-/* The key= value of `key` in the summary text, or NULL. */
+/* 1 when a line of the summary text begins with `line`. */
 static int af_v2_has_line(const uint8_t *text, size_t len, const char *line)
 {
 	size_t n = strlen(line), i = 0;
