@@ -21,6 +21,7 @@ typedef struct af_dump {
 	uint8_t *seen;     /* per thread: a record was read */
 	uint32_t (*last)[AF_CLOCK_RECORDED];
 	uint64_t (*unwrapped)[AF_CLOCK_RECORDED];
+	const af_trace *trace;
 } af_dump;
 
 static const char *const af_actions[4] = {"enter", "exit", "unwind", "bad"};
@@ -52,6 +53,8 @@ static int af_dump_record(af_dump *d, const af_trace *t, uint64_t off, uint32_t 
 		return -1;
 	/* every record's thread is one of the trace's (the parse made it) */
 	th = k < t->thread_of_len && t->thread_of[k] ? t->thread_of[k] - 1 : AF_NONE;
+	if (t->info.variant == AF_VARIANT_ART_V2 && th != AF_NONE)
+		tid = t->threads[th].tid; /* the kernel id, not the dense one */
 	fprintf(d->out, "%llu\t%u\t%s\t%s\t0x%x\t%s", (unsigned long long)off, tid,
 	        th != AF_NONE ? d->thread[th] : "", af_actions[ma & 3], ma & ~3u, name);
 	for (c = AF_CLOCK_CPU; c >= 0; c--) { /* cpu first, as records hold them */
@@ -125,13 +128,24 @@ static int af_dump_records(af_dump *d, const af_trace *t, const uint8_t *buf)
 	return 0;
 }
 
+/* An ART V2 record, as trace_v2.c decodes it again. */
+static af_status af_dump_v2(void *ctx, long long off, uint32_t tid, uint32_t ma,
+                            uint32_t t0, uint32_t t1, af_error *err)
+{
+	af_dump *d = ctx;
+
+	if (af_dump_record(d, d->trace, (uint64_t)off, tid, ma, t0, t1))
+		return af_fail(err, AF_ERR_NOMEM, off, "out of memory dumping the records");
+	return AF_OK;
+}
+
 static af_status af_dump_walk(af_trace *t, const uint8_t *buf, size_t len, af_error *err)
 {
 	af_dump d = {.out = t->walk_ctx};
 	size_t i, n = AF_MAX(t->nthreads, 1u);
 	int bad = 0;
+	af_status walked = AF_OK;
 
-	(void)len;
 	if (t->info.variant == AF_VARIANT_FOLDED)
 		return af_fail(
 		    err, AF_ERR_FORMAT, 0,
@@ -156,7 +170,12 @@ static af_status af_dump_walk(af_trace *t, const uint8_t *buf, size_t len, af_er
 		      "unwrapped\twall\t"
 		      "wall_unwrapped\n",
 		      d.out);
-		bad = af_dump_records(&d, t, buf);
+		if (t->info.variant == AF_VARIANT_ART_V2) {
+			d.trace = t;
+			walked = af_trace_v2_walk(t, buf, len, 0, af_dump_v2, &d, err);
+		} else {
+			bad = af_dump_records(&d, t, buf);
+		}
 	}
 	for (i = 0; d.thread && i < t->nthreads; i++)
 		af_free(t->mem, d.thread[i]);
@@ -166,6 +185,8 @@ static af_status af_dump_walk(af_trace *t, const uint8_t *buf, size_t len, af_er
 	af_free(t->mem, d.unwrapped);
 	af_names_free(&d.names);
 	af_u32map_free(&d.name_of);
+	if (walked != AF_OK)
+		return walked; /* the walk said why */
 	if (bad)
 		return af_fail(err, AF_ERR_NOMEM, -1,
 		               "out of memory dumping the records");

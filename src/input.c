@@ -207,10 +207,10 @@ static af_status af_parse_plain(af_trace *t, const uint8_t *b, size_t len,
 			return af_fail(err, AF_ERR_FORMAT, 4,
 			               "a data section without its key: give the .key "
 			               "file, the base name, or both halves joined");
-		if (v == 4 || v == 5 || v == 0xF4 || v == 0xF5)
-			return af_fail(err, AF_ERR_FORMAT, 4,
-			               "ART V2 (compact) traces, version 0x%X, are not "
-			               "supported", v);
+		if (v == 4 || v == 5 || v == 0xF4 || v == 0xF5) {
+			t->info.variant = AF_VARIANT_ART_V2;
+			return af_trace_v2(t, b, len, err);
+		}
 		t->info.variant = AF_VARIANT_STREAMING;
 		return af_trace_streaming(t, b, len, err);
 	}

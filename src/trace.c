@@ -225,6 +225,7 @@ af_status af_trace_declare_thread(af_trace *t, uint32_t tid, const char *name,
 		return af_fail(err, AF_ERR_NOMEM, off, "out of memory");
 	d = &t->decl[t->ndecl];
 	d->tid = tid;
+	d->full = 0;
 	d->name = af_trace_strdup(t, name, len);
 	if (!d->name)
 		return af_fail(err, AF_ERR_NOMEM, off, "out of memory");
@@ -588,7 +589,8 @@ af_status af_trace_finish(af_trace *t, af_error *err)
 		uint32_t k = decl_of[th->record_tid];
 		t->info.open_at_end += th->depth;
 		if (k) {
-			th->tid = t->decl[k - 1].tid;
+			th->tid = t->decl[k - 1].full ? t->decl[k - 1].full
+			                              : t->decl[k - 1].tid;
 			th->name = t->decl[k - 1].name;
 		} else {
 			char tmp[32];

@@ -44,6 +44,7 @@ typedef struct af_thread {
 typedef struct af_decl_thread {
 	uint32_t tid;
 	const char *name;
+	uint32_t full;  /* ART V2: the kernel id, when `tid` is a dense index */
 } af_decl_thread;
 
 struct af_trace {
@@ -266,6 +267,21 @@ const char *af_folded_reject(const uint8_t *buf, size_t len, size_t *off);
 /** Parses a whole ART streaming trace. */
 af_status af_trace_streaming(af_trace *t, const uint8_t *buf, size_t len,
                              af_error *err);
+
+/** Takes one ART V2 record: `tid` the dense record id, `ma` the dense
+ * method id | action, times in µs; `off` the record's byte. */
+typedef af_status (*af_v2_record_fn)(void *ctx, long long off, uint32_t tid,
+                                     uint32_t ma, uint32_t t0, uint32_t t1,
+                                     af_error *err);
+
+/** Reads an ART V2 trace's records to `cb` (trace_v2.c).  With `declare`
+ * the threads, methods and summary go into `t` first (the parse); without
+ * (the dump, after the parse) they are only looked up. */
+af_status af_trace_v2_walk(af_trace *t, const uint8_t *buf, size_t len, int declare,
+                           af_v2_record_fn cb, void *ctx, af_error *err);
+
+/** Parses a whole ART V2 (compact) trace. */
+af_status af_trace_v2(af_trace *t, const uint8_t *buf, size_t len, af_error *err);
 
 /** Marks the clocks the records hold: both for two-field records, else the
  * one the key named (thread-cpu when it named none, as other readers do). */

@@ -9,15 +9,32 @@
 #include "aflame/writer.h"
 #include "internal.h"
 
+/* ART V2: a thread's times so far. */
+typedef struct af_v2_clock {
+	uint32_t tid;
+	uint32_t last[2]; /* the µs given last: cpu, wall */
+	int64_t abs[2];   /* unwrapped */
+	int seen;
+} af_v2_clock;
+
 struct af_writer {
 	af_mem *mem;
 	af_writer_options o;
 	unsigned record_size;
 	af_buf threads;  /* key lines */
 	af_buf methods;  /* key lines */
-	af_buf data;     /* records (and streaming items) */
+	af_buf data;     /* records (and streaming items, V2 packets) */
 	uint64_t nrecords;
 	int failed;
+	/* ART V2 */
+	int v2;
+	af_v2_clock *clocks;
+	size_t nclocks, clocks_cap;
+	af_buf block;    /* the open event block's payload */
+	int block_open;
+	uint32_t block_tid, block_count;
+	uint64_t prev[4]; /* method|action (B) or time|action (C), wall, cpu,
+	                     the last entry's method (C) */
 };
 
 af_writer *af_writer_new(const af_writer_options *opt)
@@ -33,6 +50,17 @@ af_writer *af_writer_new(const af_writer_options *opt)
 	w->threads.mem = w->methods.mem = w->data.mem = mem;
 	if (opt)
 		w->o = *opt;
+	w->block.mem = mem;
+	if (w->o.variant == AF_VARIANT_ART_V2) {
+		w->v2 = 1;
+		if (w->o.v2_revision == 0)
+			w->o.v2_revision = 'B';
+		if (w->o.v2_revision != 'B' && w->o.v2_revision != 'C')
+			goto bad;
+		w->o.version = (w->o.clock == AF_WRITER_DUAL ? 5u : 4u) |
+		               (w->o.v2_streaming ? 0xF0u : 0u);
+		return w;
+	}
 	if (w->o.version == 0)
 		w->o.version = w->o.clock == AF_WRITER_DUAL ? 3 : 2;
 	if (w->o.variant == AF_VARIANT_STREAMING) {
@@ -62,6 +90,8 @@ void af_writer_free(af_writer *w)
 	af_buf_free(&w->threads);
 	af_buf_free(&w->methods);
 	af_buf_free(&w->data);
+	af_buf_free(&w->block);
+	af_free(mem, w->clocks);
 	af_free(mem, w);
 	af_mem_unref(mem);
 }
@@ -85,9 +115,172 @@ static int af_ok(af_writer *w, int r)
 	return r;
 }
 
+static void af_put64(uint8_t *p, uint64_t v)
+{
+	af_put32(p, (uint32_t)v);
+	af_put32(p + 4, (uint32_t)(v >> 32));
+}
+
+static int af_put_uleb(af_buf *b, uint64_t v)
+{
+	uint8_t tmp[10];
+	size_t n = 0;
+
+	do {
+		tmp[n] = (uint8_t)(v & 0x7F);
+		v >>= 7;
+		if (v)
+			tmp[n] |= 0x80;
+		n++;
+	} while (v);
+	return af_buf_append(b, tmp, n);
+}
+
+static int af_put_sleb(af_buf *b, uint64_t u)
+{
+	int64_t v = (int64_t)u;
+	uint8_t tmp[10];
+	size_t n = 0;
+	int more = 1;
+
+	while (more) {
+		uint8_t byte = (uint8_t)(v & 0x7F);
+		v = v < 0 ? ~(~v >> 7) : v >> 7; /* arithmetic shift */
+		if ((v == 0 && !(byte & 0x40)) || (v == -1 && (byte & 0x40)))
+			more = 0;
+		else
+			byte |= 0x80;
+		tmp[n++] = byte;
+	}
+	return af_buf_append(b, tmp, n);
+}
+
+/* ART V2: the open event block as a packet in the data. */
+static int af_v2_close(af_writer *w)
+{
+	uint8_t h[12] = {2};
+
+	if (!w->block_open)
+		return 0;
+	w->block_open = 0;
+	af_put32(h + 1, w->block_tid);
+	h[5] = (uint8_t)w->block_count;
+	h[6] = (uint8_t)(w->block_count >> 8);
+	h[7] = (uint8_t)(w->block_count >> 16);
+	af_put32(h + 8, (uint32_t)w->block.len);
+	if (af_buf_append(&w->data, h, sizeof h) ||
+	    (w->block.len && af_buf_append(&w->data, w->block.data, w->block.len)))
+		return -1;
+	w->block.len = 0;
+	return 0;
+}
+
+/* ART V2: thread `tid`'s clocks. */
+static af_v2_clock *af_v2_clock_of(af_writer *w, uint32_t tid)
+{
+	size_t i;
+
+	for (i = w->nclocks; i-- > 0;)
+		if (w->clocks[i].tid == tid)
+			return &w->clocks[i];
+	if (AF_GROW(w->mem, w->clocks, w->clocks_cap, w->nclocks + 1))
+		return NULL;
+	memset(&w->clocks[w->nclocks], 0, sizeof *w->clocks);
+	w->clocks[w->nclocks].tid = tid;
+	return &w->clocks[w->nclocks++];
+}
+
+static int af_v2_record(af_writer *w, uint32_t tid, uint32_t id, int action,
+                        uint32_t cpu, uint32_t wall)
+{
+	af_v2_clock *c = af_v2_clock_of(w, tid);
+	const uint32_t now[2] = {cpu, wall};
+	int dual = w->o.clock == AF_WRITER_DUAL;
+	int has_wall = dual || w->o.clock == AF_WRITER_WALL;
+	int has_cpu = dual || w->o.clock == AF_WRITER_THREAD_CPU;
+	uint64_t ptr = AF_WRITER_V2_POINTER(id & ~3u), act = (uint64_t)action & 3;
+	int i, r = 0, cap_hit;
+
+	if (!c)
+		return -1;
+	for (i = 0; i < 2; i++) {
+		/* one thread's µs, unwrapped as the reader unwraps them */
+		c->abs[i] = c->seen ? c->abs[i] + (int32_t)(now[i] - c->last[i])
+		                    : (int64_t)now[i];
+		c->last[i] = now[i];
+	}
+	c->seen = 1;
+	cap_hit = w->block_open && w->block_tid == tid && w->o.v2_block_records &&
+	          w->block_count >= w->o.v2_block_records;
+	if (w->block_open && (w->block_tid != tid || cap_hit) && af_v2_close(w))
+		return -1;
+	if (!w->block_open) {
+		if (!(cap_hit && w->o.v2_spill && w->o.v2_revision == 'B'))
+			memset(w->prev, 0, sizeof w->prev);
+		w->block_open = 1;
+		w->block_tid = tid;
+		w->block_count = 0;
+	}
+	if (w->o.v2_revision == 'B') {
+		uint64_t ma = ptr | act, scale = w->o.v2_ns ? 1000 : 1;
+		uint64_t wt = (uint64_t)c->abs[1] * scale, ct = (uint64_t)c->abs[0] * scale;
+		r |= af_put_sleb(&w->block, ma - w->prev[0]);
+		w->prev[0] = ma;
+		if (has_wall) {
+			r |= af_put_uleb(&w->block, wt - w->prev[1]);
+			w->prev[1] = wt;
+		}
+		if (has_cpu) {
+			r |= af_put_uleb(&w->block, ct - w->prev[2]);
+			w->prev[2] = ct;
+		}
+	} else {
+		uint64_t ticks = AF_WRITER_V2_START_TICK +
+		                 (uint64_t)c->abs[1] * (AF_WRITER_V2_TICK_HZ / 1000000u);
+		uint64_t cns = (uint64_t)c->abs[0] * 1000u;
+		uint64_t ta = ((has_wall ? ticks : cns) << 2) | act;
+		r |= af_put_sleb(&w->block, ta - w->prev[0]);
+		w->prev[0] = ta;
+		if (dual) {
+			r |= af_put_uleb(&w->block, cns - w->prev[2]);
+			w->prev[2] = cns;
+		}
+		if (act == AF_ENTER) {
+			r |= af_put_sleb(&w->block, ptr - w->prev[3]);
+			w->prev[3] = ptr;
+		}
+	}
+	w->block_count++;
+	w->nrecords++;
+	return r;
+}
+
+/* ART V2: a thread or method packet (the open block closed first). */
+static int af_v2_packet(af_writer *w, uint8_t type, uint64_t id, const char *text,
+                        size_t len)
+{
+	uint8_t h[11] = {type};
+	size_t hl = type == 0 ? 7 : 11;
+
+	if (len > 0xFFFF || af_v2_close(w))
+		return -1;
+	if (type == 0) {
+		af_put32(h + 1, (uint32_t)id);
+		af_put16(h + 5, (uint32_t)len);
+	} else {
+		af_put64(h + 1, id);
+		af_put16(h + 9, (uint32_t)len);
+	}
+	return af_buf_append(&w->data, h, hl) ||
+	       (len && af_buf_append(&w->data, text, len));
+}
+
 int af_writer_thread(af_writer *w, uint32_t tid, const char *name)
 {
 	size_t len = strlen(name);
+
+	if (w->v2)
+		return af_ok(w, af_v2_packet(w, 0, tid, name, len));
 
 	if (w->o.variant == AF_VARIANT_STREAMING) {
 		uint8_t h[7] = {0, 0, 2};
@@ -108,6 +301,14 @@ int af_writer_method(af_writer *w, uint32_t id, const char *cls,
 	af_buf line = {.mem = w->mem};
 	int r;
 
+	if (w->v2) {
+		r = af_buf_printf(&line, "%s\t%s\t%s\t%s\n", cls, name, sig, file);
+		if (!r)
+			r = af_v2_packet(w, 1, AF_WRITER_V2_POINTER(id & ~3u), line.data,
+			                 line.len);
+		af_buf_free(&line);
+		return af_ok(w, r);
+	}
 	if (w->o.dalvik) {
 		const char *c;
 		r = af_buf_printf(&line, "0x%08x\t", id);
@@ -142,6 +343,8 @@ int af_writer_record(af_writer *w, uint32_t tid, uint32_t id, int action,
 	uint32_t ma = (id & ~3u) | ((uint32_t)action & 3);
 	uint32_t one = w->o.clock == AF_WRITER_WALL ? wall : cpu;
 
+	if (w->v2)
+		return af_ok(w, af_v2_record(w, tid, id, action, cpu, wall));
 	if (w->record_size == 9) {
 		r[0] = (uint8_t)tid;
 		af_put32(r + 1, ma);
@@ -162,6 +365,8 @@ int af_writer_record(af_writer *w, uint32_t tid, uint32_t id, int action,
 
 int af_writer_raw(af_writer *w, const void *bytes, size_t len)
 {
+	if (w->v2 && af_v2_close(w))
+		return af_ok(w, -1);
 	return af_ok(w, af_buf_append(&w->data, bytes, len));
 }
 
@@ -193,6 +398,42 @@ static int af_key_text(af_writer *w, af_buf *k, int summary)
 	return r;
 }
 
+/* ART V2: the header, the packets, the summary. */
+static int af_v2_finish(af_writer *w, af_buf *b)
+{
+	uint8_t h[32] = {'S', 'L', 'O', 'W'};
+	int ns = w->o.v2_ns || w->o.v2_revision == 'C', r;
+
+	if (af_v2_close(w))
+		return -1;
+	af_put16(h + 4, w->o.version);
+	af_put64(h + 6, ns ? UINT64_C(749848949749000) : UINT64_C(749848949749));
+	if (w->o.v2_revision == 'C') {
+		af_put64(h + 14, AF_WRITER_V2_START_TICK);
+		af_put64(h + 22, AF_WRITER_V2_TICK_HZ);
+	}
+	r = af_buf_append(b, h, sizeof h);
+	if (w->data.len)
+		r |= af_buf_append(b, w->data.data, w->data.len);
+	if (!r && !w->o.no_summary) {
+		af_buf k = {.mem = w->mem};
+		uint8_t s[3] = {3};
+		r = af_buf_printf(&k, "*version\n%u\ndata-file-overflow=false\n"
+		                      "clock=%s\nelapsed-time-%s=1000\n"
+		                      "num-method-calls=%llu\nclock-call-overhead-nsec=500\n"
+		                      "vm=art\n*end\n",
+		                  w->o.version & 0xF, af_clock_word(w->o.clock),
+		                  ns ? "nsec" : "usec", (unsigned long long)w->nrecords);
+		if (!r && k.len > 0xFFFF)
+			r = -1;
+		af_put16(s + 1, (uint32_t)k.len);
+		r |= af_buf_append(b, s, sizeof s);
+		r |= af_buf_append(b, k.data, k.len);
+		af_buf_free(&k);
+	}
+	return r;
+}
+
 int af_writer_finish(af_writer *w, uint8_t **out, size_t *len, size_t *key_len)
 {
 	af_buf b = {.mem = w->mem};
@@ -203,6 +444,12 @@ int af_writer_finish(af_writer *w, uint8_t **out, size_t *len, size_t *key_len)
 	*len = 0;
 	if (w->failed)
 		return -1;
+	if (w->v2) {
+		if (key_len)
+			*key_len = 0;
+		r = af_v2_finish(w, &b);
+		goto done;
+	}
 	if (w->o.variant != AF_VARIANT_STREAMING)
 		r = af_key_text(w, &b, 0);
 	if (key_len)
@@ -227,6 +474,7 @@ int af_writer_finish(af_writer *w, uint8_t **out, size_t *len, size_t *key_len)
 		r |= af_buf_append(&b, k.data, k.len);
 		af_buf_free(&k);
 	}
+done:
 	/* the caller frees the bytes with free(): the one block not from the
 	 * writer's allocator */
 	*out = r ? NULL : malloc(b.len ? b.len : 1);

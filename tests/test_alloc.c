@@ -541,7 +541,10 @@ static uint8_t *t_trace(const af_writer_options *o, size_t *len, size_t *key_len
 	cr_assert_eq(af_writer_method(w, 4, "com.example.App", "run", "()V", "A.java"), 0);
 	cr_assert_eq(af_writer_method(w, 8, "com.example.App", "draw", "(I[J)V", ""), 0);
 	cr_assert_eq(af_writer_method(w, 12, "android.os.Looper", "loop", "()V", ""), 0);
-	cr_assert_eq(af_writer_record(w, 1, 12, AF_EXIT, k, k), 0); /* orphan */
+	if (o->variant == AF_VARIANT_ART_V2) /* V2 declares every method */
+		cr_assert_eq(af_writer_method(w, 0x40, "a.B", "c", "()V", ""), 0);
+	if (o->v2_revision != 'C') /* its exits name no method */
+		cr_assert_eq(af_writer_record(w, 1, 12, AF_EXIT, k, k), 0); /* orphan */
 	for (i = 0; i < 30; i++, k += 10) {
 		cr_assert_eq(af_writer_record(w, 1, 4, AF_ENTER, k, k), 0);
 		cr_assert_eq(af_writer_record(w, 1, 8 + 4 * (uint32_t)(i % 2), AF_ENTER,
@@ -588,6 +591,17 @@ Test(alloc, failing_allocations_streaming)
 	t_inject_writer("streaming cut before its summary",
 	                (af_writer_options){.variant = AF_VARIANT_STREAMING,
 	                                    .clock = AF_WRITER_WALL, .no_summary = 1}, 0);
+}
+
+Test(alloc, failing_allocations_art_v2)
+{
+	t_inject_writer("ART V2 revision B",
+	                (af_writer_options){.variant = AF_VARIANT_ART_V2,
+	                                    .clock = AF_WRITER_DUAL}, 0);
+	t_inject_writer("ART V2 revision C, cut before its summary",
+	                (af_writer_options){.variant = AF_VARIANT_ART_V2,
+	                                    .clock = AF_WRITER_WALL, .v2_revision = 'C',
+	                                    .no_summary = 1}, 0);
 }
 
 Test(alloc, failing_allocations_flamechart)

@@ -320,6 +320,7 @@ static const t_file files[] = {
 	{"src/trace_key.c", INPUTS},
 	{"src/trace_regular.c", INPUTS},
 	{"src/trace_streaming.c", INPUTS},
+	{"src/trace_v2.c", INPUTS},
 	{"src/folded.c", INPUTS},
 	{"src/input.c", INPUTS},
 	{"src/mapping.h", INPUTS},

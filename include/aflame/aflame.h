@@ -120,7 +120,8 @@ typedef enum af_variant {
 	AF_VARIANT_REGULAR,   /* key text followed by binary data, one file */
 	AF_VARIANT_STREAMING, /* ART streaming: header, inline items, summary */
 	AF_VARIANT_KEY_DATA,  /* legacy base.key + base.data pair */
-	AF_VARIANT_FOLDED     /* collapsed stacks: "frame;frame COUNT" lines */
+	AF_VARIANT_FOLDED,    /* collapsed stacks: "frame;frame COUNT" lines */
+	AF_VARIANT_ART_V2     /* ART V2 compact trace (versions 4, 5, 0xF4, 0xF5) */
 } af_variant;
 
 /** Limits on what a trace may make the parser build.  Zero means default. */
@@ -141,8 +142,10 @@ typedef struct af_limits {
 /** Counts describing a parsed trace, for `-v` and for tests. */
 typedef struct af_trace_info {
 	af_variant variant;
-	unsigned version;        /* data header version: 1, 2, 3, 0xF2, 0xF3 */
-	unsigned record_size;    /* bytes per record: 9, 10 or 14 */
+	unsigned version;        /* data header version: 1, 2, 3, 0xF2, 0xF3;
+	                            ART V2: 4, 5, 0xF4, 0xF5 */
+	unsigned record_size;    /* bytes per record: 9, 10 or 14 (0 for ART
+	                            V2, whose records are LEB128) */
 	int has_clock[AF_CLOCK_COUNT]; /* wait: set when both others are */
 	const char *vm;          /* "art", "dalvik" or "" (owned by the trace) */
 	int overflow;            /* the key said data-file-overflow=true */

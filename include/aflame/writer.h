@@ -1,6 +1,9 @@
 /*
  * writer.h - writes Android method traces: regular (data versions 1, 2, 3,
- * any clock) and ART streaming (0xF2, 0xF3, with or without the summary).
+ * any clock), ART streaming (0xF2, 0xF3, with or without the summary) and
+ * ART V2 compact traces (4, 5, 0xF4, 0xF5; revisions B and C, as
+ * trace-formats.md §6 describes them: no public V2 trace exists to test
+ * with, so the tests make them with this writer).
  * Used by the project's tests, samples and benchmarks to make traces whose
  * answers are known.
  */
@@ -27,10 +30,32 @@ typedef struct af_writer_options {
 	unsigned version;      /* regular: 1, 2 or 3 (0: 3 for dual, else 2) */
 	af_writer_clock clock;
 	int dalvik;            /* Dalvik style: slash class names, 6 fields, "0x%08x" ids */
-	int no_summary;        /* streaming: stop before the summary (a cut trace) */
+	int no_summary;        /* streaming, V2: stop before the summary (a cut trace) */
+	/* AF_VARIANT_ART_V2 only.  Method `id` is written as the ArtMethod*
+	 * AF_WRITER_V2_POINTER(id); each run of records of one thread is an
+	 * event block (a per-thread flush); times are the µs given, unwrapped
+	 * per thread, in the unit of the revision. */
+	char v2_revision;      /* 'B' (or 0): method|action, wall, cpu deltas;
+	                          'C': (ticks << 2 | action), cpu ns, entries'
+	                          methods, with the tick rate in the header */
+	int v2_ns;             /* revision B: ns deltas, "elapsed-time-nsec"
+	                          (else µs, "elapsed-time-usec") */
+	int v2_streaming;      /* version 0xF4/0xF5 rather than 4/5 */
+	unsigned v2_block_records; /* at most this many records per block
+	                          (0: no limit) */
+	int v2_spill;          /* revision B: a block the limit starts goes on
+	                          from the one before (one flush over two
+	                          blocks), as ART does when its buffer fills */
 	const af_allocator *allocator; /* the writer's own blocks (NULL: malloc);
 	                                  the finished bytes come from malloc */
 } af_writer_options;
+
+/** The ArtMethod* an ART V2 trace names method `id` by. */
+#define AF_WRITER_V2_POINTER(id) (UINT64_C(0x70A0000000) + ((uint64_t)(id) << 3))
+
+/** Revision C's timestamp counter: its rate (Hz) and value at the start. */
+#define AF_WRITER_V2_TICK_HZ 24000000u
+#define AF_WRITER_V2_START_TICK UINT64_C(0x5A5A0000)
 
 /** Actions of a record. */
 enum { AF_ENTER = 0, AF_EXIT = 1, AF_UNWIND = 2 };

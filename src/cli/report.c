@@ -50,6 +50,7 @@ static const char *variant_name(af_variant v)
 	case AF_VARIANT_STREAMING: return "streaming";
 	case AF_VARIANT_KEY_DATA: return "key+data pair";
 	case AF_VARIANT_FOLDED: return "folded";
+	case AF_VARIANT_ART_V2: return "ART V2";
 	}
 	return "?";
 }
@@ -70,9 +71,14 @@ void print_summary(const char *name, const af_trace *t)
 	const char *clock = i->has_clock[0] && i->has_clock[1] ? "dual"
 	                    : i->has_clock[AF_CLOCK_WALL]       ? "wall"
 	                                                        : "thread-cpu";
+	char records[32];
 
+	if (i->record_size)
+		snprintf(records, sizeof records, "%u-byte", i->record_size);
+	else
+		snprintf(records, sizeof records, "LEB128"); /* ART V2 */
 	fprintf(stderr,
-	        "%s: %s trace%s, version %u (0x%X), %u-byte records, clock %s%s, vm %s\n"
+	        "%s: %s trace%s, version %u (0x%X), %s records, clock %s%s, vm %s\n"
 	        "  threads: %u declared, %u with records (%u not declared)\n"
 	        "  methods: %u; records: %llu (%llu enters, %llu exits, %llu unwinds)\n"
 	        "  orphan exits (re-rooted): %llu; mismatched exits: %llu; "
@@ -81,7 +87,7 @@ void print_summary(const char *name, const af_trace *t)
 	        "thread id collisions: %u\n"
 	        "  clock steps backwards: cpu %llu, wall %llu; truncated bytes: %llu%s%s\n",
 	        file, variant_name(i->variant), i->gzip ? " (gzip)" : "", i->version,
-	        i->version, i->record_size, clock, i->clock_assumed ? " (inferred)" : "",
+	        i->version, records, clock, i->clock_assumed ? " (inferred)" : "",
 	        vm, i->threads_declared, i->threads_with_records,
 	        i->unknown_threads, i->methods, (unsigned long long)i->records,
 	        (unsigned long long)i->enters, (unsigned long long)i->exits,
@@ -104,7 +110,13 @@ void print_warnings(const char *name, const af_trace *t)
 
 	safe(name, file, sizeof file);
 
-	if (i->summary_missing)
+	if (i->summary_missing && i->variant == AF_VARIANT_ART_V2)
+		fprintf(stderr, PROG ": %s: warning: ART V2 trace ends without its "
+		        "summary; assumed clock %s from its version, and µs deltas unless "
+		        "its header names a tick rate (byte %llu)\n", file,
+		        (i->version & 0xF) == 5 ? "dual" : "wall",
+		        (unsigned long long)i->data_end);
+	else if (i->summary_missing)
 		fprintf(stderr, PROG ": %s: warning: streaming trace ends without its "
 		        "summary; assumed clock %s from %u-byte records (byte %llu)\n", file,
 		        i->record_size >= 14 ? "dual" : "wall", i->record_size,

@@ -1,0 +1,625 @@
+/*
+ * trace_v2.c - ART's "V2" compact method traces (data versions 4, 5, 0xF4,
+ * 0xF5; Android 15 and later): a 32-byte "SLOW" header, then packets of
+ * thread info, method info, LEB128-coded event blocks (one thread each) and
+ * a summary, the last.  Spec: trace-formats.md §6.
+ *
+ * Two revisions are read:
+ *  - B: per record a SLEB delta of (ArtMethod* | action), then a ULEB wall
+ *    delta and a ULEB thread-cpu delta (those the clock has), µs or ns as
+ *    the summary's elapsed-time-usec / -nsec key says.  The previous values
+ *    start at 0 at every flush; a flush that spilled into a second block of
+ *    the same thread goes on from the block before (told by its first
+ *    method being unknown when read from 0 and known when read on);
+ *  - C (header bytes 14-29 not all zero: u8 start tick at 14, u8 tick
+ *    frequency at 22): a SLEB delta of (time << 2 | action), the time being
+ *    timestamp-counter ticks (or the thread-cpu ns in a thread-cpu trace),
+ *    then in a dual trace a ULEB thread-cpu ns delta, then for entries only
+ *    a SLEB delta of the method against the block's previous entry.  Exits
+ *    name no method: they close the thread's innermost frame.
+ *
+ * The packets are read twice: once to learn the threads, the methods (by
+ * pointer) and the summary wherever they are, once for the records, so
+ * the order of the packets does not matter.  Method pointers become dense
+ * ids (their rank, times 4) and kernel thread ids dense record ids (their
+ * rank + 1); the thread keeps its kernel id.  Times reach the record
+ * machine as µs, as V1 traces hold them.
+ *
+ * A trace cut short (no summary, a packet cut by the end) is read up to
+ * its last whole packet, as a streaming V1 trace is.  A record naming an
+ * unknown method or thread, a bad or overlong LEB128, a record running
+ * past its block are errors naming their byte.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "trace.h"
+
+enum { AF_V2_THREAD = 0, AF_V2_METHOD = 1, AF_V2_BLOCK = 2, AF_V2_SUMMARY = 3 };
+
+typedef struct af_v2_tid {
+	uint32_t tid;
+	size_t name_off, name_len; /* the last name given */
+	uint64_t seq;              /* packet order, so the last one wins */
+} af_v2_tid;
+
+typedef struct af_v2 {
+	af_trace *t;
+	const uint8_t *buf;
+	size_t len;
+	size_t end;            /* where the whole packets end */
+	uint64_t *ptrs;        /* method pointers, sorted, unique */
+	size_t nptrs, ptrs_cap;
+	af_v2_tid *tids;       /* threads, sorted by kernel id, unique */
+	size_t ntids, tids_cap;
+	int rev_c;
+	int dual, wall;        /* the clocks the records hold */
+	int ns;                /* revision B: deltas in ns (else µs) */
+	uint64_t start_tick, freq; /* revision C */
+	uint64_t **stacks;     /* revision C: per thread, the methods entered */
+	size_t *depth, *cap;
+	uint32_t *last_enter;  /* revision C: per thread, its last entry + 1 */
+	af_v2_record_fn cb;
+	void *ctx;
+} af_v2;
+
+/* Reads a ULEB128 of at most 10 bytes from p (before `end`): 0 and the
+ * value, -1 when it runs past `end`, -2 when it is overlong. */
+static int af_v2_uleb(const uint8_t *p, const uint8_t *end, uint64_t *out,
+                      size_t *n)
+{
+	uint64_t v = 0;
+	size_t i;
+
+	for (i = 0; i < 10; i++) {
+		uint8_t b;
+		if (p + i >= end)
+			return -1;
+		b = p[i];
+		if (i == 9 && (b & 0xFE))
+			return -2; /* more than 64 bits */
+		v |= (uint64_t)(b & 0x7F) << (7 * i);
+		if (!(b & 0x80)) {
+			*out = v;
+			*n = i + 1;
+			return 0;
+		}
+	}
+	return -2;
+}
+
+/* The same for a SLEB128, its value two's complement in *out. */
+static int af_v2_sleb(const uint8_t *p, const uint8_t *end, uint64_t *out,
+                      size_t *n)
+{
+	uint64_t v = 0;
+	size_t i;
+
+	for (i = 0; i < 10; i++) {
+		uint8_t b;
+		if (p + i >= end)
+			return -1;
+		b = p[i];
+		if (i == 9) {
+			/* bit 63 and its sign extension, no continuation */
+			if ((b & 0x80) || (b & 0x7E) != ((b & 1) ? 0x7E : 0))
+				return -2;
+			v |= (uint64_t)(b & 1) << 63;
+			*out = v;
+			*n = 10;
+			return 0;
+		}
+		v |= (uint64_t)(b & 0x7F) << (7 * i);
+		if (!(b & 0x80)) {
+			if ((b & 0x40) && i < 9)
+				v |= ~(uint64_t)0 << (7 * (i + 1));
+			*out = v;
+			*n = i + 1;
+			return 0;
+		}
+	}
+	return -2;
+}
+
+static int af_v2_cmp_ptr(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+	return x < y ? -1 : x > y;
+}
+
+static int af_v2_cmp_tid(const void *a, const void *b)
+{
+	const af_v2_tid *x = a, *y = b;
+	if (x->tid != y->tid)
+		return x->tid < y->tid ? -1 : 1;
+	return x->seq < y->seq ? -1 : x->seq > y->seq;
+}
+
+/* The dense index of method `ptr`: 1 and *idx, or 0 when none says it. */
+static int af_v2_method(const af_v2 *v, uint64_t ptr, uint32_t *idx)
+{
+	size_t lo = 0, hi = v->nptrs;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		if (v->ptrs[mid] < ptr)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (lo == v->nptrs || v->ptrs[lo] != ptr)
+		return 0;
+	*idx = (uint32_t)lo;
+	return 1;
+}
+
+/* The dense record id (rank + 1) of kernel thread `tid`, 0 for none. */
+static uint32_t af_v2_thread(const af_v2 *v, uint32_t tid)
+{
+	size_t lo = 0, hi = v->ntids;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		if (v->tids[mid].tid < tid)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo < v->ntids && v->tids[lo].tid == tid ? (uint32_t)lo + 1 : 0;
+}
+
+/* 1 when a line of the summary text begins with `line`. */
+static int af_v2_has_line(const uint8_t *text, size_t len, const char *line)
+{
+	size_t n = strlen(line), i = 0;
+
+	while (i < len) {
+		const uint8_t *nl = memchr(text + i, '\n', len - i);
+		size_t e = nl ? (size_t)(nl - text) : len;
+		if (e - i >= n && memcmp(text + i, line, n) == 0)
+			return 1;
+		i = e + 1;
+	}
+	return 0;
+}
+
+static af_status af_v2_no_nul(const uint8_t *p, size_t n, long long off,
+                              af_error *err)
+{
+	const uint8_t *nul = memchr(p, 0, n);
+
+	if (nul)
+		return af_fail(err, AF_ERR_RECORD, off + (nul - p),
+		               "NUL byte in a V2 packet's name");
+	return AF_OK;
+}
+
+/* The first pass: every packet's framing checked, the threads and methods
+ * gathered, the summary read (when `declare`, into the trace). */
+static af_status af_v2_scan(af_v2 *v, int declare, af_error *err)
+{
+	af_trace *t = v->t;
+	const uint8_t *buf = v->buf;
+	size_t pos = 32, len = v->len;
+	uint64_t seq = 0;
+	int summary = 0;
+
+	while (pos < len) {
+		const uint8_t *p = buf + pos;
+		size_t left = len - pos, need;
+		long long off = (long long)pos;
+
+		switch (p[0]) {
+		case AF_V2_THREAD:
+			if (left < 7 || left - 7 < (need = af_rd16(p + 5)))
+				goto cut;
+			AF_FORWARD(af_v2_no_nul(p + 7, need, off + 7, err));
+			if (AF_GROW(t->mem, v->tids, v->tids_cap, v->ntids + 1))
+				return af_fail(err, AF_ERR_NOMEM, off, "out of memory");
+			v->tids[v->ntids++] = (af_v2_tid){af_rd32(p + 1), pos + 7, need, seq++};
+			pos += 7 + need;
+			break;
+		case AF_V2_METHOD:
+			if (left < 11 || left - 11 < (need = af_rd16(p + 9)))
+				goto cut;
+			AF_FORWARD(af_v2_no_nul(p + 11, need, off + 11, err));
+			if (af_rd64(p + 1) & 3)
+				return af_fail(err, AF_ERR_RECORD, off + 1,
+				               "method pointer 0x%llx has its low two bits "
+				               "set (they hold the action)",
+				               (unsigned long long)af_rd64(p + 1));
+			if (AF_GROW(t->mem, v->ptrs, v->ptrs_cap, v->nptrs + 1))
+				return af_fail(err, AF_ERR_NOMEM, off, "out of memory");
+			v->ptrs[v->nptrs++] = af_rd64(p + 1);
+			pos += 11 + need;
+			break;
+		case AF_V2_BLOCK:
+			if (left < 12 || left - 12 < (need = af_rd32(p + 8)))
+				goto cut;
+			pos += 12 + need;
+			break;
+		case AF_V2_SUMMARY: {
+			size_t end;
+			if (left < 3 || left - 3 < (need = af_rd16(p + 1)))
+				goto cut;
+			if (pos + 3 + need != len)
+				return af_fail(err, AF_ERR_RECORD, (long long)(pos + 3 + need),
+				               "data after the V2 summary, which must be last");
+			if (declare)
+				AF_FORWARD(af_trace_key(t, p + 3, need, off + 3, &end, err));
+			v->ns = af_v2_has_line(p + 3, need, "elapsed-time-nsec=");
+			pos += 3 + need;
+			summary = 1;
+			break;
+		}
+		default:
+			return af_fail(err, AF_ERR_RECORD, off,
+			               "unknown V2 packet type %u", p[0]);
+		}
+	}
+cut:
+	v->end = pos;
+	if (declare) {
+		t->info.truncated_bytes = len - pos;
+		t->info.data_end = pos;
+		if (!summary) {
+			t->info.summary_missing = 1;
+			t->clock_named = 0;
+			t->single_clock = AF_CLOCK_WALL; /* ART's one-clock default */
+		}
+	}
+	/* methods: sorted and unique, a method's rank its id */
+	if (v->nptrs) {
+		size_t i, n = 1;
+		qsort(v->ptrs, v->nptrs, sizeof *v->ptrs, af_v2_cmp_ptr);
+		for (i = 1; i < v->nptrs; i++)
+			if (v->ptrs[i] != v->ptrs[n - 1])
+				v->ptrs[n++] = v->ptrs[i];
+		v->nptrs = n;
+	}
+	if (v->nptrs > (UINT32_MAX >> 2))
+		return af_fail(err, AF_ERR_LIMIT, 32, "more than 2^30 methods");
+	/* threads: sorted by id, the last name of each kept */
+	if (v->ntids) {
+		size_t i, n = 0;
+		qsort(v->tids, v->ntids, sizeof *v->tids, af_v2_cmp_tid);
+		for (i = 0; i < v->ntids; i++) {
+			if (n && v->tids[n - 1].tid == v->tids[i].tid)
+				n--;
+			v->tids[n++] = v->tids[i];
+		}
+		v->ntids = n;
+	}
+	if (v->ntids > 0xFFFF)
+		return af_fail(err, AF_ERR_LIMIT, 32,
+		               "more than 65535 threads in one trace");
+	if (!summary && !v->rev_c) {
+		v->ns = 0; /* revision B before the ns change: µs (assumed) */
+		if (declare)
+			t->info.clock_assumed = 1;
+	}
+	return AF_OK;
+}
+
+/* Declares the threads and methods the scan found. */
+static af_status af_v2_declare(af_v2 *v, af_error *err)
+{
+	af_trace *t = v->t;
+	const uint8_t *buf = v->buf;
+	size_t pos = 32;
+	char *line = NULL;
+	size_t line_cap = 0, i;
+	af_status st = AF_OK;
+
+	for (i = 0; i < v->ntids; i++) {
+		const af_v2_tid *d = &v->tids[i];
+		AF_FORWARD(af_trace_declare_thread(t, (uint32_t)i + 1,
+		                                   (const char *)buf + d->name_off,
+		                                   d->name_len, (long long)d->name_off,
+		                                   err));
+		t->decl[t->ndecl - 1].full = d->tid;
+	}
+	/* methods in file order, so that the first definition of one wins */
+	while (pos < v->end && st == AF_OK) {
+		const uint8_t *p = buf + pos;
+		size_t need;
+		uint32_t idx;
+		int n;
+
+		if (p[0] == AF_V2_THREAD) {
+			pos += 7 + (size_t)af_rd16(p + 5);
+			continue;
+		}
+		if (p[0] == AF_V2_BLOCK) {
+			pos += 12 + (size_t)af_rd32(p + 8);
+			continue;
+		}
+		if (p[0] != AF_V2_METHOD)
+			break; /* the summary */
+		need = af_rd16(p + 9);
+		if (!af_v2_method(v, af_rd64(p + 1), &idx))
+			break; /* cannot be: the scan put it there */
+		if (AF_GROW(t->mem, line, line_cap, need + 16)) {
+			st = af_fail(err, AF_ERR_NOMEM, (long long)pos, "out of memory");
+			break;
+		}
+		n = snprintf(line, 16, "%#x\t", idx << 2);
+		memcpy(line + n, p + 11, need);
+		if (need && line[n + need - 1] == '\n')
+			need--;
+		st = af_trace_method_line(t, line, (size_t)n + need, (long long)pos, err);
+		pos += 11 + (size_t)af_rd16(p + 9);
+	}
+	af_free(t->mem, line);
+	return st;
+}
+
+/* ticks since the start tick, in ns (signed: a counter before the start
+ * gives a negative time). */
+static uint64_t af_v2_ticks_ns(const af_v2 *v, uint64_t ticks)
+{
+	uint64_t d = ticks - v->start_tick, q, r;
+	int neg = (int64_t)d < 0;
+
+	if (neg)
+		d = 0 - d;
+	q = d / v->freq;
+	r = d % v->freq;
+	d = q * 1000000000u + r * 1000000000u / v->freq;
+	return neg ? 0 - d : d;
+}
+
+/* A 64-bit time in ns or µs as the record machine's 32-bit µs. */
+static uint32_t af_v2_us(uint64_t time, int ns)
+{
+	int64_t s = (int64_t)time;
+
+	if (!ns)
+		return (uint32_t)time;
+	/* floor division, so that ns = 1000 µs exactly gives those µs back */
+	return (uint32_t)(uint64_t)(s >= 0 ? s / 1000 : -((-(s + 1)) / 1000) - 1);
+}
+
+/* The error for a LEB that could not be read. */
+static af_status af_v2_bad_leb(int r, const char *what, long long off, af_error *err)
+{
+	if (r == -1)
+		return af_fail(err, AF_ERR_RECORD, off,
+		               "the %s LEB128 runs past the end of its event block", what);
+	return af_fail(err, AF_ERR_RECORD, off,
+	               "the %s LEB128 is longer than 64 bits", what);
+}
+
+/* Revision C: pushes method `m` on thread k's stack. */
+static int af_v2_push(af_v2 *v, uint32_t k, uint32_t m)
+{
+	af_mem *mem = v->t->mem;
+
+	if (v->depth[k] >= v->t->limits.max_depth)
+		return 0; /* the record machine stops it with its message */
+	if (AF_GROW(mem, v->stacks[k], v->cap[k], v->depth[k] + 1))
+		return -1;
+	v->stacks[k][v->depth[k]++] = m;
+	return 0;
+}
+
+/* One event block's records. */
+static af_status af_v2_block(af_v2 *v, size_t pos, uint64_t prev[3], af_error *err)
+{
+	const uint8_t *p = v->buf + pos, *q = p + 12, *end = p + 12 + af_rd32(p + 8);
+	uint32_t tid = af_rd32(p + 1), k = af_v2_thread(v, tid);
+	uint64_t ma = prev[0], wall = prev[1], cpu = prev[2], entry = 0;
+	int one_cpu = !v->dual && !v->wall;
+
+	if (!k)
+		return af_fail(err, AF_ERR_RECORD, (long long)pos + 1,
+		               "event block of thread %u, which no thread packet names",
+		               tid);
+	while (q < end) {
+		long long off = (long long)(q - v->buf);
+		uint64_t d, ptr;
+		uint32_t idx, act, t0, t1;
+		size_t n;
+		int r;
+
+		if ((r = af_v2_sleb(q, end, &d, &n)))
+			return af_v2_bad_leb(r, v->rev_c ? "time and action" : "method",
+			                     (long long)(q - v->buf), err);
+		q += n;
+		ma += d;
+		act = (uint32_t)(ma & 3);
+		if (!v->rev_c) {
+			if (v->wall || v->dual) {
+				if ((r = af_v2_uleb(q, end, &d, &n)))
+					return af_v2_bad_leb(r, "wall time", (long long)(q - v->buf), err);
+				q += n;
+				wall += d;
+			}
+			if (v->dual || one_cpu) {
+				if ((r = af_v2_uleb(q, end, &d, &n)))
+					return af_v2_bad_leb(r, "thread-cpu time",
+					                     (long long)(q - v->buf), err);
+				q += n;
+				cpu += d;
+			}
+			ptr = ma & ~(uint64_t)3;
+			if (!af_v2_method(v, ptr, &idx))
+				return af_fail(err, AF_ERR_RECORD, off,
+				               "record of method 0x%llx, which no method "
+				               "packet names", (unsigned long long)ptr);
+			t1 = af_v2_us(wall, v->ns);
+			t0 = af_v2_us(cpu, v->ns);
+		} else {
+			uint64_t time = (uint64_t)((int64_t)ma >> 2);
+			if (v->dual) {
+				if ((r = af_v2_uleb(q, end, &d, &n)))
+					return af_v2_bad_leb(r, "thread-cpu time",
+					                     (long long)(q - v->buf), err);
+				q += n;
+				cpu += d;
+			}
+			if (one_cpu)
+				cpu = time;
+			else
+				wall = af_v2_ticks_ns(v, time);
+			if (act == 3) {
+				idx = 0; /* a bad action: the record machine counts it */
+			} else if (act == 0) {
+				if ((r = af_v2_sleb(q, end, &d, &n)))
+					return af_v2_bad_leb(r, "method", (long long)(q - v->buf), err);
+				q += n;
+				entry += d;
+				if (entry & 3 || !af_v2_method(v, entry, &idx))
+					return af_fail(err, AF_ERR_RECORD, off,
+					               "record of method 0x%llx, which no method "
+					               "packet names", (unsigned long long)entry);
+				if (af_v2_push(v, k - 1, idx))
+					return af_fail(err, AF_ERR_NOMEM, off, "out of memory");
+				v->last_enter[k - 1] = idx + 1;
+			} else if (v->depth[k - 1]) {
+				idx = v->stacks[k - 1][--v->depth[k - 1]];
+			} else if (v->last_enter[k - 1]) {
+				idx = v->last_enter[k - 1] - 1; /* as Perfetto does */
+			} else {
+				return af_fail(err, AF_ERR_RECORD, off,
+				               "exit of thread %u before any entry: revision C "
+				               "exits do not name their method", tid);
+			}
+			t1 = af_v2_us(wall, 1);
+			t0 = af_v2_us(cpu, 1);
+		}
+		if (!v->dual)
+			t0 = t1 = one_cpu ? t0 : t1;
+		AF_FORWARD(v->cb(v->ctx, off, k, (idx << 2) | act, t0, t1, err));
+	}
+	prev[0] = ma;
+	prev[1] = wall;
+	prev[2] = cpu;
+	return AF_OK;
+}
+
+/* Revision B: 1 when the block at `pos` reads as the rest of the flush
+ * before it (its first method unknown from 0, known from `prev`). */
+static int af_v2_continues(const af_v2 *v, size_t pos, const uint64_t prev[3])
+{
+	const uint8_t *p = v->buf + pos, *end = p + 12 + af_rd32(p + 8);
+	uint64_t d;
+	size_t n;
+	uint32_t idx;
+
+	if (af_v2_sleb(p + 12, end, &d, &n))
+		return 0;
+	return !af_v2_method(v, d & ~(uint64_t)3, &idx) &&
+	       af_v2_method(v, (prev[0] + d) & ~(uint64_t)3, &idx);
+}
+
+/* The second pass: every block's records to `cb`. */
+static af_status af_v2_records(af_v2 *v, af_error *err)
+{
+	size_t pos = 32;
+	uint64_t prev[3] = {0};
+	uint32_t last_tid = 0;
+	int last_block = 0;
+
+	while (pos < v->end) {
+		const uint8_t *p = v->buf + pos;
+		if (p[0] == AF_V2_THREAD) {
+			pos += 7 + (size_t)af_rd16(p + 5);
+			last_block = 0;
+		} else if (p[0] == AF_V2_METHOD) {
+			pos += 11 + (size_t)af_rd16(p + 9);
+			last_block = 0;
+		} else if (p[0] == AF_V2_BLOCK) {
+			if (v->rev_c || !last_block || last_tid != af_rd32(p + 1) ||
+			    !af_v2_continues(v, pos, prev))
+				memset(prev, 0, sizeof prev);
+			AF_FORWARD(af_v2_block(v, pos, prev, err));
+			last_block = 1;
+			last_tid = af_rd32(p + 1);
+			pos += 12 + (size_t)af_rd32(p + 8);
+			af_trace_progress(v->t, pos, v->len);
+		} else {
+			break; /* the summary */
+		}
+	}
+	return AF_OK;
+}
+
+static void af_v2_free(af_v2 *v)
+{
+	af_mem *mem = v->t->mem;
+	size_t i;
+
+	for (i = 0; v->stacks && i < v->ntids; i++)
+		af_free(mem, v->stacks[i]);
+	af_free(mem, v->stacks);
+	af_free(mem, v->depth);
+	af_free(mem, v->cap);
+	af_free(mem, v->last_enter);
+	af_free(mem, v->ptrs);
+	af_free(mem, v->tids);
+}
+
+af_status af_trace_v2_walk(af_trace *t, const uint8_t *buf, size_t len, int declare,
+                           af_v2_record_fn cb, void *ctx, af_error *err)
+{
+	af_v2 v = {.t = t, .buf = buf, .len = len, .cb = cb, .ctx = ctx};
+	unsigned version;
+	size_t i, n;
+	af_status st;
+
+	if (len < 32)
+		return af_fail(err, AF_ERR_TRUNCATED, (long long)len,
+		               "input ends inside the V2 header");
+	version = af_rd16(buf + 4);
+	if (version != 4 && version != 5 && version != 0xF4 && version != 0xF5)
+		return af_fail(err, AF_ERR_HEADER, 4,
+		               "unsupported V2 version 0x%X (expected 4, 5, 0xF4 or 0xF5)",
+		               version);
+	v.dual = (version & 0xF) == 5;
+	for (i = 14; i < 30; i++)
+		v.rev_c |= buf[i] != 0;
+	if (v.rev_c) {
+		v.start_tick = af_rd64(buf + 14);
+		v.freq = af_rd64(buf + 22);
+		if (v.freq == 0 || v.freq > 10000000000ull)
+			return af_fail(err, AF_ERR_HEADER, 22,
+			               "timestamp-counter frequency %llu Hz (expected 1 Hz "
+			               "to 10 GHz)", (unsigned long long)v.freq);
+	}
+	st = af_v2_scan(&v, declare, err);
+	if (st == AF_OK && declare)
+		st = af_v2_declare(&v, err);
+	if (st == AF_OK && declare) {
+		t->info.version = version;
+		t->info.record_size = 0;
+		t->records_begin = 32;
+		af_trace_set_clocks(t, v.dual);
+	}
+	v.wall = v.dual || t->info.has_clock[AF_CLOCK_WALL];
+	if (st == AF_OK && v.rev_c) {
+		n = AF_MAX(v.ntids, 1u);
+		v.stacks = af_calloc(t->mem, n, sizeof *v.stacks);
+		v.depth = af_calloc(t->mem, n, sizeof *v.depth);
+		v.cap = af_calloc(t->mem, n, sizeof *v.cap);
+		v.last_enter = af_calloc(t->mem, n, sizeof *v.last_enter);
+		if (!v.stacks || !v.depth || !v.cap || !v.last_enter)
+			st = af_fail(err, AF_ERR_NOMEM, 32, "out of memory");
+	}
+	if (st == AF_OK)
+		st = af_v2_records(&v, err);
+	af_v2_free(&v);
+	return st;
+}
+
+static af_status af_v2_feed(void *ctx, long long off, uint32_t tid, uint32_t ma,
+                            uint32_t t0, uint32_t t1, af_error *err)
+{
+	return af_trace_record(ctx, tid, ma, t0, t1, off, err);
+}
+
+af_status af_trace_v2(af_trace *t, const uint8_t *buf, size_t len, af_error *err)
+{
+	return af_trace_v2_walk(t, buf, len, 1, af_v2_feed, t, err);
+}
