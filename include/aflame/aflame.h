@@ -180,6 +180,14 @@ typedef struct af_trace_info {
 	                            most any count needs, finer fractions
 	                            rounded); every count and total of its
 	                            trees is in that unit */
+	int pprof;               /* the input was a pprof profile (profile.proto),
+	                            read as stacks with values: variant is
+	                            AF_VARIANT_FOLDED, each sample a line */
+	const char *sample_type; /* pprof: the sample type drawn ("cpu",
+	                            "alloc_space"), owned by the trace; NULL
+	                            for other inputs */
+	const char *sample_unit; /* pprof: its unit ("nanoseconds", "bytes",
+	                            "count"), owned by the trace; NULL else */
 } af_trace_info;
 
 typedef struct af_trace af_trace;
@@ -206,6 +214,10 @@ typedef struct af_parse_options {
 	                    with "_[w]", as flamegraph.pl --colors chain names
 	                    them (the chain palette colours them by it; labels
 	                    and tooltips leave it out) */
+	const char *sample_type; /* pprof input: the sample type to draw, by
+	                    name ("alloc_space") or index ("0"); NULL: the
+	                    profile's default, else its last, as pprof
+	                    chooses.  Other inputs ignore it. */
 } af_parse_options;
 
 /** Parses a trace held in memory, detecting the variant from the bytes
