@@ -167,7 +167,7 @@ static af_status af_pp_functions(af_pp *pp, af_error *err)
 	if (!pp->fn_ids || !pp->fn_name)
 		return af_fail(err, AF_ERR_NOMEM, 0, "out of memory");
 	for (i = 0; i < n; i++) {
-		const char *name;
+		const char *name = NULL;
 		char what[48];
 		snprintf(what, sizeof what, "function %zu", i + 1);
 		AF_FORWARD(af_pp_string(pp, p->function[i]->name, AF_PP_FUNCTION, i, what,
