@@ -55,9 +55,24 @@ static const signed char af_pp_wire[] = {
 	AF_PB_LEN,                   /* 15 doc_url */
 };
 
+/* Text cannot be a profile, even when its bytes happen to walk as fields
+ * ("\n" is sample_type's tag): a profile's first fields hold the tags of
+ * their own fields (0x08, 0x10) and its string table's "" is 0x32 0x00, so
+ * a control character other than blanks comes within its first bytes. */
+static int af_pp_is_text(const uint8_t *buf, size_t len)
+{
+	size_t i, n = len < 4096 ? len : 4096;
+
+	for (i = 0; i < n; i++)
+		if ((buf[i] < 0x20 && (buf[i] < 0x09 || buf[i] > 0x0D)) || buf[i] == 0x7F)
+			return 0;
+	return 1;
+}
+
 int af_pprof_detect(const uint8_t *buf, size_t len)
 {
-	return af_pb_sniff(af_pp_wire, sizeof af_pp_wire, buf, len);
+	int r = af_pb_sniff(af_pp_wire, sizeof af_pp_wire, buf, len);
+	return r && af_pp_is_text(buf, len) ? 0 : r;
 }
 
 /* An entry of the location or function table, by id. */
