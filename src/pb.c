@@ -97,6 +97,7 @@ af_status af_pb_check(const ProtobufCMessageDescriptor *desc, const uint8_t *buf
 		const ProtobufCFieldDescriptor *fd;
 		size_t at = p, body;
 		uint64_t tag, v;
+		char fname[64];
 		int wt, r;
 
 		if (p == f->end) {
@@ -126,6 +127,10 @@ af_status af_pb_check(const ProtobufCMessageDescriptor *desc, const uint8_t *buf
 			               "%s: field %s of %s has the %s wire type, not %s", what,
 			               fd->name, f->desc->short_name, af_pb_wire_name(wt),
 			               af_pb_wire_name(af_pb_wire_type(fd->type)));
+		if (fd)
+			snprintf(fname, sizeof fname, "%s", fd->name);
+		else
+			snprintf(fname, sizeof fname, "%llu", (unsigned long long)(tag >> 3));
 		body = p;
 		switch (wt) {
 		case AF_WT_VARINT:
@@ -133,7 +138,7 @@ af_status af_pb_check(const ProtobufCMessageDescriptor *desc, const uint8_t *buf
 			if (r == 2)
 				return af_fail(err, AF_ERR_FORMAT, base + (long long)body,
 				               "%s: a varint longer than 10 bytes in field %s of %s",
-				               what, fd ? fd->name : "?", f->desc->short_name);
+				               what, fname, f->desc->short_name);
 			break;
 		case AF_WT_I64:
 		case AF_WT_I32: {
@@ -148,15 +153,15 @@ af_status af_pb_check(const ProtobufCMessageDescriptor *desc, const uint8_t *buf
 			if (r == 2)
 				return af_fail(err, AF_ERR_FORMAT, base + (long long)body,
 				               "%s: a length (varint) longer than 10 bytes in "
-				               "field %s of %s", what, fd ? fd->name : "?",
+				               "field %s of %s", what, fname,
 				               f->desc->short_name);
 			if (r == 0 && v > f->end - p) {
 				long long at_end = f->end == len ? (long long)len : (long long)f->end;
 				return af_fail(err, f->end == len ? AF_ERR_TRUNCATED : AF_ERR_FORMAT,
 				               base + (long long)body,
-				               "%s: field %s of %s says %llu bytes, but %s ends "
-				               "%zu bytes later (at byte %lld)", what,
-				               fd ? fd->name : "?", f->desc->short_name,
+				               "%s: field %s of %s is %llu bytes long, but %s "
+				               "ends %zu bytes after its length, at byte %lld",
+				               what, fname, f->desc->short_name,
 				               (unsigned long long)v,
 				               f->end == len ? "the input" : "its message",
 				               f->end - p, base + at_end);
@@ -204,13 +209,14 @@ af_status af_pb_check(const ProtobufCMessageDescriptor *desc, const uint8_t *buf
 		if (r)
 			return af_fail(err, AF_ERR_TRUNCATED, base + (long long)body,
 			               "%s: the bytes of a %s end inside field %s", what,
-			               f->desc->short_name, fd ? fd->name : "?");
+			               f->desc->short_name, fname);
 	}
 	return AF_OK;
 }
 
 /* Steps over the top-level field at *p: 0 and its number and wire type,
- * 1 when the bytes end inside it, -1 when it is malformed. */
+ * 1 when the bytes end inside it, -2 when a varint of it runs past ten
+ * bytes, -1 when it is otherwise malformed. */
 static int af_pb_skip(const uint8_t *buf, size_t len, size_t *p, uint32_t *number,
                       int *wt)
 {
@@ -218,7 +224,7 @@ static int af_pb_skip(const uint8_t *buf, size_t len, size_t *p, uint32_t *numbe
 	int r;
 
 	if ((r = af_pb_varint(buf, p, len, &tag)) != 0)
-		return r == 1 ? 1 : -1;
+		return r == 1 ? 1 : -2;
 	*wt = (int)(tag & 7);
 	if (tag >> 3 == 0 || tag >> 3 > 0x1FFFFFFF)
 		return -1;
@@ -226,7 +232,7 @@ static int af_pb_skip(const uint8_t *buf, size_t len, size_t *p, uint32_t *numbe
 	switch (*wt) {
 	case AF_WT_VARINT:
 		r = af_pb_varint(buf, p, len, &v);
-		return r == 2 ? -1 : r;
+		return r == 2 ? -2 : r;
 	case AF_WT_I64:
 	case AF_WT_I32: {
 		size_t n = *wt == AF_WT_I64 ? 8 : 4;
@@ -237,7 +243,7 @@ static int af_pb_skip(const uint8_t *buf, size_t len, size_t *p, uint32_t *numbe
 	}
 	case AF_WT_LEN:
 		if ((r = af_pb_varint(buf, p, len, &v)) != 0)
-			return r == 2 ? -1 : 1;
+			return r == 2 ? -2 : 1;
 		if (v > len - *p)
 			return 1;
 		*p += (size_t)v;
@@ -273,6 +279,8 @@ int af_pb_sniff(const signed char *wire, uint32_t nfields, const uint8_t *buf, s
 		uint32_t n = 0;
 		int wt = 0, r, want;
 		r = af_pb_skip(buf, len, &p, &n, &wt);
+		if (r == -2 && !first)
+			return 1; /* a damaged message: its decoder says where */
 		if (r < 0)
 			return 0;
 		if (n == 0) /* the bytes end inside a tag */

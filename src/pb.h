@@ -40,8 +40,10 @@ enum { AF_PB_VARINT = 0, AF_PB_I64 = 1, AF_PB_LEN = 2, AF_PB_I32 = 5,
  * fields 1 to nfields - 1 have the wire types `wire` gives (wire[number];
  * -1 for a number the format does not use): 2 when the top-level fields
  * cover the bytes exactly, 1 when they are sound up to where the bytes end
- * (`len` may be a prefix of the input), 0 when the first field is not one
- * of the table's or a field is malformed.  Fields numbered past the table
+ * (`len` may be a prefix of the input) or up to a varint longer than ten
+ * bytes after the first field (a damaged message, for its decoder to
+ * explain), 0 when the first field is not one of the table's or a field is
+ * otherwise malformed (a field numbered 0: zeros are not a message).  Fields numbered past the table
  * are allowed after the first.  Nothing is allocated. */
 int af_pb_sniff(const signed char *wire, uint32_t nfields, const uint8_t *buf, size_t len);
 
