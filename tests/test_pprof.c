@@ -272,6 +272,103 @@ Test(pprof, folded_text_is_not_taken_for_a_profile)
 	af_trace_free(t);
 }
 
+/* The SVG of a profile, static (every frame's tooltip in a <title>). */
+static char *svg_of(const pb *p, const char *sample_type, const char *countname)
+{
+	af_parse_options o = {.sample_type = sample_type};
+	af_render_options ro = {.no_javascript = 1, .countname = countname};
+	af_trace *t = NULL;
+	af_tree *tree = NULL;
+	af_layout *l = NULL;
+	af_error e = {0};
+	char *out = NULL;
+	size_t n = 0;
+	FILE *f;
+
+	t_font_open();
+	ro.font = t_font;
+	cr_assert_eq(af_trace_parse(p->b, p->len, &o, &t, &e), AF_OK, "%s", e.message);
+	cr_assert_eq(af_tree_from_trace(t, NULL, &tree, &e), AF_OK, "%s", e.message);
+	cr_assert_eq(af_layout_build(tree, NULL, &l, &e), AF_OK, "%s", e.message);
+	f = open_memstream(&out, &n);
+	cr_assert_eq(af_svg_write(l, &ro, f, &e), AF_OK, "%s", e.message);
+	fclose(f);
+	af_layout_free(l);
+	af_tree_free(tree);
+	af_trace_free(t);
+	t_font_close();
+	return out;
+}
+
+/* Tooltips show values in the sample type's unit: nanoseconds as a time,
+ * bytes as KiB and MiB, other units by name; --countname still wins. */
+Test(pprof, tooltips_show_the_unit)
+{
+	pb p = {0};
+	char *svg;
+	size_t i;
+	static const uint64_t main_fn[] = {1}, leaf[] = {4}, path[] = {3, 1};
+	static const int64_t v[] = {5, 1500, 3 * 1048576 + 524288, 7};
+
+	/* samples/count, cpu/nanoseconds, alloc/bytes, alloc/"run" */
+	pb_value_type(&p, 1, 2);
+	pb_value_type(&p, 3, 4);
+	pb_value_type(&p, 9, 10);
+	pb_value_type(&p, 9, 6);
+	pb_sample(&p, path, 2, v, 4);
+	pb_location(&p, 1, main_fn, 1);
+	pb_location(&p, 3, leaf, 1);
+	pb_function(&p, 1, 5);
+	pb_function(&p, 4, 8);
+	for (i = 0; i < sizeof strings / sizeof *strings; i++)
+		pb_str(&p, 6, strings[i]);
+
+	svg = svg_of(&p, "cpu", NULL);
+	cr_expect(strstr(svg, "leaf (1.50 \xC2\xB5s, 100.00%)"), "no time in:\n%s", svg);
+	free(svg);
+	svg = svg_of(&p, "2", NULL);
+	cr_expect(strstr(svg, "leaf (3.50 MiB, 100.00%)"), "no MiB in:\n%s", svg);
+	free(svg);
+	svg = svg_of(&p, "samples", NULL);
+	cr_expect(strstr(svg, "leaf (5 samples, 100.00%)"), "no samples in:\n%s", svg);
+	free(svg);
+	svg = svg_of(&p, "3", NULL);
+	cr_expect(strstr(svg, "leaf (7 run, 100.00%)"), "no unit name in:\n%s", svg);
+	free(svg);
+	/* the script is told the unit, and writes values as style.c does */
+	{
+		af_parse_options o = {.sample_type = "cpu"};
+		af_render_options ro = {0};
+		af_trace *t = NULL;
+		af_tree *tree = NULL;
+		af_layout *l = NULL;
+		af_error e = {0};
+		char *out = NULL;
+		size_t n = 0;
+		FILE *f;
+		t_font_open();
+		ro.font = t_font;
+		cr_assert_eq(af_trace_parse(p.b, p.len, &o, &t, &e), AF_OK, "%s", e.message);
+		cr_assert_eq(af_tree_from_trace(t, NULL, &tree, &e), AF_OK, "%s", e.message);
+		cr_expect_str_eq(af_tree_unit(tree), "nanoseconds");
+		cr_assert_eq(af_layout_build(tree, NULL, &l, &e), AF_OK, "%s", e.message);
+		f = open_memstream(&out, &n);
+		cr_assert_eq(af_svg_write(l, &ro, f, &e), AF_OK, "%s", e.message);
+		fclose(f);
+		cr_expect(strstr(out, "countname:\"nanoseconds\",vunit:\"ns\","), "%s", out);
+		free(out);
+		af_layout_free(l);
+		af_tree_free(tree);
+		af_trace_free(t);
+		t_font_close();
+	}
+	svg = svg_of(&p, "2", "allocations");
+	cr_expect(strstr(svg, "leaf (3,670,016 allocations, 100.00%)"), "no countname in:\n%s",
+	          svg);
+	free(svg);
+	free(p.b);
+}
+
 /* ------------------------------------------------------------------ */
 /* Real profiles, against go tool pprof                                */
 

@@ -433,6 +433,12 @@ void af_tree_free(af_tree *tree);
  * are counts (folded input). */
 int af_tree_is_time(const af_tree *tree);
 
+/** The unit of the tree's values as its input names it: a pprof profile's
+ * sample unit ("bytes", "nanoseconds", "count"...), which tooltips show
+ * (bytes as KiB and MiB, nanoseconds as a time); NULL when the input names
+ * none (µs of a trace, counts of folded text).  Owned by the tree. */
+const char *af_tree_unit(const af_tree *tree);
+
 /** 1 when the tree came from differential folded input (two counts). */
 int af_tree_is_differential(const af_tree *tree);
 
