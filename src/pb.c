@@ -6,21 +6,30 @@
 
 #include "pb.h"
 
-static void *af_pb_alloc(void *data, size_t size)
+static void *af_pb_malloc(void *data, size_t size)
 {
-	return af_malloc(data, size);
+	af_pb_alloc *a = data;
+	void *p = af_malloc(a->mem, size);
+
+	if (!p)
+		a->failed = 1;
+	return p;
 }
 
 static void af_pb_free(void *data, void *p)
 {
-	af_free(data, p);
+	af_pb_alloc *a = data;
+
+	af_free(a->mem, p);
 }
 
-void af_pb_allocator(af_mem *mem, ProtobufCAllocator *out)
+void af_pb_alloc_init(af_pb_alloc *a, af_mem *mem)
 {
-	out->alloc = af_pb_alloc;
-	out->free = af_pb_free;
-	out->allocator_data = mem;
+	a->pc.alloc = af_pb_malloc;
+	a->pc.free = af_pb_free;
+	a->pc.allocator_data = a;
+	a->mem = mem;
+	a->failed = 0;
 }
 
 /* The most nested messages the walk follows (protobuf's own default). */

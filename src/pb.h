@@ -13,9 +13,17 @@
 
 #include "internal.h"
 
-/** Fills `out` so that protobuf-c allocates from `mem` (and its budget).
- * `out` must outlive every message decoded with it. */
-void af_pb_allocator(af_mem *mem, ProtobufCAllocator *out);
+/** protobuf-c's allocator over an af_mem (and its budget); `failed` is
+ * set once an allocation fails, so that a refused decode can be told from
+ * damaged bytes whatever allocator the caller gave. */
+typedef struct af_pb_alloc {
+	ProtobufCAllocator pc; /* what protobuf-c's functions take */
+	af_mem *mem;
+	int failed;
+} af_pb_alloc;
+
+/** Sets `a` up over `mem`; `a` must outlive every message decoded with it. */
+void af_pb_alloc_init(af_pb_alloc *a, af_mem *mem);
 
 /** Walks `len` bytes as message `desc`, into every field whose type is a
  * message `desc` knows, without recursion.  AF_OK when every tag, varint,

@@ -412,22 +412,22 @@ out:
 
 af_status af_trace_pprof(af_trace *t, const uint8_t *buf, size_t len, af_error *err)
 {
-	ProtobufCAllocator alloc;
+	af_pb_alloc alloc;
 	af_pp pp = {.t = t, .buf = buf, .len = len};
 	af_status st;
 	size_t ti = 0;
 
-	af_pb_allocator(t->mem, &alloc);
+	af_pb_alloc_init(&alloc, t->mem);
 	t->info.variant = AF_VARIANT_FOLDED;
 	t->info.pprof = 1;
-	pp.p = aflame__pprof__profile__unpack(&alloc, len, buf);
+	pp.p = aflame__pprof__profile__unpack(&alloc.pc, len, buf);
 	if (!pp.p) {
+		if (alloc.failed)
+			return af_fail(err, AF_ERR_NOMEM, 0, "out of memory decoding the " AF_PP);
 		st = af_pb_check(&aflame__pprof__profile__descriptor, buf, len, 0, AF_PP, err);
-		if (st != AF_OK)
-			return st;
-		return af_mem_refused(t->mem)
-		       ? af_fail(err, AF_ERR_NOMEM, 0, "out of memory decoding the " AF_PP)
-		       : af_fail(err, AF_ERR_FORMAT, 0, AF_PP ": protobuf-c cannot decode it");
+		return st != AF_OK ? st
+		                   : af_fail(err, AF_ERR_FORMAT, 0, AF_PP ": protobuf-c cannot "
+		                             "decode it");
 	}
 	if (pp.p->n_string_table == 0 || pp.p->string_table[0][0] != '\0') {
 		st = af_fail(err, AF_ERR_FORMAT, af_pp_at(&pp, AF_PP_STRING, 0),
@@ -452,7 +452,7 @@ af_status af_trace_pprof(af_trace *t, const uint8_t *buf, size_t len, af_error *
 		goto out;
 	t->info.has_clock[AF_CLOCK_WALL] = 1;
 out:
-	aflame__pprof__profile__free_unpacked(pp.p, &alloc);
+	aflame__pprof__profile__free_unpacked(pp.p, &alloc.pc);
 	af_free(t->mem, pp.loc_ids);
 	af_free(t->mem, pp.fn_ids);
 	af_free(t->mem, pp.fn_name);
