@@ -84,17 +84,32 @@ typedef struct walker {
 	uint32_t cpu, wall;
 } walker;
 
+/* Finishes the trace `w` holds into `path`, and frees `w`. */
+static int save_trace(af_writer *w, const char *path)
+{
+	uint8_t *buf = NULL;
+	size_t len = 0;
+	FILE *f = NULL;
+	int r = -1;
+
+	if (af_writer_finish(w, &buf, &len, NULL) == 0 && (f = fopen(path, "wb"))) {
+		r = fwrite(buf, 1, len, f) == len ? 0 : -1;
+		if (fclose(f) != 0)
+			r = -1;
+	}
+	free(buf);
+	af_writer_free(w);
+	return r;
+}
+
 static int write_trace(const char *path, long records)
 {
 	af_writer_options o = {.variant = AF_VARIANT_REGULAR, .clock = AF_WRITER_DUAL};
 	af_writer *w = af_writer_new(&o);
 	static walker th[THREADS];
 	char name[64];
-	uint8_t *buf;
-	size_t len;
 	long i;
-	int t, r = -1;
-	FILE *f;
+	int t;
 
 	rng = 0x243F6A8885A308D3ull;
 	make_program();
@@ -139,14 +154,10 @@ static int write_trace(const char *path, long records)
 				goto out;
 		}
 	}
-	if (af_writer_finish(w, &buf, &len, NULL))
-		goto out;
-	f = fopen(path, "wb");
-	r = f && fwrite(buf, 1, len, f) == len && fclose(f) == 0 ? 0 : -1;
-	free(buf);
+	return save_trace(w, path);
 out:
 	af_writer_free(w);
-	return r;
+	return -1;
 }
 
 static double now(void)
@@ -156,8 +167,15 @@ static double now(void)
 	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
 }
 
-/* Runs `cmd` through the shell; its wall time and peak RSS (KiB). */
-static int run(const char *cmd, double *secs, long *rss)
+static double cpu_of(const struct rusage *ru)
+{
+	return (double)ru->ru_utime.tv_sec + (double)ru->ru_utime.tv_usec / 1e6 +
+	       (double)ru->ru_stime.tv_sec + (double)ru->ru_stime.tv_usec / 1e6;
+}
+
+/* Runs `cmd` through the shell; its wall time, peak RSS (KiB) and, when
+ * `cpu` is not NULL, the CPU time it and its children took. */
+static int run_cpu(const char *cmd, double *secs, long *rss, double *cpu)
 {
 	struct rusage ru;
 	int status;
@@ -172,7 +190,14 @@ static int run(const char *cmd, double *secs, long *rss)
 		return -1;
 	*secs = now() - t0;
 	*rss = ru.ru_maxrss;
+	if (cpu)
+		*cpu = cpu_of(&ru);
 	return WIFEXITED(status) && WEXITSTATUS(status) == 0 ? 0 : -1;
+}
+
+static int run(const char *cmd, double *secs, long *rss)
+{
+	return run_cpu(cmd, secs, rss, NULL);
 }
 
 static int cmp_double(const void *a, const void *b)
@@ -299,11 +324,7 @@ static int write_deep(const char *path, long depth)
 {
 	af_writer_options o = {.variant = AF_VARIANT_REGULAR, .clock = AF_WRITER_DUAL};
 	af_writer *w = af_writer_new(&o);
-	uint8_t *buf;
-	size_t len;
 	long i;
-	int r = -1;
-	FILE *f;
 
 	if (!w || af_writer_thread(w, 1, "main") ||
 	    af_writer_method(w, 4, "com.example.Deep", "recurse", "(I)V", "Deep.java"))
@@ -314,14 +335,10 @@ static int write_deep(const char *path, long depth)
 	for (i = 0; i < depth; i++)
 		if (af_writer_record(w, 1, 4, AF_EXIT, 700, 1000))
 			goto out;
-	if (af_writer_finish(w, &buf, &len, NULL))
-		goto out;
-	f = fopen(path, "wb");
-	r = f && fwrite(buf, 1, len, f) == len && fclose(f) == 0 ? 0 : -1;
-	free(buf);
+	return save_trace(w, path);
 out:
 	af_writer_free(w);
-	return r;
+	return -1;
 }
 
 static int deep(const char *cli, const char *dir, int runs)
@@ -441,11 +458,7 @@ static int write_mapped_trace(const char *path)
 {
 	af_writer_options o = {.variant = AF_VARIANT_REGULAR, .clock = AF_WRITER_DUAL};
 	af_writer *w = af_writer_new(&o);
-	uint8_t *buf = NULL;
-	size_t len;
 	uint32_t t;
-	FILE *f;
-	int r = -1;
 
 	if (!w || af_writer_thread(w, 1, "main") ||
 	    af_writer_method(w, 4, "a.b", "a", "()V", "") ||
@@ -457,14 +470,10 @@ static int write_mapped_trace(const char *path)
 		    af_writer_record(w, 1, 8, AF_EXIT, t + 7, t + 7) ||
 		    af_writer_record(w, 1, 4, AF_EXIT, t + 9, t + 9))
 			goto out;
-	if (af_writer_finish(w, &buf, &len, NULL))
-		goto out;
-	f = fopen(path, "wb");
-	r = f && fwrite(buf, 1, len, f) == len && fclose(f) == 0 ? 0 : -1;
-	free(buf);
+	return save_trace(w, path);
 out:
 	af_writer_free(w);
-	return r;
+	return -1;
 }
 
 /* CPU time of this process: on a machine shared with other work it says
@@ -553,6 +562,89 @@ static int mapping_bench(const char *cli, const char *dir, int runs)
 	return 0;
 }
 
+/* A trace of about a gibibyte against the 57 MB one: merged SVG and
+ * per-thread set from the file, the gzip'd file and standard input; wall
+ * and CPU time per MB (CPU time says more on a busy machine), their ratio
+ * to the small trace's, and peak memory against the distinct call paths. */
+static int gigabyte(const char *cli, const char *dir, int runs)
+{
+	static const long sizes[] = {4000000, 75000000};
+	double per[3][2] = {{0}}; /* [svg, set, gzip svg][wall, cpu] s/MB of the small trace */
+	size_t k;
+
+	printf("| input | step | median wall | wall s/GB (× 57 MB's) | median CPU | CPU s/GB "
+	       "(× 57 MB's) | peak RSS | folded lines |\n|---|---|---|---|---|---|---|---|\n");
+	for (k = 0; k < 2; k++) {
+		char trace[1024], gz[1300], cmd[4096], lines[64] = "";
+		const char *what[4] = {"merged SVG", "per-thread set", "merged SVG, gzip'd input",
+		                       "merged SVG, from standard input"};
+		double mb;
+		int s;
+
+		snprintf(trace, sizeof trace, "%s/app-%ld.trace", dir, sizes[k]);
+		snprintf(gz, sizeof gz, "%s.gz", trace);
+		if (size_of(trace) == 0 && write_trace(trace, sizes[k])) {
+			fprintf(stderr, "aflame-bench: cannot write %s\n", trace);
+			return -1;
+		}
+		snprintf(cmd, sizeof cmd, "gzip -1 -c '%s' > '%s'", trace, gz);
+		if (size_of(gz) == 0 && system(cmd) != 0)
+			return -1;
+		mb = (double)size_of(trace) / 1e6;
+		{
+			/* distinct call paths: the lines of the merged folded text */
+			FILE *p;
+			snprintf(cmd, sizeof cmd, "'%s' -q --format folded -o - '%s' | wc -l", cli,
+			         trace);
+			if ((p = popen(cmd, "r"))) {
+				long n = 0;
+				if (fscanf(p, "%ld", &n) == 1)
+					snprintf(lines, sizeof lines, "%ld", n);
+				pclose(p);
+			}
+		}
+		for (s = 0; s < 4; s++) {
+			double t[32], c[32];
+			long rss = 0, r;
+			int i;
+			if (s == 0)
+				snprintf(cmd, sizeof cmd, "'%s' -q -o '%s/gb.svg' '%s'", cli, dir, trace);
+			else if (s == 1)
+				snprintf(cmd, sizeof cmd, "rm -rf '%s/gbset' && '%s' -q --per-thread "
+				         "-o '%s/gbset' '%s'", dir, cli, dir, trace);
+			else if (s == 2)
+				snprintf(cmd, sizeof cmd, "'%s' -q -o '%s/gb.svg' '%s'", cli, dir, gz);
+			else
+				snprintf(cmd, sizeof cmd, "'%s' -q -o '%s/gb.svg' - < '%s'", cli, dir,
+				         trace);
+			for (i = 0; i < runs; i++) {
+				if (run_cpu(cmd, &t[i], &r, &c[i])) {
+					fprintf(stderr, "aflame-bench: failed: %s\n", cmd);
+					return -1;
+				}
+				if (r > rss)
+					rss = r;
+			}
+			qsort(t, (size_t)runs, sizeof t[0], cmp_double);
+			qsort(c, (size_t)runs, sizeof c[0], cmp_double);
+			{
+				double w = t[runs / 2] / mb, u = c[runs / 2] / mb;
+				int at = s < 3 ? s : 0;
+				if (k == 0 && s < 3) {
+					per[s][0] = w;
+					per[s][1] = u;
+				}
+				printf("| %.0f MB | %s | %.2f s | %.2f (%.2f) | %.2f s | %.2f (%.2f) "
+				       "| %.0f MB | %s |\n", mb, what[s], t[runs / 2], w * 1e3,
+				       w / per[at][0], c[runs / 2], u * 1e3, u / per[at][1],
+				       (double)rss / 1024, s == 0 ? lines : "");
+				fflush(stdout);
+			}
+		}
+	}
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	static const long sizes[] = {100000, 1000000, 4000000};
@@ -602,6 +694,16 @@ int main(int argc, char **argv)
 		}
 		return deep(argv[2], argv[3], n) ? 1 : 0;
 	}
+	if (argc >= 4 && strcmp(argv[1], "--gigabyte") == 0) {
+		int n = argc > 4 ? atoi(argv[4]) : 3;
+		if (n < 1 || n > 31)
+			return 2;
+		if (mkdir(argv[3], 0777) && errno != EEXIST) {
+			perror(argv[3]);
+			return 1;
+		}
+		return gigabyte(argv[2], argv[3], n) ? 1 : 0;
+	}
 	if (argc >= 4 && strcmp(argv[1], "--mapping") == 0) {
 		int n = argc > 4 ? atoi(argv[4]) : 5;
 		if (n < 1 || n > 31)
@@ -617,7 +719,8 @@ int main(int argc, char **argv)
 		      "       aflame-bench --stages TRACE [RUNS]\n"
 		      "       aflame-bench --pathological CLI WORKDIR [RUNS] [SCALE]\n"
 		      "       aflame-bench --deep CLI WORKDIR [RUNS]\n"
-		      "       aflame-bench --mapping CLI WORKDIR [RUNS]\n", stderr);
+		      "       aflame-bench --mapping CLI WORKDIR [RUNS]\n"
+		      "       aflame-bench --gigabyte CLI WORKDIR [RUNS]\n", stderr);
 		return 2;
 	}
 	cli = argv[1];

@@ -582,5 +582,11 @@ static af_status af_svg_emit(const af_layout *l, const af_render_options *opt,
 af_status af_svg_write(const af_layout *l, const af_render_options *opt,
                        FILE *out, af_error *err)
 {
-	return af_mem_explain(af_layout_mem(l), af_svg_emit(l, opt, out, err), err);
+	af_status st;
+
+	/* thousands of small writes: the stream's lock taken once for them all */
+	flockfile(out);
+	st = af_svg_emit(l, opt, out, err);
+	funlockfile(out);
+	return af_mem_explain(af_layout_mem(l), st, err);
 }
