@@ -109,10 +109,35 @@
 		return fixed(us / 1e6, 2) + " s";
 	}
 
-	// style.c's af_style_value: a time, or a count with its unit.
-	// Counts with decimals (AF.unit 10^d) show as many as the input has.
+	// style.c's af_style_bytes: "512 B", "1.50 KiB", "12.3 MiB".
+	function bytes(v) {
+		var units = ["B", "KiB", "MiB", "GiB", "TiB", "PiB", "EiB"], k = 0;
+		if (v < 1023.5) return fixed(v, 0) + " B";
+		while (v >= 1024 && k < 6) {
+			v /= 1024;
+			k++;
+		}
+		return fixed(v, v < 10 ? 2 : v < 100 ? 1 : 0) + " " + units[k];
+	}
+
+	// style.c's af_style_unit_value: bytes, nanoseconds as a time; "" else.
+	function amount(x) {
+		if (AF.vunit === "bytes") return bytes(x);
+		if (AF.vunit === "ns") {
+			var us = x / 1000;
+			if (x < 999.5) return fixed(x, 0) + " ns";
+			if (us < 999.5) return fixed(us, us < 10 ? 2 : us < 100 ? 1 : 0) + " \u00b5s";
+			return time(Math.floor(us + 0.5));
+		}
+		return "";
+	}
+
+	// style.c's af_style_value: a time, an amount in the input's unit, or a
+	// count with its unit.  Counts with decimals (AF.unit 10^d) show as many
+	// as the input has.
 	function value(x) {
 		if (AF.time) return time(Math.floor(x + 0.5));
+		if (AF.vunit) return amount(x);
 		var d = 0, u, w, fr;
 		for (u = AF.unit; u > 1; u /= 10) d++;
 		if (!d) return grouped(fixed(x, 0)) + " " + AF.countname;
@@ -152,6 +177,8 @@
 		var v = f.v * AF.factor, t, pct = AF.total ? 100 * f.v / AF.total : 0;
 		if (AF.time) {
 			t = time(Math.floor(v + 0.5));
+		} else if (AF.vunit) {
+			t = amount(v);
 		} else {
 			t = fixed(v, 0);
 			// flamegraph.pl's share is of the count as shown, rounded

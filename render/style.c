@@ -464,12 +464,76 @@ static double af_counts(const af_style *s, double v)
 	return v;
 }
 
-/* A value of the graph: a time, or a count with its unit. */
+const char *af_style_countname(const af_layout *l, const af_render_options *opt)
+{
+	const char *u = af_tree_unit(l->tree);
+
+	if (opt->countname)
+		return opt->countname;
+	return u && *u && strcmp(u, "count") != 0 ? u : "samples";
+}
+
+const char *af_style_unit(const af_layout *l, const af_render_options *opt)
+{
+	const char *u = af_tree_unit(l->tree);
+
+	if (!u || opt->countname)
+		return "";
+	return strcmp(u, "bytes") == 0 ? "bytes" : strcmp(u, "nanoseconds") == 0 ? "ns" : "";
+}
+
+/* "512 B", "1.50 KiB", "12.3 MiB", "734 GiB". */
+static void af_style_bytes(char *t, size_t n, double v)
+{
+	static const char *const units[] = {"B", "KiB", "MiB", "GiB", "TiB", "PiB", "EiB"};
+	int k = 0;
+
+	if (v < 1023.5) {
+		snprintf(t, n, "%.0f B", v);
+		return;
+	}
+	while (v >= 1024 && k < 6) {
+		v /= 1024;
+		k++;
+	}
+	snprintf(t, n, v < 10 ? "%.2f %s" : v < 100 ? "%.1f %s" : "%.0f %s", v, units[k]);
+}
+
+/* A value in the unit its input names (af_style_unit): bytes as KiB and
+ * MiB, nanoseconds as a time.  0 when the unit is none of those. */
+static int af_style_unit_value(const af_layout *l, const af_render_options *opt, char *t,
+                               size_t n, double value)
+{
+	const char *u = af_style_unit(l, opt);
+
+	if (strcmp(u, "bytes") == 0) {
+		af_style_bytes(t, n, value);
+		return 1;
+	}
+	if (strcmp(u, "ns") == 0) {
+		/* "850 ns", "1.50 µs", "12.3 µs", then as af_style_time */
+		double us = value / 1000;
+		if (value < 999.5)
+			snprintf(t, n, "%.0f ns", value);
+		else if (us < 999.5)
+			snprintf(t, n, us < 10 ? "%.2f \xC2\xB5s" : us < 100 ? "%.1f \xC2\xB5s"
+			                                                      : "%.0f \xC2\xB5s", us);
+		else
+			af_style_time(t, n, (uint64_t)(us + 0.5));
+		return 1;
+	}
+	return 0;
+}
+
+/* A value of the graph: a time, an amount in the input's unit, or a count
+ * with its unit. */
 static void af_style_value(af_style *s, char *t, size_t n, double value)
 {
 	value = af_counts(s, value);
 	if (af_tree_is_time(s->layout->tree) && !s->opt->countname) {
 		af_style_time(t, n, (uint64_t)(value + 0.5));
+	} else if (af_style_unit_value(s->layout, s->opt, t, n, value)) {
+		/* written */
 	} else {
 		unsigned d = af_tree_decimals(s->layout->tree);
 		size_t k;
@@ -484,7 +548,7 @@ static void af_style_value(af_style *s, char *t, size_t n, double value)
 				snprintf(t + k, n - k, "%s", frac + 1);
 			k = strlen(t);
 		}
-		snprintf(t + k, n - k, " %s", s->opt->countname ? s->opt->countname : "samples");
+		snprintf(t + k, n - k, " %s", af_style_countname(s->layout, s->opt));
 	}
 }
 
@@ -584,6 +648,8 @@ int af_style_tooltip(af_style *s, af_buf *b, const af_rect *r)
 	pct = l->total ? 100.0 * (double)r->value / (double)l->total : 0;
 	if (af_tree_is_time(l->tree) && !opt->countname) {
 		af_style_time(t, sizeof t, (uint64_t)(value + 0.5));
+	} else if (af_style_unit_value(l, opt, t, sizeof t, value)) {
+		/* written */
 	} else {
 		size_t k;
 		if (l->factor == 1 && !af_tree_decimals(l->tree))
@@ -591,7 +657,7 @@ int af_style_tooltip(af_style *s, af_buf *b, const af_rect *r)
 		else
 			af_grouped(t, sizeof t - 1, value);
 		k = strlen(t);
-		snprintf(t + k, sizeof t - k, " %s", opt->countname ? opt->countname : "samples");
+		snprintf(t + k, sizeof t - k, " %s", af_style_countname(l, opt));
 		/* flamegraph.pl's share is of the count as shown, rounded
 		 * (--factor, fractional counts); the root is the whole */
 		if (r->node != 0 && l->total)

@@ -95,6 +95,15 @@ void af_js_string(FILE *out, const char *s, size_t len);
  * when out of memory. */
 int af_text_clean(af_buf *b, const char *s, size_t len);
 
+/** The name of the graph's counts: --countname, else the input's unit
+ * (af_tree_unit) when it is not "count", else "samples". */
+const char *af_style_countname(const af_layout *l, const af_render_options *opt);
+
+/** How tooltips write the graph's values when the input names their unit
+ * (and --countname does not): "bytes" (KiB, MiB), "ns" (a time), or "" for
+ * counts. */
+const char *af_style_unit(const af_layout *l, const af_render_options *opt);
+
 /** "850 µs", "12.3 ms", "1.23 s". */
 static inline void af_style_time(char *out, size_t n, uint64_t us)
 {

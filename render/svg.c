@@ -165,8 +165,9 @@ static int af_svg_script(FILE *out, const af_layout *l, const af_render_options 
 	        af_tree_is_time(l->tree) && !opt->countname ? "true" : "false",
 	        st->differential && !af_tree_is_diff(l->tree) ? "true" : "false",
 	        af_tree_is_diff(l->tree) ? "true" : "false");
-	af_js_string(out, opt->countname ? opt->countname : "samples",
-	             strlen(opt->countname ? opt->countname : "samples"));
+	af_js_string(out, af_style_countname(l, opt), strlen(af_style_countname(l, opt)));
+	/* the input's unit (af_style_unit): bytes and nanoseconds as amounts */
+	fprintf(out, ",vunit:\"%s\"", af_style_unit(l, opt));
 	fputs(",match:\"" AF_MATCH_FILL "\",cw:[", out);
 	for (c = 32; c < 127; c++) {
 		char ch = (char)c;

@@ -45,7 +45,7 @@ static int af_cannot_be_trace(const uint8_t *b, size_t n)
 	size_t i = 0;
 
 	if (n < 4 || b[0] == '*' || (b[0] == 0x1F && b[1] == 0x8B) ||
-	    memcmp(b, "SLOW", 4) == 0)
+	    memcmp(b, "SLOW", 4) == 0 || af_pprof_detect(b, n))
 		return 0;
 	while (i < n && (b[i] == '\n' || b[i] == '\r'))
 		i++;
@@ -200,6 +200,8 @@ static af_status af_parse_bytes(af_trace *t, const uint8_t *b, size_t len,
 static af_status af_parse_plain(af_trace *t, const uint8_t *b, size_t len,
                                 int depth, af_error *err)
 {
+	int pprof;
+
 	t->input_len = len;
 	if (len >= 4 && af_rd32(b) == AF_MAGIC) {
 		unsigned v = len >= 6 ? af_rd16(b + 4) : 0;
@@ -225,6 +227,11 @@ static af_status af_parse_plain(af_trace *t, const uint8_t *b, size_t len,
 	if (len == 0)
 		return af_fail(err, AF_ERR_FORMAT, 0, depth ? "the gzip data inflates "
 		               "to nothing" : "the input is empty");
+	/* a pprof profile: binary, told from text by the soundness of its
+	 * protobuf fields (text that happens to be a sound prefix stays text) */
+	pprof = af_pprof_detect(b, len);
+	if (pprof == 2 || (pprof == 1 && !af_folded_detect(b, len)))
+		return af_trace_pprof(t, b, len, err);
 	if (af_folded_detect(b, len)) {
 		t->info.variant = AF_VARIANT_FOLDED;
 		return af_trace_folded(t, b, len, err);

@@ -84,6 +84,7 @@ struct af_trace {
 	int flamechart;           /* nodes in call or line order, unmerged */
 	int wakers;               /* af_parse_options.wakers */
 	int jobs;                 /* af_parse_options.jobs */
+	const char *sample_type;  /* af_parse_options.sample_type (the caller's) */
 	void (*progress)(void *ctx, uint64_t done, uint64_t total);
 	void *progress_ctx;
 	uint64_t (*totals)[AF_CLOCK_RECORDED]; /* per raw node, its subtree's time:
@@ -256,6 +257,15 @@ af_status af_trace_parse_into(af_trace *t, const void *buf, size_t len, af_error
 /** Parses collapsed-stack text (flamegraph.pl's input). */
 af_status af_trace_folded(af_trace *t, const uint8_t *buf, size_t len,
                           af_error *err);
+
+/** Parses a pprof profile (profile.proto, not gzip'd) (pprof.c). */
+af_status af_trace_pprof(af_trace *t, const uint8_t *buf, size_t len, af_error *err);
+
+/** How much the bytes look like a pprof profile: 2 when their top-level
+ * fields are a Profile's and cover them exactly, 1 when they are sound up
+ * to where the bytes end (a cut file, or the first bytes of a larger
+ * input), 0 when they are not a Profile's. */
+int af_pprof_detect(const uint8_t *buf, size_t len);
 
 /** 1 when the text looks like folded stacks: its first line is one. */
 int af_folded_detect(const uint8_t *buf, size_t len);

@@ -567,6 +567,11 @@ static af_status af_tree_build(const af_trace *trace, const af_tree_options *opt
 	tree->is_time = trace->info.variant != AF_VARIANT_FOLDED;
 	tree->differential = trace->info.differential;
 	tree->decimals = trace->info.decimals;
+	if (trace->info.sample_unit && !(tree->unit = af_strdup(tree->mem, trace->info.sample_unit))) {
+		af_tree_free(tree);
+		af_view_free(&view);
+		return af_fail(err, AF_ERR_NOMEM, -1, "out of memory");
+	}
 	tree->not_threads = opt && (opt->reverse || opt->focus);
 	tree->wait = trace->info.has_clock[AF_CLOCK_WAIT];
 	if (opt && opt->reverse && (st = af_view_reverse(&view, &tree->pt, err)) != AF_OK) {
@@ -628,6 +633,7 @@ void af_tree_free(af_tree *tree)
 	af_free(mem, tree->base_total);
 	af_free(mem, tree->offset);
 	af_free(mem, tree->removed);
+	af_free(mem, tree->unit);
 	af_free(mem, tree);
 	af_mem_unref(mem);
 }
@@ -650,6 +656,11 @@ uint32_t af_tree_band(const af_tree *tree)
 int af_tree_is_pruned(const af_tree *tree)
 {
 	return tree->hidden != NULL;
+}
+
+const char *af_tree_unit(const af_tree *tree)
+{
+	return tree->unit;
 }
 
 int af_tree_is_time(const af_tree *tree)

@@ -50,6 +50,7 @@ struct af_tree {
 	int not_threads;    /* the root's children are frames, not threads
 	                       (--reverse, --focus) */
 	unsigned decimals;  /* values are whole numbers of 10^-decimals */
+	char *unit;         /* af_tree_unit(): the input's unit, or NULL */
 	uint8_t *removed;   /* diff: 1 for the nodes of the removed band */
 	uint32_t band;      /* diff: the band's head under the root, or AF_NONE */
 };

@@ -668,6 +668,30 @@ Test(alloc, failing_allocations_folded)
 	t_inject(&c);
 }
 
+/* A pprof profile (protobuf-c decodes through the trace's allocator),
+ * plain and gzip'd, merged and as a flame chart. */
+Test(alloc, failing_allocations_pprof)
+{
+	size_t len, glen;
+	uint8_t *pb = t_read(AF_TEST_SOURCE "/tests/fuzz/corpus/pprof/small.pb", &len);
+	uint8_t *gz = t_read(AF_TEST_SOURCE "/tests/fuzz/corpus/pprof/small.pb.gz", &glen);
+	t_case c = {.name = "pprof", .buf = pb, .len = len};
+
+	cr_assert_not_null(pb);
+	cr_assert_not_null(gz);
+	t_inject(&c);
+	c.flamechart = 1;
+	c.name = "pprof flame chart";
+	t_inject(&c);
+	c.flamechart = 0;
+	c.buf = gz;
+	c.len = glen;
+	c.name = "pprof gzip";
+	t_inject(&c);
+	free(pb);
+	free(gz);
+}
+
 /* ------------------------------------------------------------------ */
 /* Views, mappings, diffs, method tables, the two-core reader          */
 

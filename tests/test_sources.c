@@ -322,6 +322,10 @@ static const t_file files[] = {
 	{"src/trace_streaming.c", INPUTS},
 	{"src/trace_v2.c", INPUTS},
 	{"src/folded.c", INPUTS},
+	{"src/pb.h", INPUTS},     /* protobuf-c for the protobuf formats' parsers */
+	{"src/pb.c", INPUTS},
+	{"src/pprof.c", INPUTS},
+	{"pprof.pb-c.h", INPUTS}, /* made from src/pprof.proto by protoc-c at build time */
 	{"src/input.c", INPUTS},
 	{"src/mapping.h", INPUTS},
 	{"src/mapping.c", INPUTS},
@@ -526,8 +530,8 @@ Test(sources, no_include_points_up_the_pipeline)
 	/* the table names no file that is gone */
 	for (i = 0; i < sizeof files / sizeof files[0]; i++) {
 		FILE *f;
-		if (strcmp(files[i].path, "flame_js.h") == 0)
-			continue;
+		if (strchr(files[i].path, '/') == NULL)
+			continue; /* generated at build time */
 		snprintf(path, sizeof path, "%s/%s", AF_TEST_SOURCE, files[i].path);
 		f = fopen(path, "r");
 		if (!f) {
@@ -538,9 +542,9 @@ Test(sources, no_include_points_up_the_pipeline)
 		}
 		fclose(f);
 	}
-	cr_assert_eq((size_t)seen, sizeof files / sizeof files[0] - 1,
+	cr_assert_eq((size_t)seen, sizeof files / sizeof files[0] - 2,
 	             "%d files under include/, src/ and render/, %zu in the table", seen,
-	             sizeof files / sizeof files[0] - 1);
+	             sizeof files / sizeof files[0] - 2);
 	cr_assert_eq(bad, 0, "%d problems with the order of the stages (see the lines "
 	             "above)", bad);
 }

@@ -183,6 +183,14 @@ typedef struct af_trace_info {
 	                            most any count needs, finer fractions
 	                            rounded); every count and total of its
 	                            trees is in that unit */
+	int pprof;               /* the input was a pprof profile (profile.proto),
+	                            read as stacks with values: variant is
+	                            AF_VARIANT_FOLDED, each sample a line */
+	const char *sample_type; /* pprof: the sample type drawn ("cpu",
+	                            "alloc_space"), owned by the trace; NULL
+	                            for other inputs */
+	const char *sample_unit; /* pprof: its unit ("nanoseconds", "bytes",
+	                            "count"), owned by the trace; NULL else */
 } af_trace_info;
 
 typedef struct af_trace af_trace;
@@ -209,6 +217,10 @@ typedef struct af_parse_options {
 	                    with "_[w]", as flamegraph.pl --colors chain names
 	                    them (the chain palette colours them by it; labels
 	                    and tooltips leave it out) */
+	const char *sample_type; /* pprof input: the sample type to draw, by
+	                    name ("alloc_space") or index ("0"); NULL: the
+	                    profile's default, else its last, as pprof
+	                    chooses.  Other inputs ignore it. */
 } af_parse_options;
 
 /** Parses a trace held in memory, detecting the variant from the bytes
@@ -423,6 +435,12 @@ void af_tree_free(af_tree *tree);
 /** 1 when the tree's values are µs of a clock (trace input), 0 when they
  * are counts (folded input). */
 int af_tree_is_time(const af_tree *tree);
+
+/** The unit of the tree's values as its input names it: a pprof profile's
+ * sample unit ("bytes", "nanoseconds", "count"...), which tooltips show
+ * (bytes as KiB and MiB, nanoseconds as a time); NULL when the input names
+ * none (µs of a trace, counts of folded text).  Owned by the tree. */
+const char *af_tree_unit(const af_tree *tree);
 
 /** 1 when the tree came from differential folded input (two counts). */
 int af_tree_is_differential(const af_tree *tree);

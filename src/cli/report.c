@@ -62,6 +62,15 @@ void print_summary(const char *name, const af_trace *t)
 
 	safe(name, file, sizeof file);
 	safe(*i->vm ? i->vm : "?", vm, sizeof vm);
+	if (i->pprof) {
+		char type[256], unit[256];
+		safe(i->sample_type, type, sizeof type);
+		safe(i->sample_unit, unit, sizeof unit);
+		fprintf(stderr, "%s: pprof profile%s, sample type %s (%s): %llu samples "
+		        "with a value\n", file, i->gzip ? " (gzip)" : "", type, unit,
+		        (unsigned long long)i->lines);
+		return;
+	}
 	if (i->variant == AF_VARIANT_FOLDED) {
 		fprintf(stderr, "%s: folded stacks%s%s: %llu lines, %llu ignored\n", file,
 		        i->gzip ? " (gzip)" : "", i->differential ? ", differential" : "",

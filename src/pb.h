@@ -1,0 +1,58 @@
+/*
+ * pb.h - protobuf-c under the library's rules, for the parsers of protobuf
+ * formats (pprof.c): protobuf-c's allocations come from the trace's af_mem,
+ * and where bytes it refused go wrong is told with a byte offset (protobuf-c
+ * itself only says that they do).  Decoding stays protobuf-c's; this file
+ * only walks the wire structure (tags, varints, lengths) to explain a
+ * refusal and to recognise a message from its first bytes.
+ */
+#ifndef AF_PB_H
+#define AF_PB_H
+
+#include <protobuf-c/protobuf-c.h>
+
+#include "internal.h"
+
+/** protobuf-c's allocator over an af_mem (and its budget); `failed` is
+ * set once an allocation fails, so that a refused decode can be told from
+ * damaged bytes whatever allocator the caller gave. */
+typedef struct af_pb_alloc {
+	ProtobufCAllocator pc; /* what protobuf-c's functions take */
+	af_mem *mem;
+	int failed;
+} af_pb_alloc;
+
+/** Sets `a` up over `mem`; `a` must outlive every message decoded with it. */
+void af_pb_alloc_init(af_pb_alloc *a, af_mem *mem);
+
+/** Walks `len` bytes as message `desc`, into every field whose type is a
+ * message `desc` knows, without recursion.  AF_OK when every tag, varint,
+ * length and wire type is sound; otherwise the first fault, with its byte
+ * offset plus `base`: AF_ERR_TRUNCATED when the bytes end inside a field,
+ * AF_ERR_FORMAT for the rest.  `what` names the input in messages
+ * ("pprof profile"). */
+af_status af_pb_check(const ProtobufCMessageDescriptor *desc, const uint8_t *buf,
+                      size_t len, long long base, const char *what, af_error *err);
+
+/** The byte offset of the `index`-th (from 0) field numbered `number` at
+ * the top level of `buf`, or -1 when the walk finds no such field. */
+long long af_pb_field_offset(const uint8_t *buf, size_t len, uint32_t number,
+                             size_t index);
+
+/** Wire types for af_pb_sniff(): a field's, or AF_PB_PACKED added for a
+ * repeated number that may come packed (length-delimited). */
+enum { AF_PB_VARINT = 0, AF_PB_I64 = 1, AF_PB_LEN = 2, AF_PB_I32 = 5,
+       AF_PB_PACKED = 8 };
+
+/** How much the first bytes of `buf` look like a message whose top-level
+ * fields 1 to nfields - 1 have the wire types `wire` gives (wire[number];
+ * -1 for a number the format does not use): 2 when the top-level fields
+ * cover the bytes exactly, 1 when they are sound up to where the bytes end
+ * (`len` may be a prefix of the input) or up to a varint longer than ten
+ * bytes after the first field (a damaged message, for its decoder to
+ * explain), 0 when the first field is not one of the table's or a field is
+ * otherwise malformed (a field numbered 0: zeros are not a message).  Fields numbered past the table
+ * are allowed after the first.  Nothing is allocated. */
+int af_pb_sniff(const signed char *wire, uint32_t nfields, const uint8_t *buf, size_t len);
+
+#endif
