@@ -302,6 +302,7 @@ static const char *variant_name(af_variant v)
 	case AF_VARIANT_STREAMING: return "streaming";
 	case AF_VARIANT_KEY_DATA: return "key+data";
 	case AF_VARIANT_FOLDED: return "folded";
+	case AF_VARIANT_SYSTRACE: return "systrace";
 	}
 	return "unknown";
 }
