@@ -10,6 +10,7 @@
  * Three containers hold the lines: none, "TRACE:" and zlib data (atrace
  * -z), and the <script class="trace-data"> blocks of Systrace HTML.
  */
+#include <stdio.h>
 #include <string.h>
 #include <zlib.h>
 
@@ -176,8 +177,7 @@ static int af_is(const char *s, size_t n, const char *lit)
 
 /* One atrace mark of line `f` at byte `off`. */
 static af_status af_systrace_mark(af_systext *x, const af_ftrace *f, const char *line,
-                                  long long off, unsigned long long lineno,
-                                  af_error *err)
+                                  long long off, af_error *err)
 {
 	const char *m = f->text;
 	size_t n = f->text_len, i;
@@ -202,8 +202,7 @@ static af_status af_systrace_mark(af_systext *x, const af_ftrace *f, const char 
 			;
 		if (af_u32_of(m + 2, i - 2, &pid))
 			return af_fail(err, AF_ERR_FORMAT, off + (long long)(m + 2 - line),
-			               "line %llu%s: a begin mark whose pid is not a number: "
-			               "\"%.*s\"", lineno, x->inflated ? " of the inflated trace" : "",
+			               "a begin mark whose pid is not a number: \"%.*s\"",
 			               (int)(i - 2 > 40 ? 40 : i - 2), m + 2);
 		if (i == n) {
 			t->info.marks_ignored++; /* "B|pid" names no slice */
@@ -225,6 +224,26 @@ static af_status af_systrace_mark(af_systext *x, const af_ftrace *f, const char 
 	}
 }
 
+/* Says where a failure of line `lineno` is: "line N: " before the message
+ * of plain text (whose byte is the offset), and for inflated text, whose
+ * bytes are not the file's, the line instead of a byte. */
+static af_status af_systrace_where(const af_systext *x, af_status st,
+                                   unsigned long long lineno, af_error *err)
+{
+	char tmp[sizeof err->message];
+
+	if (!err || st == AF_OK || st == AF_ERR_NOMEM)
+		return st;
+	if (x->inflated) {
+		snprintf(tmp, sizeof tmp, "%.200s, in the inflated trace", err->message);
+		err->line = (long long)lineno;
+	} else {
+		snprintf(tmp, sizeof tmp, "line %llu: %.200s", lineno, err->message);
+	}
+	memcpy(err->message, tmp, sizeof tmp);
+	return st;
+}
+
 /* The lines of `len` bytes of text. */
 static af_status af_systrace_lines(af_systext *x, const uint8_t *buf, size_t len,
                                    af_error *err)
@@ -238,6 +257,7 @@ static af_status af_systrace_lines(af_systext *x, const uint8_t *buf, size_t len
 		const char *nl = memchr(line, '\n', len - pos);
 		size_t n = nl ? (size_t)(nl - line) : len - pos, i = 0;
 		long long off = x->base + (long long)pos;
+		af_status st;
 		af_ftrace f;
 
 		pos += n + (nl != NULL);
@@ -257,11 +277,12 @@ static af_status af_systrace_lines(af_systext *x, const uint8_t *buf, size_t len
 			continue;
 		}
 		t->info.lines++;
-		AF_FORWARD(af_slices_thread(x->s, f.tid, f.tgid, f.comm, f.comm_len, off, err));
-		if (af_is(f.event, f.event_len, "tracing_mark_write") ||
-		    af_is(f.event, f.event_len, "print")) {
-			AF_FORWARD(af_systrace_mark(x, &f, line, off, lineno, err));
-		}
+		st = af_slices_thread(x->s, f.tid, f.tgid, f.comm, f.comm_len, off, err);
+		if (st == AF_OK && (af_is(f.event, f.event_len, "tracing_mark_write") ||
+		                    af_is(f.event, f.event_len, "print")))
+			st = af_systrace_mark(x, &f, line, off, err);
+		if (st != AF_OK)
+			return af_systrace_where(x, st, lineno, err);
 		lineno++;
 	}
 	return AF_OK;
