@@ -224,9 +224,9 @@ static af_status af_systrace_mark(af_systext *x, const af_ftrace *f, const char 
 	}
 }
 
-/* Says where a failure of line `lineno` is: "line N: " before the message
- * of plain text (whose byte is the offset), and for inflated text, whose
- * bytes are not the file's, the line instead of a byte. */
+/* Says where a failure of line `lineno` is: "line N: " before the message;
+ * the offset of inflated text is a byte of that text, not of the file, and
+ * the message says so. */
 static af_status af_systrace_where(const af_systext *x, af_status st,
                                    unsigned long long lineno, af_error *err)
 {
@@ -235,8 +235,8 @@ static af_status af_systrace_where(const af_systext *x, af_status st,
 	if (!err || st == AF_OK || st == AF_ERR_NOMEM)
 		return st;
 	if (x->inflated) {
-		snprintf(tmp, sizeof tmp, "%.200s, in the inflated trace", err->message);
-		err->line = (long long)lineno;
+		snprintf(tmp, sizeof tmp, "line %llu of the inflated trace (its byte "
+		         "below): %.160s", lineno, err->message);
 	} else {
 		snprintf(tmp, sizeof tmp, "line %llu: %.200s", lineno, err->message);
 	}
@@ -361,7 +361,7 @@ static af_status af_systrace_inflate(af_trace *t, const uint8_t *in, size_t len,
 			     ? af_fail(err, AF_ERR_NOMEM, base + (long long)(z.next_in - in),
 			               "out of memory inflating the trace")
 			     : af_fail(err, AF_ERR_GZIP, base + (long long)(z.next_in - in),
-			               "corrupt zlib data after TRACE: %s",
+			               "corrupt zlib data after the TRACE: line: %s",
 			               z.msg ? z.msg : "inflate failed");
 			goto out;
 		}
