@@ -414,6 +414,26 @@ static size_t af_trace_header(const uint8_t *b, size_t len)
 	return 0;
 }
 
+/* Where the bytes after a "TRACE:" line begin, when that line is one of
+ * the first three (atrace prints "capturing trace..." and "done" before it
+ * on its standard output); 0 when there is none. */
+static size_t af_trace_body(const uint8_t *b, size_t len)
+{
+	size_t i = af_systrace_skip(b, len), k;
+
+	for (k = 0; k < 3 && i < len; k++) {
+		size_t h = af_trace_header(b + i, len - i);
+		const uint8_t *nl;
+		if (h)
+			return i + h;
+		nl = memchr(b + i, '\n', len - i < 200 ? len - i : 200);
+		if (!nl || memchr(b + i, 0, (size_t)(nl - (b + i))))
+			return 0;
+		i = (size_t)(nl - b) + 1;
+	}
+	return 0;
+}
+
 /* 1 when the text's first line that is not blank is "# tracer:" or an
  * ftrace event line. */
 static int af_systrace_text_detect(const uint8_t *b, size_t len)
@@ -439,9 +459,7 @@ static int af_is_html(const uint8_t *b, size_t len)
 
 int af_systrace_detect(const uint8_t *buf, size_t len)
 {
-	size_t i = af_systrace_skip(buf, len);
-
-	return af_trace_header(buf + i, len - i) || af_is_html(buf, len) ||
+	return af_trace_body(buf, len) || af_is_html(buf, len) ||
 	       af_systrace_text_detect(buf, len);
 }
 
@@ -527,14 +545,13 @@ static af_status af_systrace_html(af_systext *x, const uint8_t *b, size_t len,
 af_status af_trace_systrace(af_trace *t, const uint8_t *buf, size_t len, af_error *err)
 {
 	af_systext x = {.t = t, .line = 1};
-	size_t i = af_systrace_skip(buf, len), h = af_trace_header(buf + i, len - i);
+	size_t at = af_trace_body(buf, len);
 	af_status st;
 
 	x.s = af_slices_new(t);
 	if (!x.s)
 		return af_fail(err, AF_ERR_NOMEM, 0, "out of memory");
-	if (h) {
-		size_t at = i + h;
+	if (at) {
 		x.line = af_count_lines(buf, at);
 		if (af_is_zlib(buf + at, len - at)) {
 			uint8_t *raw = NULL;
