@@ -305,9 +305,11 @@ static uint8_t *real(const char *name, size_t *len)
 
 	cr_assert_neq(asprintf(&path, "%s/%s", dir, name), -1);
 	buf = t_read(path, len);
-	if (!buf)
+	if (!buf) {
+		cr_log_info("%s is not there: the tests of real systrace files skip", path);
 		cr_skip_test("%s is not there (the real systrace files are in ../shared/inputs); "
 		             "skipped", path);
+	}
 	free(path);
 	free(dir);
 	return buf;
