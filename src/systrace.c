@@ -72,7 +72,7 @@ static int af_ts_of(const char *s, size_t n, uint64_t *out)
 	size_t i = 0, digits = 0;
 
 	while (i < n && af_isdigit(s[i])) {
-		if (++digits > 11)
+		if (++digits > 10)
 			return -1; /* more seconds than 64 bits of ns hold */
 		sec = sec * 10 + (uint64_t)(s[i++] - '0');
 	}

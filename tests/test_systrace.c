@@ -224,6 +224,32 @@ Test(systrace, thread_and_process_choose)
 		free(out);
 		free(err);
 	}
+	/* a per-thread set draws the threads of the chosen process only */
+	{
+		char *dir = t_tmp("systrace-set"), *args = NULL, *out = NULL, *err = NULL,
+		     *path = NULL;
+		static const struct { const char *file; int there; } files[] = {
+			{"100-com.example.svg", 1}, {"105-RenderThread.svg", 1},
+			{"305-RenderThread.svg", 0}, {"205-Thread-205.svg", 0},
+		};
+		size_t k;
+		cr_assert_neq(asprintf(&args, "-q --per-thread --format svg --process 100 -o '%s' '%s'",
+		                       dir, APP), -1);
+		cr_assert_eq(t_cli(args, NULL, &out, &err), 0, "%s", err);
+		for (k = 0; k < sizeof files / sizeof files[0]; k++) {
+			FILE *fp;
+			cr_assert_neq(asprintf(&path, "%s/%s", dir, files[k].file), -1);
+			fp = fopen(path, "r");
+			cr_expect_eq(fp != NULL, files[k].there, "%s", path);
+			if (fp)
+				fclose(fp);
+			free(path);
+		}
+		free(args);
+		free(out);
+		free(err);
+		free(dir);
+	}
 	/* a method trace knows no processes */
 	t_cli_says(1, "the trace names no processes (--process needs systrace input)",
 	           "--process 1 --format folded '%s'", AF_TEST_SAMPLES "/app.trace");
