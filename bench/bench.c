@@ -84,17 +84,32 @@ typedef struct walker {
 	uint32_t cpu, wall;
 } walker;
 
+/* Finishes the trace `w` holds into `path`, and frees `w`. */
+static int save_trace(af_writer *w, const char *path)
+{
+	uint8_t *buf = NULL;
+	size_t len = 0;
+	FILE *f = NULL;
+	int r = -1;
+
+	if (af_writer_finish(w, &buf, &len, NULL) == 0 && (f = fopen(path, "wb"))) {
+		r = fwrite(buf, 1, len, f) == len ? 0 : -1;
+		if (fclose(f) != 0)
+			r = -1;
+	}
+	free(buf);
+	af_writer_free(w);
+	return r;
+}
+
 static int write_trace(const char *path, long records)
 {
 	af_writer_options o = {.variant = AF_VARIANT_REGULAR, .clock = AF_WRITER_DUAL};
 	af_writer *w = af_writer_new(&o);
 	static walker th[THREADS];
 	char name[64];
-	uint8_t *buf;
-	size_t len;
 	long i;
-	int t, r = -1;
-	FILE *f;
+	int t;
 
 	rng = 0x243F6A8885A308D3ull;
 	make_program();
@@ -139,14 +154,10 @@ static int write_trace(const char *path, long records)
 				goto out;
 		}
 	}
-	if (af_writer_finish(w, &buf, &len, NULL))
-		goto out;
-	f = fopen(path, "wb");
-	r = f && fwrite(buf, 1, len, f) == len && fclose(f) == 0 ? 0 : -1;
-	free(buf);
+	return save_trace(w, path);
 out:
 	af_writer_free(w);
-	return r;
+	return -1;
 }
 
 static double now(void)
@@ -299,11 +310,7 @@ static int write_deep(const char *path, long depth)
 {
 	af_writer_options o = {.variant = AF_VARIANT_REGULAR, .clock = AF_WRITER_DUAL};
 	af_writer *w = af_writer_new(&o);
-	uint8_t *buf;
-	size_t len;
 	long i;
-	int r = -1;
-	FILE *f;
 
 	if (!w || af_writer_thread(w, 1, "main") ||
 	    af_writer_method(w, 4, "com.example.Deep", "recurse", "(I)V", "Deep.java"))
@@ -314,14 +321,10 @@ static int write_deep(const char *path, long depth)
 	for (i = 0; i < depth; i++)
 		if (af_writer_record(w, 1, 4, AF_EXIT, 700, 1000))
 			goto out;
-	if (af_writer_finish(w, &buf, &len, NULL))
-		goto out;
-	f = fopen(path, "wb");
-	r = f && fwrite(buf, 1, len, f) == len && fclose(f) == 0 ? 0 : -1;
-	free(buf);
+	return save_trace(w, path);
 out:
 	af_writer_free(w);
-	return r;
+	return -1;
 }
 
 static int deep(const char *cli, const char *dir, int runs)
@@ -441,11 +444,7 @@ static int write_mapped_trace(const char *path)
 {
 	af_writer_options o = {.variant = AF_VARIANT_REGULAR, .clock = AF_WRITER_DUAL};
 	af_writer *w = af_writer_new(&o);
-	uint8_t *buf = NULL;
-	size_t len;
 	uint32_t t;
-	FILE *f;
-	int r = -1;
 
 	if (!w || af_writer_thread(w, 1, "main") ||
 	    af_writer_method(w, 4, "a.b", "a", "()V", "") ||
@@ -457,14 +456,10 @@ static int write_mapped_trace(const char *path)
 		    af_writer_record(w, 1, 8, AF_EXIT, t + 7, t + 7) ||
 		    af_writer_record(w, 1, 4, AF_EXIT, t + 9, t + 9))
 			goto out;
-	if (af_writer_finish(w, &buf, &len, NULL))
-		goto out;
-	f = fopen(path, "wb");
-	r = f && fwrite(buf, 1, len, f) == len && fclose(f) == 0 ? 0 : -1;
-	free(buf);
+	return save_trace(w, path);
 out:
 	af_writer_free(w);
-	return r;
+	return -1;
 }
 
 /* CPU time of this process: on a machine shared with other work it says

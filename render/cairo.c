@@ -13,6 +13,7 @@
 #include "font.h"
 #include "layout.h"
 #include "legend.h"
+#include "png.h"
 #include "style.h"
 
 #define AF_CAIRO_MAX_SIDE 32767 /* cairo's image surface limit */
@@ -226,11 +227,18 @@ static af_status af_cairo_emit(const af_layout *l, af_format format,
 	cs = af_draw(cr, l, opt->font, &st);
 	cairo_destroy(cr);
 	if (cs == CAIRO_STATUS_SUCCESS) {
-		if (format == AF_FORMAT_PNG)
-			cs = cairo_surface_write_to_png_stream(s, af_write_file, out);
 		cairo_surface_finish(s);
-		if (cs == CAIRO_STATUS_SUCCESS)
-			cs = cairo_surface_status(s);
+		cs = cairo_surface_status(s);
+	}
+	if (cs == CAIRO_STATUS_SUCCESS && format == AF_FORMAT_PNG) {
+		af_status ps = af_png_write(pixels, cairo_image_surface_get_width(s),
+		                            cairo_image_surface_get_height(s),
+		                            cairo_image_surface_get_stride(s), mem, out, err);
+		if (ps != AF_OK) {
+			cairo_surface_destroy(s);
+			af_free(mem, pixels);
+			return ps;
+		}
 	}
 	cairo_surface_destroy(s);
 	af_free(mem, pixels);

@@ -1,6 +1,7 @@
 /*
  * support.c - see support.h.
  */
+#include <cairo.h>
 #include <criterion/criterion.h>
 #include <dirent.h>
 #include <libxml/parser.h>
@@ -79,6 +80,29 @@ uint8_t *t_read(const char *path, size_t *len)
 	fclose(f);
 	buf[*len] = '\0';
 	return buf;
+}
+
+typedef struct png_reader {
+	const unsigned char *data;
+	size_t len, pos;
+} png_reader;
+
+static cairo_status_t png_read(void *closure, unsigned char *out, unsigned int n)
+{
+	png_reader *r = closure;
+
+	if (r->len - r->pos < n)
+		return CAIRO_STATUS_READ_ERROR;
+	memcpy(out, r->data + r->pos, n);
+	r->pos += n;
+	return CAIRO_STATUS_SUCCESS;
+}
+
+cairo_surface_t *t_png_image(const void *data, size_t len)
+{
+	png_reader r = {data, len, 0};
+
+	return cairo_image_surface_create_from_png_stream(png_read, &r);
 }
 
 void t_write(const char *path, const void *data, size_t len)

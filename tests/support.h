@@ -25,6 +25,11 @@ uint8_t *t_finish(af_writer *w, size_t *len, size_t *key_len);
 /** Reads a whole file; NULL when it cannot.  Caller frees. */
 uint8_t *t_read(const char *path, size_t *len);
 
+/** A PNG held in memory as a cairo image (its status is the test's to
+ * check; cairo_surface_destroy() it).  `struct _cairo_surface` is cairo's
+ * cairo_surface_t, named so that this header needs no cairo. */
+struct _cairo_surface *t_png_image(const void *data, size_t len);
+
 /** Writes a file; fails the test on error. */
 void t_write(const char *path, const void *data, size_t len);
 

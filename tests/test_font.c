@@ -90,14 +90,12 @@ static void free_lines(char **lines, size_t n)
 	free(lines);
 }
 
-/* Each of `lines` drawn at 12 px, with af_font_show() or through Pango. */
-static cairo_surface_t *draw_lines(char **lines, size_t n, int shaped)
+/* A context on `s`, painted white, drawing black in the library's face at
+ * 12 px. */
+static cairo_t *white_canvas(cairo_surface_t *s)
 {
-	cairo_surface_t *s = cairo_image_surface_create(CAIRO_FORMAT_RGB24, 1100,
-	                                                (int)(20 * n + 10));
 	cairo_t *cr = cairo_create(s);
 	const cairo_font_options_t *fo;
-	size_t i;
 
 	cairo_set_source_rgb(cr, 1, 1, 1);
 	cairo_paint(cr);
@@ -105,6 +103,17 @@ static cairo_surface_t *draw_lines(char **lines, size_t n, int shaped)
 	cairo_set_font_face(cr, af_font_face(t_font, &fo));
 	cairo_set_font_options(cr, fo);
 	cairo_set_font_size(cr, 12);
+	return cr;
+}
+
+/* Each of `lines` drawn at 12 px, with af_font_show() or through Pango. */
+static cairo_surface_t *draw_lines(char **lines, size_t n, int shaped)
+{
+	cairo_surface_t *s = cairo_image_surface_create(CAIRO_FORMAT_RGB24, 1100,
+	                                                (int)(20 * n + 10));
+	cairo_t *cr = white_canvas(s);
+	size_t i;
+
 	for (i = 0; i < n; i++) {
 		cairo_move_to(cr, 4, 16 + 20.0 * (double)i);
 		cr_assert_eq(shaped ? af_font_show_shaped(t_font, cr, lines[i], 12)
@@ -330,16 +339,9 @@ Test(font, arabic_joins_and_marks_sit_on_their_letters)
 static cairo_surface_t *draw_at(const char *const *texts, const double *x, size_t n)
 {
 	cairo_surface_t *s = cairo_image_surface_create(CAIRO_FORMAT_RGB24, 120, 30);
-	cairo_t *cr = cairo_create(s);
-	const cairo_font_options_t *fo;
+	cairo_t *cr = white_canvas(s);
 	size_t i;
 
-	cairo_set_source_rgb(cr, 1, 1, 1);
-	cairo_paint(cr);
-	cairo_set_source_rgb(cr, 0, 0, 0);
-	cairo_set_font_face(cr, af_font_face(t_font, &fo));
-	cairo_set_font_options(cr, fo);
-	cairo_set_font_size(cr, 12);
 	for (i = 0; i < n; i++) {
 		cairo_move_to(cr, x[i], 20);
 		cr_assert_eq(af_font_show(t_font, cr, texts[i], 12), 0);
@@ -376,21 +378,6 @@ Test(font, right_to_left_is_drawn_right_to_left)
 	cairo_surface_destroy(left);
 }
 
-typedef struct png_reader {
-	const unsigned char *data;
-	size_t len, pos;
-} png_reader;
-
-static cairo_status_t png_read(void *closure, unsigned char *out, unsigned int n)
-{
-	png_reader *r = closure;
-	if (r->len - r->pos < n)
-		return CAIRO_STATUS_READ_ERROR;
-	memcpy(out, r->data + r->pos, n);
-	r->pos += n;
-	return CAIRO_STATUS_SUCCESS;
-}
-
 /* The graph of folded text "t;NAME 1" drawn by `format` (PNG or PDF) at
  * 600 px; with PNG, the label's ink: 1 for each pixel of NAME's frame that
  * is not its fill, in *mask (w x h, caller frees).  Returns the output. */
@@ -416,8 +403,7 @@ static char *graph_of(const char *name, af_format format, size_t *olen,
 	cr_assert_eq(af_cairo_write(l, format, &ro, f, &e), AF_OK, "%s", e.message);
 	fclose(f);
 	if (format == AF_FORMAT_PNG) {
-		png_reader r = {(const unsigned char *)out, *olen, 0};
-		cairo_surface_t *img = cairo_image_surface_create_from_png_stream(png_read, &r);
+		cairo_surface_t *img = t_png_image(out, *olen);
 		const unsigned char *px;
 		int stride, x, y;
 		cr_assert_eq(cairo_surface_status(img), CAIRO_STATUS_SUCCESS);

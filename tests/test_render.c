@@ -60,21 +60,6 @@ Test(render, fitting_never_splits_a_utf8_character)
 	}
 }
 
-typedef struct png_reader {
-	const unsigned char *data;
-	size_t len, pos;
-} png_reader;
-
-static cairo_status_t png_read(void *closure, unsigned char *out, unsigned int n)
-{
-	png_reader *r = closure;
-	if (r->len - r->pos < n)
-		return CAIRO_STATUS_READ_ERROR;
-	memcpy(out, r->data + r->pos, n);
-	r->pos += n;
-	return CAIRO_STATUS_SUCCESS;
-}
-
 static uint32_t pixel(cairo_surface_t *img, int x, int y)
 {
 	const unsigned char *row;
@@ -292,8 +277,7 @@ Test(render, colours_are_stable_and_warm)
 	              (unsigned char)a[18] << 8 | (unsigned char)a[19]), 2400);
 	{
 		/* decode it and sample pixels: background, the root frame, a label */
-		png_reader rd = {(unsigned char *)a, plen, 0};
-		cairo_surface_t *img = cairo_image_surface_create_from_png_stream(png_read, &rd);
+		cairo_surface_t *img = t_png_image(a, plen);
 		const af_rect *root = &l->rects[0];
 		uint32_t bg, frame;
 		unsigned dark = 0, x;
@@ -456,7 +440,6 @@ Test(render, png_legend_fits_a_narrow_graph)
 		/* a plain white background: anything else in the margins is ink */
 		af_render_options ro = {.font = t_font, .palette = AF_PALETTE_ANDROID,
 		                        .bgcolors = "#ffffff"};
-		png_reader r = {0};
 		char *out = NULL;
 		cairo_surface_t *img;
 		int x, y, inked = 0;
@@ -467,9 +450,7 @@ Test(render, png_legend_fits_a_narrow_graph)
 		f = open_memstream(&out, &olen);
 		cr_assert_eq(af_cairo_write(l, AF_FORMAT_PNG, &ro, f, &e), AF_OK, "%s", e.message);
 		fclose(f);
-		r.data = (const unsigned char *)out;
-		r.len = olen;
-		img = cairo_image_surface_create_from_png_stream(png_read, &r);
+		img = t_png_image(out, olen);
 		cr_assert_eq(cairo_surface_status(img), CAIRO_STATUS_SUCCESS);
 		for (y = (int)(l->legend_y - l->font_size); y <= (int)l->legend_y + 3; y++) {
 			for (x = 0; x < widths[k]; x++) {

@@ -346,6 +346,8 @@ static const t_file files[] = {
 	{"src/layout.c", LAYOUT},
 	{"render/font.h", FONT},
 	{"render/font.c", FONT},
+	{"render/png.h", FONT}, /* pixels to a PNG file: knows no layout */
+	{"render/png.c", FONT},
 	{"render/style.h", STYLE},
 	{"render/style.c", STYLE},
 	{"render/legend.h", STYLE},

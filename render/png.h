@@ -1,0 +1,17 @@
+/*
+ * png.h - writes the pixels cairo drew (CAIRO_FORMAT_RGB24) as a PNG file.
+ */
+#ifndef AF_PNG_H
+#define AF_PNG_H
+
+#include <stdio.h>
+
+#include "internal.h"
+
+/** Writes the `w` x `h` image at `pixels` (rows `stride` bytes apart, each
+ * pixel a native 32-bit 0x00RRGGBB) to `out` as an 8-bit RGB PNG; working
+ * memory from `mem`.  AF_ERR_IO when a write fails. */
+af_status af_png_write(const unsigned char *pixels, int w, int h, int stride,
+                       af_mem *mem, FILE *out, af_error *err);
+
+#endif
