@@ -170,7 +170,8 @@ typedef struct af_trace_info {
 	uint64_t time_backwards[AF_CLOCK_COUNT]; /* steps back, counted as zero
 	                            (never any for the derived wait clock) */
 	uint32_t thread_id_collisions; /* *threads ids equal after truncation */
-	uint64_t lines;          /* folded input: lines used */
+	uint64_t lines;          /* folded input: lines used; systrace: ftrace
+	                            event lines read */
 	uint64_t ignored_lines;  /* folded input: lines not of the form;
 	                            systrace: lines that are no ftrace event */
 	uint64_t first_ignored_line; /* the first such line's byte */
