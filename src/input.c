@@ -14,6 +14,7 @@
 #include <unistd.h>
 #include <zlib.h>
 
+#include "systrace.h"
 #include "trace.h"
 
 #define AF_MAGIC 0x574F4C53u /* "SLOW" */
@@ -227,6 +228,10 @@ static af_status af_parse_plain(af_trace *t, const uint8_t *b, size_t len,
 	if (len == 0)
 		return af_fail(err, AF_ERR_FORMAT, 0, depth ? "the gzip data inflates "
 		               "to nothing" : "the input is empty");
+	if (af_systrace_detect(b, len)) {
+		t->info.variant = AF_VARIANT_SYSTRACE;
+		return af_trace_systrace(t, b, len, err);
+	}
 	/* a pprof profile: binary, told from text by the soundness of its
 	 * protobuf fields (text that happens to be a sound prefix stays text) */
 	pprof = af_pprof_detect(b, len);

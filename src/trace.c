@@ -587,8 +587,11 @@ af_status af_trace_finish(af_trace *t, af_error *err)
 	}
 	for (i = 0; i < t->nthreads; i++) {
 		af_thread *th = &t->threads[i];
-		uint32_t k = decl_of[th->record_tid];
+		uint32_t k;
 		t->info.open_at_end += th->depth;
+		if (th->name)
+			continue; /* named by its parser (slices.c) */
+		k = decl_of[th->record_tid];
 		if (k) {
 			th->tid = t->decl[k - 1].full ? t->decl[k - 1].full
 			                              : t->decl[k - 1].tid;
@@ -714,6 +717,8 @@ void af_trace_thread(const af_trace *trace, size_t i, af_thread_info *info)
 
 	info->tid = th->tid;
 	info->name = th->name;
+	info->pid = th->pid;
+	info->process = th->process;
 	info->records = th->records;
 	info->calls = th->calls;
 	for (c = 0; c < AF_CLOCK_RECORDED; c++) {
@@ -733,11 +738,32 @@ void af_trace_thread(const af_trace *trace, size_t i, af_thread_info *info)
 /* ------------------------------------------------------------------ */
 /* The thread filter                                                   */
 
+/* --process: a thread of a process named or numbered so; threads of no
+ * known process (method traces) pass no such filter. */
+static int af_process_selected(const af_thread *th, const af_tree_options *opt)
+{
+	size_t i;
+	char num[16];
+
+	if (!opt || !opt->processes || opt->nprocesses == 0)
+		return 1;
+	if (!th->pid && !th->process)
+		return 0;
+	snprintf(num, sizeof num, "%u", th->pid);
+	for (i = 0; i < opt->nprocesses; i++)
+		if ((th->process && strcmp(opt->processes[i], th->process) == 0) ||
+		    (th->pid && strcmp(opt->processes[i], num) == 0))
+			return 1;
+	return 0;
+}
+
 int af_thread_selected(const af_thread *th, const af_tree_options *opt)
 {
 	size_t i;
 	char num[16];
 
+	if (!af_process_selected(th, opt))
+		return 0;
 	if (!opt || !opt->threads || opt->nthreads == 0)
 		return 1;
 	for (i = 0; i < opt->nthreads; i++) {
@@ -760,6 +786,8 @@ int af_first_frame_selected(const af_trace *trace, uint32_t node,
 	const char *name = trace->frames.str[trace->tree.nodes[node].key];
 	size_t i;
 
+	if (opt && opt->nprocesses && !opt->one_thread)
+		return 0; /* folded stacks name no processes */
 	if (!opt || !opt->threads || opt->nthreads == 0 || opt->one_thread)
 		return 1;
 	for (i = 0; i < opt->nthreads; i++)
@@ -770,9 +798,20 @@ int af_first_frame_selected(const af_trace *trace, uint32_t node,
 
 const char *af_empty_message(const af_trace *trace, const af_tree_options *opt)
 {
-	if (!opt || !opt->nthreads || opt->one_thread)
+	if (!opt || (!opt->nthreads && !opt->nprocesses) || opt->one_thread)
 		return trace->info.variant == AF_VARIANT_FOLDED ? "the input has no stacks"
-		                                                : "the trace has no method records";
+		       : trace->info.variant == AF_VARIANT_SYSTRACE
+		       ? "the trace has no begin/end slices"
+		       : "the trace has no method records";
+	if (opt->nprocesses && trace->info.variant == AF_VARIANT_FOLDED)
+		return "folded stacks name no processes (--process)";
+	if (opt->nprocesses && !trace->info.processes)
+		return "the trace names no processes (--process needs systrace input)";
+	if (opt->nprocesses && opt->nthreads)
+		return "no thread with records matches both the --thread and the "
+		       "--process filters";
+	if (opt->nprocesses)
+		return "no thread with records matches the --process filter";
 	return trace->info.variant == AF_VARIANT_FOLDED
 	       ? "no line's first frame matches the --thread filter"
 	       : "no thread with records matches the --thread filter";

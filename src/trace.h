@@ -38,6 +38,8 @@ typedef struct af_thread {
 	uint64_t charged[AF_CLOCK_RECORDED];  /* time charged to frames so far */
 	uint64_t waited;   /* dual clock: off-CPU time of its call paths */
 	long long first_off;               /* byte offset of its first record */
+	uint32_t pid;        /* its process (slices), 0 when unknown */
+	const char *process; /* that process's name (slices), NULL when unknown */
 } af_thread;
 
 /* A thread named by the key or by a streaming thread item. */

@@ -524,7 +524,7 @@ static af_status af_tree_build(const af_trace *trace, const af_tree_options *opt
 	/* folded lines with no frame (" 3", ";;;; 3") count for the root,
 	 * unless --thread picks lines by a first frame they lack */
 	if (trace->info.variant == AF_VARIANT_FOLDED && trace->tree.len &&
-	    (!opt || !opt->nthreads || opt->one_thread) &&
+	    (!opt || (!opt->nthreads && !opt->nprocesses) || opt->one_thread) &&
 	    trace->tree.nodes[0].lines) {
 		tree->pt.nodes[root].self[AF_CLOCK_WALL] += trace->tree.nodes[0].self[AF_CLOCK_WALL];
 		tree->pt.nodes[root].base += trace->tree.nodes[0].base;

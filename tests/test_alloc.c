@@ -692,6 +692,35 @@ Test(alloc, failing_allocations_pprof)
 	free(gz);
 }
 
+Test(alloc, failing_allocations_systrace)
+{
+	size_t len;
+	uint8_t *buf = t_read(AF_TEST_DATA "/systrace/app.systrace", &len), *z;
+	uLongf zlen;
+	t_case c = {.name = "systrace"};
+
+	cr_assert_not_null(buf);
+	c.buf = buf;
+	c.len = len;
+	t_inject(&c);
+	c.flamechart = 1;
+	c.name = "systrace flame chart";
+	t_inject(&c);
+	/* TRACE: and zlib, as atrace -z writes it: the inflater's blocks too */
+	zlen = compressBound(len);
+	z = malloc(7 + zlen);
+	cr_assert_not_null(z);
+	memcpy(z, "TRACE:\n", 7);
+	cr_assert_eq(compress2(z + 7, &zlen, buf, len, 9), Z_OK);
+	c.flamechart = 0;
+	c.buf = z;
+	c.len = 7 + zlen;
+	c.name = "compressed systrace";
+	t_inject(&c);
+	free(z);
+	free(buf);
+}
+
 /* ------------------------------------------------------------------ */
 /* Views, mappings, diffs, method tables, the two-core reader          */
 

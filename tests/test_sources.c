@@ -326,6 +326,10 @@ static const t_file files[] = {
 	{"src/pb.c", INPUTS},
 	{"src/pprof.c", INPUTS},
 	{"pprof.pb-c.h", INPUTS}, /* made from src/pprof.proto by protoc-c at build time */
+	{"src/slices.h", INPUTS},
+	{"src/slices.c", INPUTS},
+	{"src/systrace.h", INPUTS},
+	{"src/systrace.c", INPUTS},
 	{"src/input.c", INPUTS},
 	{"src/mapping.h", INPUTS},
 	{"src/mapping.c", INPUTS},

@@ -121,7 +121,9 @@ typedef enum af_variant {
 	AF_VARIANT_STREAMING, /* ART streaming: header, inline items, summary */
 	AF_VARIANT_KEY_DATA,  /* legacy base.key + base.data pair */
 	AF_VARIANT_FOLDED,    /* collapsed stacks: "frame;frame COUNT" lines */
-	AF_VARIANT_ART_V2     /* ART V2 compact trace (versions 4, 5, 0xF4, 0xF5) */
+	AF_VARIANT_ART_V2,    /* ART V2 compact trace (versions 4, 5, 0xF4, 0xF5) */
+	AF_VARIANT_SYSTRACE   /* atrace/systrace text (plain, TRACE: + zlib, or
+	                         Systrace HTML): slices as calls, wall time */
 } af_variant;
 
 /** Limits on what a trace may make the parser build.  Zero means default. */
@@ -171,9 +173,11 @@ typedef struct af_trace_info {
 	uint64_t time_backwards[AF_CLOCK_COUNT]; /* steps back, counted as zero
 	                            (never any for the derived wait clock) */
 	uint32_t thread_id_collisions; /* *threads ids equal after truncation */
-	uint64_t lines;          /* folded input: lines used */
-	uint64_t ignored_lines;  /* folded input: lines not of the form */
-	uint64_t first_ignored_line; /* folded input: the byte it starts at */
+	uint64_t lines;          /* folded input: lines used; systrace: ftrace
+	                            event lines read */
+	uint64_t ignored_lines;  /* folded input: lines not of the form;
+	                            systrace: lines that are no ftrace event */
+	uint64_t first_ignored_line; /* the first such line's byte */
 	uint32_t first_ignored_input; /* several inputs (af_trace_open_many()):
 	                            the one that line is in, from 0; the byte
 	                            counts from its start */
@@ -191,6 +195,16 @@ typedef struct af_trace_info {
 	                            for other inputs */
 	const char *sample_unit; /* pprof: its unit ("nanoseconds", "bytes",
 	                            "count"), owned by the trace; NULL else */
+	/* Slices (systrace text): begin/end pairs as calls, in µs of wall time.
+	 * enters counts the begins, exits the ends that closed one. */
+	uint64_t unmatched_ends;   /* ends on a thread with no slice open: ignored */
+	uint64_t async_ignored;    /* async begins and ends (S|, F|): ignored */
+	uint64_t counters_ignored; /* counters (C|): ignored */
+	uint64_t marks_ignored;    /* other trace marks (clock syncs, instants,
+	                              kinds not known): ignored */
+	uint32_t processes;        /* distinct processes of the slices' threads */
+	uint64_t trailing_bytes;   /* after a compressed trace's zlib stream:
+	                              ignored (atrace leaves some) */
 } af_trace_info;
 
 typedef struct af_trace af_trace;
@@ -277,6 +291,8 @@ typedef struct af_thread_info {
 	                                   total (wait: summed over its call
 	                                   paths by method, so a graph that
 	                                   merges overloads may show less) */
+	uint32_t pid;       /* its process (systrace input), 0 when unknown */
+	const char *process; /* that process's name, NULL when unknown */
 } af_thread_info;
 
 /** Number of threads that have at least one record. */
@@ -415,6 +431,11 @@ typedef struct af_tree_options {
 	const af_mapping *mapping; /* deobfuscates class and method names (and
 	                            parameter types); NULL = none.  Borrowed for
 	                            the call */
+	const char *const *processes; /* filter: process names or decimal pids
+	                            (inputs that know processes: systrace);
+	                            with `threads`, a thread must pass both;
+	                            NULL = all */
+	size_t nprocesses;
 } af_tree_options;
 
 /** Builds the merged call tree of the selected threads: its root is "all",

@@ -25,6 +25,8 @@ typedef struct cli {
 	int clock;              /* -1: the trace's default */
 	const char **threads;
 	size_t nthreads;
+	const char **processes; /* --process */
+	size_t nprocesses;
 	af_parse_options parse;
 	af_tree_options tree;
 	af_layout_options layout;

@@ -327,6 +327,7 @@ int main(int argc, char **argv)
 		out_discard();
 	af_mapping_free(mapping);
 	free(c.threads);
+	free(c.processes);
 	free(c.inputs);
 	return r;
 }

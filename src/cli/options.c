@@ -18,6 +18,7 @@ enum {
 	O_HELP, O_HELP_MAN, O_VERSION, O_VERBOSE, O_QUIET, O_SIGNATURES, O_NOJS,
 	O_REVERSE, O_INVERTED, O_HASH, O_RANDOM, O_NEGATE, O_FLAMECHART, O_CP,
 	O_PER_THREAD, O_NORMALIZE, O_COLLAPSE, O_STRIP, O_OUTPUT, O_FORMAT, O_CLOCK,
+	O_PROCESS,
 	O_THREAD, O_TITLE, O_SUBTITLE, O_WIDTH, O_HEIGHT, O_MINWIDTH, O_SCALE,
 	O_FONTSIZE, O_FONTTYPE, O_COLORS, O_BGCOLORS, O_COUNTNAME, O_NAMETYPE, O_NOTES,
 	O_FACTOR, O_TOTAL, O_ENCODING, O_FONTWIDTH, O_SORT, O_THEME, O_NAMEATTR, O_JOBS,
@@ -61,6 +62,9 @@ const cli_option cli_options[] = {
 	OPT("thread", 0, "T", DRAW, O_THREAD,
 	    "only thread T: its name or id; for folded input, the lines whose "
 	    "first frame is T (repeat for more)"),
+	OPT("process", 0, "P", DRAW, O_PROCESS,
+	    "only the threads of process P: its name or pid (systrace input; "
+	    "repeat for more)"),
 	OPT("signatures", 0, NULL, DRAW, O_SIGNATURES,
 	    "name frames with their parameter types"),
 	OPT("reverse", 0, NULL, DRAW, O_REVERSE,
@@ -496,6 +500,16 @@ static int apply(cli *c, int id, const char *val)
 		c->threads[c->nthreads++] = val;
 		break;
 	}
+	case O_PROCESS: {
+		const char **p = realloc(c->processes, (c->nprocesses + 1) * sizeof *p);
+		if (!p) {
+			fputs(PROG ": out of memory\n", stderr);
+			return 1;
+		}
+		c->processes = p;
+		c->processes[c->nprocesses++] = val;
+		break;
+	}
 	case O_TITLE: c->layout.title = val; break;
 	case O_SUBTITLE: c->layout.subtitle = *val ? val : NULL; break;
 	case O_WIDTH:
@@ -689,6 +703,8 @@ static int check(cli *c)
 		                       "not folded text");
 	c->tree.threads = c->threads;
 	c->tree.nthreads = c->nthreads;
+	c->tree.processes = c->processes;
+	c->tree.nprocesses = c->nprocesses;
 	return -1;
 }
 

@@ -51,6 +51,7 @@ static const char *variant_name(af_variant v)
 	case AF_VARIANT_KEY_DATA: return "key+data pair";
 	case AF_VARIANT_FOLDED: return "folded";
 	case AF_VARIANT_ART_V2: return "ART V2";
+	case AF_VARIANT_SYSTRACE: return "systrace";
 	}
 	return "?";
 }
@@ -75,6 +76,24 @@ void print_summary(const char *name, const af_trace *t)
 		fprintf(stderr, "%s: folded stacks%s%s: %llu lines, %llu ignored\n", file,
 		        i->gzip ? " (gzip)" : "", i->differential ? ", differential" : "",
 		        (unsigned long long)i->lines, (unsigned long long)i->ignored_lines);
+		return;
+	}
+	if (i->variant == AF_VARIANT_SYSTRACE) {
+		fprintf(stderr, "%s: systrace text%s: %llu ftrace lines, %llu other lines\n"
+		        "  slices: %llu begun, %llu ended, %llu open at end (closed at "
+		        "their thread's last event); names: %u\n"
+		        "  threads with slices: %u, processes: %u; unmatched ends: %llu\n"
+		        "  ignored: %llu async marks, %llu counters, %llu other marks; "
+		        "clock steps backwards: %llu\n", file, i->gzip ? " (gzip)" : "",
+		        (unsigned long long)i->lines, (unsigned long long)i->ignored_lines,
+		        (unsigned long long)i->enters, (unsigned long long)i->exits,
+		        (unsigned long long)i->open_at_end, i->methods,
+		        i->threads_with_records, i->processes,
+		        (unsigned long long)i->unmatched_ends,
+		        (unsigned long long)i->async_ignored,
+		        (unsigned long long)i->counters_ignored,
+		        (unsigned long long)i->marks_ignored,
+		        (unsigned long long)i->time_backwards[AF_CLOCK_WALL]);
 		return;
 	}
 	const char *clock = i->has_clock[0] && i->has_clock[1] ? "dual"
@@ -146,6 +165,26 @@ void print_warnings(const char *name, const af_trace *t)
 		fprintf(stderr, PROG ": %s: warning: %u *threads entries have the "
 		        "record id of an earlier entry; the first one's name is used\n",
 		        file, i->thread_id_collisions);
+	if (i->variant == AF_VARIANT_SYSTRACE) {
+		if (i->ignored_lines)
+			fprintf(stderr, PROG ": %s: warning: ignored %llu lines that are no "
+			        "ftrace event, the first at byte %llu\n", file,
+			        (unsigned long long)i->ignored_lines,
+			        (unsigned long long)i->first_ignored_line);
+		if (i->open_at_end)
+			fprintf(stderr, PROG ": %s: warning: %llu slices still open at the "
+			        "end, closed at their thread's last event\n", file,
+			        (unsigned long long)i->open_at_end);
+		if (i->unmatched_ends)
+			fprintf(stderr, PROG ": %s: warning: ignored %llu slice ends with no "
+			        "slice open on their thread\n", file,
+			        (unsigned long long)i->unmatched_ends);
+		if (i->trailing_bytes)
+			fprintf(stderr, PROG ": %s: warning: ignored %llu bytes after the "
+			        "end of the compressed trace\n", file,
+			        (unsigned long long)i->trailing_bytes);
+		return;
+	}
 	if (i->ignored_lines)
 		fprintf(stderr, PROG ": %s: warning: ignored %llu lines that are not "
 		        "\"frame;frame COUNT\", the first at byte %llu\n", file,

@@ -66,12 +66,21 @@ static void safe_name(char *out, size_t n, uint32_t tid, const char *name)
 	out[o] = '\0';
 }
 
-/* --thread: a thread is drawn when its name or tid is named. */
+/* --thread: a thread is drawn when its name or tid is named; --process:
+ * when its process's name or pid is. */
 static int wanted(const cli *c, const af_thread_info *ti)
 {
 	char num[16];
 	size_t i;
+	int in = !c->nprocesses;
 
+	snprintf(num, sizeof num, "%u", ti->pid);
+	for (i = 0; i < c->nprocesses && (ti->pid || ti->process); i++)
+		if ((ti->process && strcmp(c->processes[i], ti->process) == 0) ||
+		    (ti->pid && strcmp(c->processes[i], num) == 0))
+			in = 1;
+	if (!in)
+		return 0;
 	if (!c->nthreads)
 		return 1;
 	snprintf(num, sizeof num, "%u", ti->tid);
