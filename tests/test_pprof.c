@@ -429,6 +429,16 @@ typedef struct row {
 	int count;
 } row;
 
+static int row_cmp(const void *a, const void *b)
+{
+	return strcmp(((const row *)a)->name, ((const row *)b)->name);
+}
+
+static int method_cmp(const void *a, const void *b)
+{
+	return strcmp(((const af_method_row *)a)->name, ((const af_method_row *)b)->name);
+}
+
 /* Checks one real profile with one sample type (NULL: the default) against
  * pprof -top. */
 static void compare(const char *dir, const char *file, const char *type)
@@ -442,6 +452,7 @@ static void compare(const char *dir, const char *file, const char *type)
 	const char *unit;
 	unsigned long long total = 0;
 	row *rows = NULL;
+	af_method_row *ours = NULL;
 	size_t nrows = 0, i, j, checked = 0;
 	int header = 0;
 
@@ -497,50 +508,62 @@ static void compare(const char *dir, const char *file, const char *type)
 			n -= 9;
 		else if (n > 17 && strcmp(p + n - 17, " (partial-inline)") == 0)
 			n -= 17;
-		for (i = 0; i < nrows && !(strlen(rows[i].name) == n &&
-		                           strncmp(rows[i].name, p, n) == 0); i++)
-			;
-		if (i == nrows) {
-			rows = realloc(rows, (nrows + 1) * sizeof *rows);
-			cr_assert_not_null(rows);
-			rows[nrows].name = strndup(p, n);
-			rows[nrows].flat = rows[nrows].cum = 0;
-			rows[nrows++].count = 0;
-		}
-		rows[i].flat += flat;
-		rows[i].cum = cum;
-		rows[i].count++;
+		rows = realloc(rows, (nrows + 1) * sizeof *rows);
+		cr_assert_not_null(rows);
+		rows[nrows].name = strndup(p, n);
+		rows[nrows].flat = flat;
+		rows[nrows].cum = cum;
+		rows[nrows++].count = 1;
 	}
+	/* by name, a function of two nodes (two files) as one row */
+	qsort(rows, nrows, sizeof *rows, row_cmp);
+	for (i = j = 0; i < nrows; i++) {
+		if (j && strcmp(rows[j - 1].name, rows[i].name) == 0) {
+			rows[j - 1].flat += rows[i].flat;
+			rows[j - 1].count++;
+			free(rows[i].name);
+		} else {
+			rows[j++] = rows[i];
+		}
+	}
+	nrows = j;
+	ours = malloc((m->nrows ? m->nrows : 1) * sizeof *ours);
+	cr_assert_not_null(ours);
+	for (j = 0; j < m->nrows; j++)
+		ours[j] = m->rows[j];
+	qsort(ours, m->nrows, sizeof *ours, method_cmp);
 	cr_assert(header && nrows > 0, "%s: go tool pprof printed no table:\n%s", file, cmd);
 	cr_expect_eq(m->total, total, "%s %s: total %llu, pprof says %llu", file,
 	             info->sample_type, (unsigned long long)m->total, total);
 	for (i = 0; i < nrows; i++) {
-		for (j = 0; j < m->nrows && strcmp(m->rows[j].name, rows[i].name) != 0; j++)
-			;
-		if (rows[i].cum == 0 && j == m->nrows)
+		af_method_row key = {.name = rows[i].name}, *r;
+		r = bsearch(&key, ours, m->nrows, sizeof *ours, method_cmp);
+		if (rows[i].cum == 0 && !r)
 			continue; /* a function only in samples worth nothing */
-		cr_expect_lt(j, m->nrows, "%s %s: no row for %s", file, info->sample_type,
-		             rows[i].name);
-		if (j == m->nrows)
+		cr_expect_not_null(r, "%s %s: no row for %s", file, info->sample_type,
+		                   rows[i].name);
+		if (!r)
 			continue;
-		cr_expect_eq(m->rows[j].exclusive, rows[i].flat, "%s %s: %s flat %llu, pprof %llu",
+		j = (size_t)(r - ours);
+		cr_expect_eq(ours[j].exclusive, rows[i].flat, "%s %s: %s flat %llu, pprof %llu",
 		             file, info->sample_type, rows[i].name,
-		             (unsigned long long)m->rows[j].exclusive, rows[i].flat);
+		             (unsigned long long)ours[j].exclusive, rows[i].flat);
 		/* two functions of one name (in two files) are two nodes for
 		 * pprof and one frame here: their cum cannot be compared */
 		if (rows[i].count == 1)
-			cr_expect_eq(m->rows[j].inclusive, rows[i].cum, "%s %s: %s cum %llu, pprof %llu",
+			cr_expect_eq(ours[j].inclusive, rows[i].cum, "%s %s: %s cum %llu, pprof %llu",
 			             file, info->sample_type, rows[i].name,
-			             (unsigned long long)m->rows[j].inclusive, rows[i].cum);
+			             (unsigned long long)ours[j].inclusive, rows[i].cum);
 		checked++;
 	}
 	for (j = 0; j < m->nrows; j++)
 		if (m->rows[j].inclusive) {
-			for (i = 0; i < nrows && strcmp(m->rows[j].name, rows[i].name) != 0; i++)
-				;
-			cr_expect_lt(i, nrows, "%s %s: %s is not in pprof's table", file,
-			             info->sample_type, m->rows[j].name);
+			row key = {.name = (char *)m->rows[j].name};
+			cr_expect_not_null(bsearch(&key, rows, nrows, sizeof *rows, row_cmp),
+			                   "%s %s: %s is not in pprof's table", file,
+			                   info->sample_type, m->rows[j].name);
 		}
+	free(ours);
 	cr_log_info("%s %s: total %llu %s, %zu functions as pprof says", file,
 	            info->sample_type, total, info->sample_unit, checked);
 	for (i = 0; i < nrows; i++)
