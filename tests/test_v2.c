@@ -257,17 +257,27 @@ Test(v2, clocks_unwrap_and_never_step_back)
 	SAME(back, 0);
 }
 
+/* 500 frames deep, then 2,500 short calls: 6,000 records, a block each in
+ * the one-record-per-block forms.  (Deeper still, the folded text of every
+ * form and clock, a line per depth, grows with the square of the depth.) */
 Test(v2, deep_recursion_and_many_blocks)
 {
-	op ops[1 + 2 * 3000];
+	enum { DEEP = 500, SHORT = 2500 };
+	static op ops[1 + 2 * DEEP + 2 * SHORT];
 	size_t n = 0, i;
+	uint32_t t;
 
 	ops[n++] = (op)THREAD(1, "main");
-	for (i = 0; i < 3000; i++)
+	for (i = 0; i < DEEP; i++)
 		ops[n++] = (op)REC(1, i % 2 ? A : B, AF_ENTER, (uint32_t)i, (uint32_t)(3 * i));
-	for (i = 3000; i-- > 0;)
-		ops[n++] = (op)REC(1, i % 2 ? A : B, AF_EXIT, (uint32_t)(6000 - i),
-		                   (uint32_t)(18000 - 3 * i));
+	for (i = DEEP; i-- > 0;)
+		ops[n++] = (op)REC(1, i % 2 ? A : B, AF_EXIT, (uint32_t)(2 * DEEP - i),
+		                   (uint32_t)(6 * DEEP - 3 * i));
+	t = 2 * DEEP + 1;
+	for (i = 0; i < SHORT; i++, t += 2) {
+		ops[n++] = (op)REC(1, i % 3 ? A : B, AF_ENTER, t, 3 * t);
+		ops[n++] = (op)REC(1, i % 3 ? A : B, AF_EXIT, t + 1, 3 * t + 2);
+	}
 	same_as_v1(ops, n, 0);
 }
 
