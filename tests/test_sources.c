@@ -608,3 +608,30 @@ Test(sources, architecture_names_every_file)
 	cr_assert_eq(missing, 0, "%d files of the table of stages are not in ARCHITECTURE.md",
 	             missing);
 }
+
+/* No room of the house grows past 900 lines (the public header aside: it is
+ * the library's whole reference); one that does is split by concern. */
+Test(sources, no_file_passes_900_lines)
+{
+	char path[4096 + 32];
+	size_t i;
+	int big = 0;
+
+	for (i = 0; i < sizeof files / sizeof files[0]; i++) {
+		char *text;
+		size_t len, k, lines = 0;
+		if (!strchr(files[i].path, '/') || files[i].stage == PUBLIC)
+			continue; /* generated at build time, or the public headers */
+		snprintf(path, sizeof path, "%s/%s", AF_TEST_SOURCE, files[i].path);
+		text = (char *)t_read(path, &len);
+		cr_assert_not_null(text, "%s: cannot read it", path);
+		for (k = 0; k < len; k++)
+			lines += text[k] == '\n';
+		if (lines > 900) {
+			cr_log_error("%s: %zu lines", files[i].path, lines);
+			big++;
+		}
+		free(text);
+	}
+	cr_assert_eq(big, 0, "%d files past 900 lines", big);
+}
