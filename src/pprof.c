@@ -160,14 +160,18 @@ static af_status af_pp_sort_ids(const af_pp *pp, af_pp_id *ids, size_t n, uint32
 }
 
 /* Interns a frame name, within the name length limit. */
-static af_status af_pp_intern(af_pp *pp, const char *s, size_t len, long long at,
-                              uint32_t *id, af_error *err)
+static af_status af_pp_intern(af_pp *pp, const char *s, size_t len, uint32_t field,
+                              size_t index, uint32_t *id, af_error *err)
 {
+	/* the offset is found only for a message: finding it walks the profile */
 	if (len > pp->t->limits.max_name_len)
-		return af_fail(err, AF_ERR_LIMIT, at, AF_PP ": frame name longer than %u bytes",
+		return af_fail(err, AF_ERR_LIMIT, af_pp_at(pp, field, index),
+		               AF_PP ": frame name longer than %u bytes",
 		               pp->t->limits.max_name_len);
 	*id = af_names_intern_clean(&pp->t->frames, s, len);
-	return *id == AF_NONE ? af_fail(err, AF_ERR_NOMEM, at, "out of memory") : AF_OK;
+	return *id == AF_NONE ? af_fail(err, AF_ERR_NOMEM, af_pp_at(pp, field, index),
+	                                "out of memory")
+	                      : AF_OK;
 }
 
 /* The function table: ids sorted, each function's name interned. */
@@ -187,8 +191,8 @@ static af_status af_pp_functions(af_pp *pp, af_error *err)
 		snprintf(what, sizeof what, "function %zu", i + 1);
 		AF_FORWARD(af_pp_string(pp, p->function[i]->name, AF_PP_FUNCTION, i, what,
 		                        &name, err));
-		AF_FORWARD(af_pp_intern(pp, name, strlen(name), af_pp_at(pp, AF_PP_FUNCTION, i),
-		                        &pp->fn_name[i], err));
+		AF_FORWARD(af_pp_intern(pp, name, strlen(name), AF_PP_FUNCTION, i, &pp->fn_name[i],
+		                        err));
 		pp->fn_ids[i].id = p->function[i]->id;
 		pp->fn_ids[i].index = (uint32_t)i;
 	}
@@ -218,7 +222,7 @@ static af_status af_pp_locations(af_pp *pp, af_error *err)
 		if (l->n_line == 0) {
 			char addr[24];
 			int m = snprintf(addr, sizeof addr, "0x%llx", (unsigned long long)l->address);
-			AF_FORWARD(af_pp_intern(pp, addr, (size_t)m, af_pp_at(pp, AF_PP_LOCATION, i),
+			AF_FORWARD(af_pp_intern(pp, addr, (size_t)m, AF_PP_LOCATION, i,
 			                        &pp->frames[pp->nframes++], err));
 		}
 		for (k = l->n_line; k-- > 0;) {

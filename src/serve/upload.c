@@ -275,6 +275,10 @@ enum MHD_Result start_upload(req *r)
 		return send_error(r, 500, "out of memory");
 	if (multipart &&
 	    !(r->pp = MHD_create_post_processor(r->conn, 64 * 1024, form_part, r))) {
+		/* gone before the answer: a client may look at once */
+		close(r->fd);
+		r->fd = -1;
+		unlink(r->tmp);
 		return send_error(r, 400, "malformed multipart/form-data (no boundary)");
 	}
 	return MHD_YES;
