@@ -363,6 +363,7 @@ static const t_file files[] = {
 	{"render/cairo.c", OUTPUTS},
 	{"render/html.c", OUTPUTS},
 	{"render/folded.c", OUTPUTS},
+	{"render/pprof.c", OUTPUTS},
 	{"render/dot.c", OUTPUTS},
 	{"render/profile_html.c", OUTPUTS},
 	{"flame_js.h", OUTPUTS}, /* made from render/flame.js at build time */
