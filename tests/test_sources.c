@@ -322,6 +322,8 @@ static const t_file files[] = {
 	{"src/trace_streaming.c", INPUTS},
 	{"src/trace_v2.c", INPUTS},
 	{"src/folded.c", INPUTS},
+	{"src/bytes.h", INPUTS},  /* an input's bytes: mapped, read, inflated, spilled */
+	{"src/bytes.c", INPUTS},
 	{"src/pb.h", INPUTS},     /* protobuf-c for the protobuf formats' parsers */
 	{"src/pb.c", INPUTS},
 	{"src/pftrace.h", INPUTS}, /* a Perfetto trace's packets, for its readers */
