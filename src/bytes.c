@@ -22,17 +22,6 @@
 /* What a spill writes at a time. */
 #define AF_SPILL_CHUNK (1u << 20)
 
-/* zlib's state and window come from the caller's allocator too. */
-static voidpf af_zalloc(voidpf opaque, uInt items, uInt size)
-{
-	return af_calloc(opaque, items, size);
-}
-
-static void af_zfree(voidpf opaque, voidpf p)
-{
-	af_free(opaque, p);
-}
-
 void af_bytes_init(af_bytes *b, af_mem *mem)
 {
 	memset(b, 0, sizeof *b);
@@ -293,8 +282,8 @@ af_status af_bytes_gunzip(af_mem *mem, const uint8_t *in, size_t len, uint64_t m
 
 	af_bytes_init(out, mem);
 	memset(&z, 0, sizeof z);
-	z.zalloc = af_zalloc;
-	z.zfree = af_zfree;
+	z.zalloc = af_zlib_alloc;
+	z.zfree = af_zlib_free;
 	z.opaque = mem;
 	r = inflateInit2(&z, 15 + 16);
 	if (r != Z_OK)
