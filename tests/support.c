@@ -342,3 +342,28 @@ char *t_popen_text(const char *cmd)
 	pclose(p);
 	return buf;
 }
+
+/* A regular trace of about `records` records (14 bytes each), one thread
+ * walking a few methods: big enough for the progress callback (every
+ * 4 MiB) to run while records are left. */
+uint8_t *t_long_trace(size_t records, size_t *len)
+{
+	af_writer_options o = {.variant = AF_VARIANT_REGULAR, .clock = AF_WRITER_DUAL};
+	af_writer *w = af_writer_new(&o);
+	uint32_t t = 0;
+	size_t i;
+
+	cr_assert_not_null(w);
+	cr_assert_eq(af_writer_thread(w, 1, "main"), 0);
+	cr_assert_eq(af_writer_method(w, 4, "com.example.A", "run", "()V", "A.java"), 0);
+	cr_assert_eq(af_writer_method(w, 8, "com.example.A", "step", "(I)V", "A.java"), 0);
+	cr_assert_eq(af_writer_record(w, 1, 4, AF_ENTER, t, t), 0);
+	for (i = 0; i + 2 < records; i += 2) {
+		t += 3;
+		cr_assert_eq(af_writer_record(w, 1, 8, AF_ENTER, t, t), 0);
+		t += 5;
+		cr_assert_eq(af_writer_record(w, 1, 8, AF_EXIT, t, t), 0);
+	}
+	cr_assert_eq(af_writer_record(w, 1, 4, AF_EXIT, t + 1, t + 1), 0);
+	return t_finish(w, len, NULL);
+}

@@ -22,6 +22,10 @@ af_trace *t_parse(const uint8_t *buf, size_t len);
 /** Finishes a writer into bytes (fails the test on error) and frees it. */
 uint8_t *t_finish(af_writer *w, size_t *len, size_t *key_len);
 
+/** A regular trace of about `records` records (14 bytes each), one thread
+ * walking two methods.  Caller frees. */
+uint8_t *t_long_trace(size_t records, size_t *len);
+
 /** Reads a whole file; NULL when it cannot.  Caller frees. */
 uint8_t *t_read(const char *path, size_t *len);
 

@@ -30,31 +30,6 @@ static const char *out_svg(void)
 	return path;
 }
 
-/* A regular trace of about `records` records (14 bytes each), one thread
- * walking a few methods: big enough for the progress callback (every
- * 4 MiB) to run while records are left. */
-static uint8_t *long_trace(size_t records, size_t *len)
-{
-	af_writer_options o = {.variant = AF_VARIANT_REGULAR, .clock = AF_WRITER_DUAL};
-	af_writer *w = af_writer_new(&o);
-	uint32_t t = 0;
-	size_t i;
-
-	cr_assert_not_null(w);
-	cr_assert_eq(af_writer_thread(w, 1, "main"), 0);
-	cr_assert_eq(af_writer_method(w, 4, "com.example.A", "run", "()V", "A.java"), 0);
-	cr_assert_eq(af_writer_method(w, 8, "com.example.A", "step", "(I)V", "A.java"), 0);
-	cr_assert_eq(af_writer_record(w, 1, 4, AF_ENTER, t, t), 0);
-	for (i = 0; i + 2 < records; i += 2) {
-		t += 3;
-		cr_assert_eq(af_writer_record(w, 1, 8, AF_ENTER, t, t), 0);
-		t += 5;
-		cr_assert_eq(af_writer_record(w, 1, 8, AF_EXIT, t, t), 0);
-	}
-	cr_assert_eq(af_writer_record(w, 1, 4, AF_EXIT, t + 1, t + 1), 0);
-	return t_finish(w, len, NULL);
-}
-
 typedef struct cutter {
 	const char *path;
 	off_t to;
@@ -78,7 +53,7 @@ static void cut_file(void *ctx, uint64_t done, uint64_t total)
 Test(input, a_file_cut_short_while_parsed_is_an_error_not_a_crash)
 {
 	size_t len;
-	uint8_t *buf = long_trace(1200000, &len);
+	uint8_t *buf = t_long_trace(1200000, &len);
 	char *path = t_tmp("cut.trace");
 	static const off_t cuts[] = {0, 4096, 6u << 20};
 	size_t k;
@@ -535,68 +510,4 @@ Test(input, escape_sequences_from_inputs_never_reach_stderr)
 	free(map);
 	free(data);
 	free(buf);
-}
-
-/* A large input is read in a window (src/bytes.c): a file mapped without
- * being read ahead, a pipe and an inflated gzip stream spilled to a
- * temporary file with no name; the pages behind the parse handed back.
- * Each way gives the graph the bytes give when parsed from memory, a
- * spill leaves nothing in TMPDIR, and with no TMPDIR to spill to the
- * stream stays in memory. */
-Test(input, large_inputs_read_in_a_window_give_the_same_graph, .timeout = 900)
-{
-	char *path = t_tmp("window.trace"), *gz_path = t_tmp("window.trace.gz");
-	char *dir = t_tmp("window-tmp"), cmd[8192], *listing;
-	static const char *const ways[] = {"file", "pipe", "gzip", "pipe, no TMPDIR"};
-	size_t len, gz_len, i;
-	uint8_t *buf = long_trace(5400000, &len), *gz;
-	char *want = t_folded(buf, len, AF_CLOCK_WALL, NULL);
-
-	cr_assert_gt(len, 72u << 20, "past the 64 MiB window");
-	t_write(path, buf, len);
-	gz = t_gzip(buf, len, &gz_len);
-	t_write(gz_path, gz, gz_len);
-	free(gz);
-	free(buf);
-	cr_assert_eq(mkdir(dir, 0700), 0);
-	for (i = 0; i < 4; i++) {
-		char *out = t_tmp("window.folded"), *got;
-		size_t n;
-		switch (i) {
-		case 0:
-			snprintf(cmd, sizeof cmd, "TMPDIR='%s' '%s' -o '%s' '%s'", dir, AF_TEST_CLI,
-			         out, path);
-			break;
-		case 1:
-			snprintf(cmd, sizeof cmd, "cat '%s' | TMPDIR='%s' '%s' -o '%s' -", path, dir,
-			         AF_TEST_CLI, out);
-			break;
-		case 2:
-			snprintf(cmd, sizeof cmd, "TMPDIR='%s' '%s' -o '%s' '%s'", dir, AF_TEST_CLI,
-			         out, gz_path);
-			break;
-		default:
-			snprintf(cmd, sizeof cmd, "cat '%s' | TMPDIR='%s/none' '%s' -o '%s' -", path,
-			         dir, AF_TEST_CLI, out);
-			break;
-		}
-		cr_assert_eq(system(cmd), 0, "%s", ways[i]);
-		got = (char *)t_read(out, &n);
-		cr_assert_not_null(got, "%s", ways[i]);
-		cr_assert(n == strlen(want) && memcmp(got, want, n) == 0, "%s: another graph",
-		          ways[i]);
-		free(got);
-		free(out);
-	}
-	snprintf(cmd, sizeof cmd, "ls -A '%s'", dir);
-	listing = t_popen_text(cmd);
-	cr_assert_str_eq(listing, "", "a spill leaves nothing behind");
-	free(listing);
-	rmdir(dir);
-	unlink(path);
-	unlink(gz_path);
-	free(want);
-	free(path);
-	free(gz_path);
-	free(dir);
 }
