@@ -60,7 +60,7 @@ function psql(sql) {
 async function pgStart() {
   const [cmd, args] = pgCmd("postgres", ["-D", `${pg.dir}/data`, "-p", String(pg.port), "-k", pg.dir,
                                          "-c", "listen_addresses=127.0.0.1", "-c", "fsync=off"]);
-  pg.proc = spawn(cmd, args, { stdio: ["ignore", "ignore", "pipe"] });
+  pg.proc = spawn(cmd, args, { stdio: ["ignore", "ignore", "pipe"], cwd: pg.dir });
   let log = "";
   pg.proc.stderr.setEncoding("utf8");
   pg.proc.stderr.on("data", (d) => { log += d; });
@@ -100,7 +100,7 @@ async function pgSetUp() {
   const [cmd, args] = pgCmd("initdb", ["-D", `${pg.dir}/data`, "-U", "aflame", "-E", "UTF8",
                                        "--no-locale", "--auth-local=trust",
                                        "--auth-host=scram-sha-256", `--pwfile=${pg.dir}/pw`]);
-  const r = spawnSync(cmd, args, { encoding: "utf8", timeout: 120000 });
+  const r = spawnSync(cmd, args, { encoding: "utf8", timeout: 120000, cwd: pg.dir });
   if (r.status !== 0) return `initdb failed: ${(r.stderr || r.error || "").toString().trim()}`;
   pg.port = await freePort();
   const why = await pgStart();
