@@ -202,19 +202,17 @@ static int hexval(char c)
 	       : c >= 'A' && c <= 'F' ? c - 'A' + 10 : -1;
 }
 
-/* A bytea column (text output, hex: "\x4142") as a NUL-terminated string;
- * a NUL byte ends it. */
+/* A bytea column selected as encode(..., 'hex') (whatever the server's
+ * bytea_output) as a NUL-terminated string; a NUL byte ends it. */
 static char *col_bytes(const PGresult *res, int row, int col)
 {
 	const char *v = PQgetvalue(res, row, col);
 	size_t n = strlen(v), i, k = 0;
 	char *out;
 
-	if (n < 2 || v[0] != '\\' || v[1] != 'x')
-		return strdup(v);
-	if (!(out = malloc((n - 2) / 2 + 1)))
+	if (!(out = malloc(n / 2 + 1)))
 		return NULL;
-	for (i = 2; i + 1 < n; i += 2) {
+	for (i = 0; i + 1 < n; i += 2) {
 		int hi = hexval(v[i]), lo = hexval(v[i + 1]);
 		if (hi < 0 || lo < 0 || (hi | lo) == 0)
 			break;
@@ -233,7 +231,7 @@ static int pg_get(catalogue *c, const char *hash, upload_row *row)
 
 	memset(row, 0, sizeof *row);
 	res = run(p, i, "SELECT name,size,time,variant,clocks,threads,records,duration_us,"
-	          "status,message,json FROM uploads WHERE hash=$1", 1, vals, NULL, NULL, &r);
+	          "status,encode(message,'hex'),json FROM uploads WHERE hash=$1", 1, vals, NULL, NULL, &r);
 	give_back(p, i);
 	if (!res)
 		return r;

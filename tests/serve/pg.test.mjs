@@ -193,6 +193,12 @@ test("an upload to one server is served by the other, byte for byte", { timeout:
   const w = await fetch(`${a.url}${j.url}?clock=cpu`, { redirect: "manual" });
   assert.equal(w.headers.get("location"), v.headers.get("location"));
   assert.equal(psql(`SELECT name FROM uploads WHERE hash='${hash}'`), "app-after.trace");
+  // the command's warnings, kept as bytes, shown by the other server
+  const warned = await upload(b, "w.folded", Buffer.from("a;b 3\n\xff\xfe;no count\nmain;x 2\n", "latin1"));
+  const page = await bytes(a, warned.url);
+  assert.equal(page.status, 200);
+  assert.match(page.body.toString(), /ignored 1 lines that are not (&quot;|")frame;frame COUNT(&quot;|"), the first at byte 6/);
+  assert.ok(page.body.equals((await bytes(b, warned.url)).body));
 });
 
 test("the same file uploaded to both at once: one row, one folder, one URL", { timeout: 180000 }, async () => {
@@ -238,8 +244,8 @@ test("kill -9 during an upload: a restart serves every acknowledged upload, noth
       assert.equal(r.status, 200, j.url);
       assert.match(await r.text(), new RegExp(j.name.replace(".", "\\.")));
     }
-  assert.equal(Number(psql("SELECT count(*) FROM uploads")), 5);
-  assert.equal(readdirSync(`${data}/traces`).length, 5);
+  assert.equal(Number(psql("SELECT count(*) FROM uploads")), 6);
+  assert.equal(readdirSync(`${data}/traces`).length, 6);
 });
 
 test("PostgreSQL down: 503 with a message, the servers live on and reconnect", { timeout: 180000 }, async () => {
@@ -251,6 +257,7 @@ test("PostgreSQL down: 503 with a message, the servers live on and reconnect", {
   const u = await fetch(`${a.url}/upload?name=down.folded`, { method: "POST", body: folded(77),
                                                               headers: json });
   assert.equal(u.status, 503);
+  assert.equal(u.headers.get("retry-after"), "5");
   assert.match((await u.json()).error, /the catalogue cannot be reached/);
   assert.match(b.log(), /catalogue \(PostgreSQL, .*password=\*\*\*.*\): (the connection was lost|cannot connect)/);
   const why = await pgStart();
