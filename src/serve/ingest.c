@@ -184,7 +184,10 @@ void ingest(server *sv, req *r)
 		if (r->pair)
 			unlink(r->tmp2);
 		if (k < 0) {
-			fail(r, 500, "the catalogue cannot be read");
+			if (k == STORE_DOWN)
+				fail(r, 503, STORE_DOWN_MESSAGE);
+			else
+				fail(r, 500, "the catalogue cannot be read");
 			return;
 		}
 		answer_row(r, &row);
@@ -278,8 +281,11 @@ void ingest(server *sv, req *r)
 		goto out;
 	}
 	/* acknowledged only once the files are in place and the row written */
-	if (store_put(sv->st, &row) != 0) {
-		fail(r, 500, "the catalogue cannot be written");
+	if ((k = store_put(sv->st, &row)) != 0) {
+		if (k == STORE_DOWN)
+			fail(r, 503, STORE_DOWN_MESSAGE);
+		else
+			fail(r, 500, "the catalogue cannot be written");
 		goto out;
 	}
 	answer_row(r, &row);
@@ -302,10 +308,14 @@ void ingest_mapping(server *sv, req *r)
 	upload_row row;
 	char dir[2048], path[4096];
 	sbuf b = {0};
+	int k;
 
-	if (store_get(sv->st, r->hash, &row) != 1) {
+	if ((k = store_get(sv->st, r->hash, &row)) != 1) {
 		unlink(r->tmp);
-		fail(r, 404, "no such trace");
+		if (k == STORE_DOWN)
+			fail(r, 503, STORE_DOWN_MESSAGE);
+		else
+			fail(r, 404, "no such trace");
 		return;
 	}
 	upload_row_free(&row);

@@ -78,8 +78,10 @@ enum MHD_Result trace_page(req *r, const char *rest)
 	if (!is_hash(hash))
 		return send_error(r, 404, "no such trace");
 	if ((k = store_get(sv->st, hash, &row)) <= 0)
-		return send_error(r, k < 0 ? 500 : 404, k < 0 ? "the catalogue cannot be read"
-		                                              : "no such trace");
+		return send_error(r, k == STORE_DOWN ? 503 : k < 0 ? 500 : 404,
+		                  k == STORE_DOWN ? STORE_DOWN_MESSAGE
+		                  : k < 0         ? "the catalogue cannot be read"
+		                                  : "no such trace");
 	snprintf(r->hash, sizeof r->hash, "%s", hash);
 	if (*rest == '\0') {
 		/* the set's links are relative: the page lives at .../ */
@@ -224,6 +226,8 @@ enum MHD_Result diff_page(req *r, const char *rest)
 			upload_row_free(&b);
 		if (kb == 1)
 			upload_row_free(&a);
+		if (ka == STORE_DOWN || kb == STORE_DOWN)
+			return send_error(r, 503, STORE_DOWN_MESSAGE);
 		if (ka != 1 || kb != 1)
 			return send_error(r, 404, "no such trace");
 	}

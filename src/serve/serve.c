@@ -37,6 +37,7 @@
 #include <unistd.h>
 
 #include "server.h"
+#include "store_db.h"
 
 #ifndef AF_SERVE_SAMPLE
 #define AF_SERVE_SAMPLE ""
@@ -150,9 +151,12 @@ static enum MHD_Result handle(void *cls, struct MHD_Connection *conn, const char
 		return diff_page(r, url + 6);
 	if (strcmp(url, "/list") == 0 && sv->cfg.list) {
 		sbuf b = {0};
-		char *rows = store_list_html(sv->st);
-		if (!rows)
-			return send_error(r, 500, "the catalogue cannot be read");
+		char *rows = NULL;
+		int k = store_list_html(sv->st, &rows);
+		if (k != 0)
+			return send_error(r, k == STORE_DOWN ? 503 : 500,
+			                  k == STORE_DOWN ? STORE_DOWN_MESSAGE
+			                                  : "the catalogue cannot be read");
 		page_list(&b, rows);
 		free(rows);
 		return send_sb(r, 200, "text/html; charset=utf-8", &b);
@@ -249,6 +253,9 @@ static const char usage[] =
 	"The upload site: a page per uploaded trace, at a link that stays.\n"
 	"  --listen ADDR:PORT    where to listen (default 127.0.0.1:8192; port 0: any)\n"
 	"  --data DIR            uploads and the catalogue (default ./aflame-data)\n"
+	"  --db CONNINFO         the catalogue in PostgreSQL (a libpq conninfo or a\n"
+	"                        postgresql:// URI), shared by every server started\n"
+	"                        with it and the same --data (default: SQLite in --data)\n"
 	"  --max-upload SIZE     largest upload, e.g. 200M (default 1G)\n"
 	"  --max-memory SIZE     memory one render may take (default: the command's)\n"
 	"  --cache-size SIZE     views and diffs kept, least recently used dropped first\n"
@@ -357,6 +364,15 @@ static int parse_args(int argc, char **argv, serve_config *c, const char **sampl
 			c->listen = v;
 		} else if (strcmp(name, "--data") == 0) {
 			c->data = v;
+		} else if (strcmp(name, "--db") == 0) {
+			char shown[1024];
+			catalogue_pg_describe(v, shown, sizeof shown);
+			if (strcmp(shown, "(unreadable)") == 0) {
+				fprintf(stderr, PROG ": serve: --db: not a libpq conninfo (key=value "
+				        "pairs or a postgresql:// URI)\n");
+				return 2;
+			}
+			c->db = v;
 		} else if (strcmp(name, "--sample") == 0) {
 			*sample = v;
 		} else if (strcmp(name, "--max-upload") == 0) {
@@ -530,7 +546,8 @@ int serve_main(int argc, char **argv)
 		free(sv.cfg.token);
 		return 1;
 	}
-	if (!realpath(sv.cfg.data, data) || !(sv.st = store_open(data))) {
+	if (!realpath(sv.cfg.data, data) ||
+	    !(sv.st = store_open(data, sv.cfg.db, sv.cfg.threads + sv.cfg.jobs + 1))) {
 		if (!sv.st)
 			fprintf(stderr, PROG ": serve: %s: %s\n", sv.cfg.data, strerror(errno));
 		free(sv.cfg.token);

@@ -28,6 +28,7 @@ int serve_main(int argc, char **argv);
 typedef struct serve_config {
 	const char *listen;      /* ADDR:PORT */
 	const char *data;        /* the data folder */
+	const char *db;          /* --db: a libpq conninfo, or NULL for SQLite */
 	uint64_t max_upload;     /* bytes */
 	uint64_t max_memory;     /* per render, 0: the command's default */
 	uint64_t cache_size;     /* bytes of views and diffs kept */
@@ -43,9 +44,16 @@ typedef struct serve_config {
 } serve_config;
 
 /* ------------------------------------------------------------------ */
-/* store.c: the data folder and its catalogue                          */
+/* store.c: the data folder and its catalogue (store_db.h: its backends) */
 
 typedef struct store store;
+
+/** What the catalogue's calls return besides their results: STORE_DOWN
+ * when it cannot be reached (a PostgreSQL server down: answer 503 with
+ * STORE_DOWN_MESSAGE, the next call tries again). */
+#define STORE_ERROR -1
+#define STORE_DOWN -2
+#define STORE_DOWN_MESSAGE "the catalogue cannot be reached: try again in a few seconds"
 
 /** One upload in the catalogue. */
 typedef struct upload_row {
@@ -61,30 +69,37 @@ typedef struct upload_row {
 	char *json;     /* what a script is answered: url, threads, totals */
 } upload_row;
 
-/** Opens (making it when missing) the data folder and its catalogue, and
- * empties its tmp/ of what a crash left there.  NULL after a message. */
-store *store_open(const char *dir);
+/** Opens (making it when missing) the data folder and its catalogue: an
+ * SQLite database in the folder when `db` is NULL, else the PostgreSQL
+ * database the libpq conninfo `db` names, reached through at most `conns`
+ * connections at once.  With SQLite the folder is this server's: its tmp/
+ * is emptied of what a crash left there.  With PostgreSQL it may be shared
+ * by several servers: each works in a folder of its own under tmp/, and
+ * empties only those of servers that are gone.  NULL after a message. */
+store *store_open(const char *dir, const char *db, int conns);
 void store_close(store *s);
 const char *store_dir(const store *s);
 
 /** The row of `hash`: 1 (filled, free with upload_row_free), 0 when the
- * catalogue has none, -1 on error. */
+ * catalogue has none, STORE_ERROR or STORE_DOWN. */
 int store_get(store *s, const char *hash, upload_row *row);
 void upload_row_free(upload_row *row);
 
-/** Adds `row` in one transaction (a row already there is kept).  0/-1. */
+/** Adds `row` in one transaction (a row already there is kept, whoever
+ * wrote it).  0, STORE_ERROR or STORE_DOWN. */
 int store_put(store *s, const upload_row *row);
 
-/** The catalogue as an HTML table body (for --list), newest first; a
- * malloc'd string or NULL. */
-char *store_list_html(store *s);
+/** The catalogue as an HTML table body (for --list), newest first, in
+ * `*html` (malloc'd).  0, STORE_ERROR or STORE_DOWN. */
+int store_list_html(store *s, char **html);
 
 /** A file's path under the data folder: "<dir>/" then `fmt` in `out`. */
 void store_path(const store *s, char *out, size_t n, const char *fmt, ...)
 	__attribute__((format(printf, 4, 5)));
 
-/** A fresh temporary path under the data folder's tmp/: "<dir>/tmp/<what>-
- * <pid>-<n>" in `out`. */
+/** A fresh temporary path under the data folder's tmp/ in `out`:
+ * "<dir>/tmp/<what>-<pid>-<n>", or with a shared catalogue
+ * "<dir>/tmp/<this server's folder>/<what>-<n>". */
 void store_tmp_path(const store *s, const char *what, char *out, size_t n);
 
 /** SHA-256, streamed (libcrypto). */

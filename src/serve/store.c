@@ -1,10 +1,19 @@
 /*
  * store.c - the data folder: uploads content-addressed under traces/<hash>/
- * (each made whole in tmp/ and renamed into place), and the catalogue, an
- * SQLite database with one row per upload, written in a transaction once
- * the files are in place.  A folder under traces/ without a row is complete
- * (it came by rename) but was never acknowledged: the next upload of the
- * same bytes adopts it.
+ * (each made whole in tmp/ and renamed into place), and the catalogue, one
+ * row per upload (store_db.h: SQLite or PostgreSQL), written in a
+ * transaction once the files are in place.  A folder under traces/ without
+ * a row is complete (it came by rename) but was never acknowledged: the
+ * next upload of the same bytes adopts it.
+ *
+ * Several servers may share one folder when they share a PostgreSQL
+ * catalogue.  The same bytes make the same folder, so two of them storing
+ * one upload at once both rename a whole folder to traces/<hash>: the
+ * first wins, the second finds it there (EEXIST, ENOTEMPTY) and keeps it.
+ * Each works in a folder of its own, tmp/<host>.<pid>.<random>/, held
+ * locked (flock) by tmp/<same>.lock while it runs: a server starting
+ * removes the folders whose lock it can take, those of servers that are
+ * gone, and no other.
  */
 #define _DEFAULT_SOURCE /* DT_DIR */
 #include <dirent.h>
@@ -12,21 +21,23 @@
 #include <fcntl.h>
 #include <openssl/evp.h>
 #include <pthread.h>
-#include <sqlite3.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/file.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "serve.h"
+#include "store_db.h"
 
 struct store {
 	char *dir;
-	sqlite3 *db;
-	pthread_mutex_t lock;
+	catalogue *cat;
 	unsigned long next;
+	/* a shared folder: this server's folder under tmp/ and its lock */
+	char own[128];
+	int own_fd;
 };
 
 struct hasher {
@@ -274,72 +285,154 @@ static int mkdir_p(const char *path)
 	return 0;
 }
 
-static const char schema[] =
-	"PRAGMA journal_mode=WAL;"
-	"PRAGMA synchronous=FULL;"
-	"CREATE TABLE IF NOT EXISTS uploads("
-	" hash TEXT PRIMARY KEY NOT NULL,"
-	" name TEXT NOT NULL,"
-	" size INTEGER NOT NULL,"
-	" time INTEGER NOT NULL,"
-	" variant TEXT NOT NULL,"
-	" clocks TEXT NOT NULL,"
-	" threads INTEGER NOT NULL,"
-	" records INTEGER NOT NULL,"
-	" duration_us INTEGER NOT NULL,"
-	" status TEXT NOT NULL,"
-	" message TEXT NOT NULL,"
-	" json TEXT NOT NULL);";
+/* Removes the working folders under <dir>/tmp/ whose servers are gone:
+ * those whose lock file can be locked. */
+static void sweep_shared_tmp(const char *dir)
+{
+	char tmp[4096], path[4096];
+	DIR *d;
+	struct dirent *e;
 
-store *store_open(const char *dir)
+	snprintf(tmp, sizeof tmp, "%s/tmp", dir);
+	if (!(d = opendir(tmp)))
+		return;
+	while ((e = readdir(d)) != NULL) {
+		size_t n = strlen(e->d_name);
+		int fd;
+		if (n <= 5 || n > 200 || strcmp(e->d_name + n - 5, ".lock") != 0 ||
+		    (size_t)snprintf(path, sizeof path, "%s/%s", tmp, e->d_name) >= sizeof path)
+			continue;
+		if ((fd = open(path, O_RDWR | O_CLOEXEC | O_NOFOLLOW)) < 0)
+			continue;
+		if (flock(fd, LOCK_EX | LOCK_NB) == 0) {
+			/* its server is gone: its folder, then the lock */
+			char base[256];
+			snprintf(base, sizeof base, "%.*s", (int)(n - 5), e->d_name);
+			if ((size_t)snprintf(path, sizeof path, "%s/%s", tmp, base) < sizeof path)
+				remove_tree(path);
+			if ((size_t)snprintf(path, sizeof path, "%s/%s.lock", tmp, base) < sizeof path)
+				unlink(path);
+			fprintf(stderr, PROG ": serve: removed tmp/%s, left by a server that is gone\n",
+			        base);
+		}
+		close(fd);
+	}
+	closedir(d);
+}
+
+/* This server's own working folder under a shared <dir>/tmp/: its lock
+ * taken first (kept until the server stops), then the folder made. */
+static int make_own_tmp(store *s)
+{
+	char host[64] = "", lock[4096], path[4096];
+	unsigned char rnd[4] = {0};
+	int fd, tries, i;
+	FILE *u;
+
+	if (gethostname(host, sizeof host - 1) != 0 || !host[0])
+		snprintf(host, sizeof host, "host");
+	for (i = 0; host[i]; i++)
+		if (!((host[i] >= 'a' && host[i] <= 'z') || (host[i] >= 'A' && host[i] <= 'Z') ||
+		      (host[i] >= '0' && host[i] <= '9') || host[i] == '-'))
+			host[i] = '_';
+	for (tries = 0; tries < 10; tries++) {
+		struct stat a, b;
+		if ((u = fopen("/dev/urandom", "rb")) != NULL) {
+			if (fread(rnd, 1, sizeof rnd, u) != sizeof rnd)
+				memset(rnd, 0, sizeof rnd);
+			fclose(u);
+		}
+		snprintf(s->own, sizeof s->own, "%s.%ld.%02x%02x%02x%02x", host, (long)getpid(),
+		         rnd[0], rnd[1], rnd[2], rnd[3]);
+		snprintf(lock, sizeof lock, "%s/tmp/%s.lock", s->dir, s->own);
+		fd = open(lock, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0600);
+		if (fd < 0) {
+			if (errno == EEXIST)
+				continue;
+			return -1;
+		}
+		/* a server starting meanwhile may have taken it for a dead one's
+		 * and removed it: then another name */
+		if (flock(fd, LOCK_EX) != 0 || fstat(fd, &a) != 0 || stat(lock, &b) != 0 ||
+		    a.st_ino != b.st_ino || a.st_dev != b.st_dev) {
+			close(fd);
+			continue;
+		}
+		snprintf(path, sizeof path, "%s/tmp/%s", s->dir, s->own);
+		if (mkdir(path, 0700) != 0) {
+			unlink(lock);
+			close(fd);
+			return -1;
+		}
+		s->own_fd = fd;
+		return 0;
+	}
+	errno = EEXIST;
+	return -1;
+}
+
+store *store_open(const char *dir, const char *db, int conns)
 {
 	store *s = calloc(1, sizeof *s);
 	char path[4096];
-	char *err = NULL;
 
 	if (!s || !(s->dir = strdup(dir))) {
 		fputs(PROG ": serve: out of memory\n", stderr);
 		free(s);
 		return NULL;
 	}
+	s->own_fd = -1;
 	snprintf(path, sizeof path, "%s/traces", dir);
 	if (mkdir_p(path) != 0) {
 		fprintf(stderr, PROG ": serve: cannot make %s: %s\n", path, strerror(errno));
 		goto fail;
 	}
-	/* what a crash left half-made: never acknowledged, never served */
 	snprintf(path, sizeof path, "%s/tmp", dir);
-	remove_tree(path);
-	if (mkdir(path, 0700) != 0) {
-		fprintf(stderr, PROG ": serve: cannot make %s: %s\n", path, strerror(errno));
-		goto fail;
+	if (db) {
+		/* shared: only what servers that are gone left half-made */
+		if ((mkdir(path, 0700) != 0 && errno != EEXIST)) {
+			fprintf(stderr, PROG ": serve: cannot make %s: %s\n", path, strerror(errno));
+			goto fail;
+		}
+		sweep_shared_tmp(dir);
+		if (make_own_tmp(s) != 0) {
+			fprintf(stderr, PROG ": serve: cannot make a working folder in %s: %s\n",
+			        path, strerror(errno));
+			goto fail;
+		}
+		s->cat = catalogue_pg_open(db, conns);
+	} else {
+		/* what a crash left half-made: never acknowledged, never served */
+		remove_tree(path);
+		if (mkdir(path, 0700) != 0) {
+			fprintf(stderr, PROG ": serve: cannot make %s: %s\n", path, strerror(errno));
+			goto fail;
+		}
+		s->cat = catalogue_sqlite_open(dir);
 	}
-	snprintf(path, sizeof path, "%s/catalogue.sqlite", dir);
-	if (sqlite3_open_v2(path, &s->db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE |
-	                    SQLITE_OPEN_FULLMUTEX, NULL) != SQLITE_OK ||
-	    sqlite3_exec(s->db, schema, NULL, NULL, &err) != SQLITE_OK) {
-		fprintf(stderr, PROG ": serve: %s: %s\n", path,
-		        err ? err : s->db ? sqlite3_errmsg(s->db) : "cannot open");
-		sqlite3_free(err);
+	if (!s->cat)
 		goto fail;
-	}
-	sqlite3_busy_timeout(s->db, 10000);
-	pthread_mutex_init(&s->lock, NULL);
 	return s;
 fail:
-	if (s->db)
-		sqlite3_close(s->db);
-	free(s->dir);
-	free(s);
+	store_close(s);
 	return NULL;
 }
 
 void store_close(store *s)
 {
+	char path[4096];
+
 	if (!s)
 		return;
-	sqlite3_close(s->db);
-	pthread_mutex_destroy(&s->lock);
+	if (s->cat)
+		s->cat->ops->close(s->cat);
+	if (s->own_fd >= 0) {
+		snprintf(path, sizeof path, "%s/tmp/%s", s->dir, s->own);
+		remove_tree(path);
+		snprintf(path, sizeof path, "%s/tmp/%s.lock", s->dir, s->own);
+		unlink(path);
+		close(s->own_fd);
+	}
 	free(s->dir);
 	free(s);
 }
@@ -364,13 +457,10 @@ void store_tmp_path(const store *s, const char *what, char *out, size_t n)
 {
 	unsigned long k = __atomic_add_fetch(&((store *)s)->next, 1, __ATOMIC_RELAXED);
 
-	snprintf(out, n, "%s/tmp/%s-%ld-%lu", s->dir, what, (long)getpid(), k);
-}
-
-static char *col_text(sqlite3_stmt *st, int i)
-{
-	const unsigned char *t = sqlite3_column_text(st, i);
-	return strdup(t ? (const char *)t : "");
+	if (s->own_fd >= 0)
+		snprintf(out, n, "%s/tmp/%s/%s-%lu", s->dir, s->own, what, k);
+	else
+		snprintf(out, n, "%s/tmp/%s-%ld-%lu", s->dir, what, (long)getpid(), k);
 }
 
 void upload_row_free(upload_row *row)
@@ -386,119 +476,39 @@ void upload_row_free(upload_row *row)
 
 int store_get(store *s, const char *hash, upload_row *row)
 {
-	sqlite3_stmt *st = NULL;
-	int r = -1, rc;
-
-	memset(row, 0, sizeof *row);
-	pthread_mutex_lock(&s->lock);
-	if (sqlite3_prepare_v2(s->db, "SELECT name,size,time,variant,clocks,threads,records,"
-	                       "duration_us,status,message,json FROM uploads WHERE hash=?",
-	                       -1, &st, NULL) != SQLITE_OK)
-		goto out;
-	sqlite3_bind_text(st, 1, hash, -1, SQLITE_STATIC);
-	rc = sqlite3_step(st);
-	if (rc == SQLITE_DONE) {
-		r = 0;
-	} else if (rc == SQLITE_ROW) {
-		snprintf(row->hash, sizeof row->hash, "%s", hash);
-		row->name = col_text(st, 0);
-		row->size = (uint64_t)sqlite3_column_int64(st, 1);
-		row->time = sqlite3_column_int64(st, 2);
-		row->variant = col_text(st, 3);
-		row->clocks = col_text(st, 4);
-		row->threads = (uint64_t)sqlite3_column_int64(st, 5);
-		row->records = (uint64_t)sqlite3_column_int64(st, 6);
-		row->duration_us = (uint64_t)sqlite3_column_int64(st, 7);
-		row->status = col_text(st, 8);
-		row->message = col_text(st, 9);
-		row->json = col_text(st, 10);
-		r = 1;
-		if (!row->name || !row->variant || !row->clocks || !row->status || !row->message ||
-		    !row->json) {
-			upload_row_free(row);
-			r = -1;
-		}
-	}
-out:
-	if (r < 0)
-		fprintf(stderr, PROG ": serve: catalogue: %s\n", sqlite3_errmsg(s->db));
-	sqlite3_finalize(st);
-	pthread_mutex_unlock(&s->lock);
-	return r;
+	return s->cat->ops->get(s->cat, hash, row);
 }
 
 int store_put(store *s, const upload_row *row)
 {
-	sqlite3_stmt *st = NULL;
-	int r = -1;
-
-	pthread_mutex_lock(&s->lock);
-	if (sqlite3_exec(s->db, "BEGIN IMMEDIATE", NULL, NULL, NULL) != SQLITE_OK)
-		goto out;
-	if (sqlite3_prepare_v2(s->db, "INSERT OR IGNORE INTO uploads VALUES"
-	                       "(?,?,?,?,?,?,?,?,?,?,?,?)", -1, &st, NULL) != SQLITE_OK) {
-		sqlite3_exec(s->db, "ROLLBACK", NULL, NULL, NULL);
-		goto out;
-	}
-	sqlite3_bind_text(st, 1, row->hash, -1, SQLITE_STATIC);
-	sqlite3_bind_text(st, 2, row->name, -1, SQLITE_STATIC);
-	sqlite3_bind_int64(st, 3, (sqlite3_int64)row->size);
-	sqlite3_bind_int64(st, 4, row->time);
-	sqlite3_bind_text(st, 5, row->variant, -1, SQLITE_STATIC);
-	sqlite3_bind_text(st, 6, row->clocks, -1, SQLITE_STATIC);
-	sqlite3_bind_int64(st, 7, (sqlite3_int64)row->threads);
-	sqlite3_bind_int64(st, 8, (sqlite3_int64)row->records);
-	sqlite3_bind_int64(st, 9, (sqlite3_int64)row->duration_us);
-	sqlite3_bind_text(st, 10, row->status, -1, SQLITE_STATIC);
-	sqlite3_bind_text(st, 11, row->message, -1, SQLITE_STATIC);
-	sqlite3_bind_text(st, 12, row->json, -1, SQLITE_STATIC);
-	if (sqlite3_step(st) != SQLITE_DONE ||
-	    sqlite3_exec(s->db, "COMMIT", NULL, NULL, NULL) != SQLITE_OK) {
-		sqlite3_exec(s->db, "ROLLBACK", NULL, NULL, NULL);
-		goto out;
-	}
-	r = 0;
-out:
-	if (r < 0)
-		fprintf(stderr, PROG ": serve: catalogue: %s\n", sqlite3_errmsg(s->db));
-	sqlite3_finalize(st);
-	pthread_mutex_unlock(&s->lock);
-	return r;
+	return s->cat->ops->put(s->cat, row);
 }
 
-char *store_list_html(store *s)
+static void list_row(void *arg, const upload_row *row)
 {
-	sqlite3_stmt *st = NULL;
-	sbuf b = {0};
+	sbuf *b = arg;
 
-	pthread_mutex_lock(&s->lock);
-	if (sqlite3_prepare_v2(s->db, "SELECT hash,name,size,time,variant,threads,status "
-	                       "FROM uploads ORDER BY time DESC, hash LIMIT 1000",
-	                       -1, &st, NULL) == SQLITE_OK) {
-		while (sqlite3_step(st) == SQLITE_ROW) {
-			const char *h = (const char *)sqlite3_column_text(st, 0);
-			const char *n = (const char *)sqlite3_column_text(st, 1);
-			const char *v = (const char *)sqlite3_column_text(st, 4);
-			const char *stt = (const char *)sqlite3_column_text(st, 6);
-			if (!h || !is_hash(h))
-				continue;
-			sb_printf(&b, "<tr><td><a href=\"/trace/%s/\">", h);
-			sb_html(&b, n ? n : "");
-			sb_printf(&b, "</a></td><td>%lld</td><td>%lld</td><td>",
-			          (long long)sqlite3_column_int64(st, 2),
-			          (long long)sqlite3_column_int64(st, 3));
-			sb_html(&b, v ? v : "");
-			sb_printf(&b, "</td><td>%lld</td><td>", (long long)sqlite3_column_int64(st, 5));
-			sb_html(&b, stt ? stt : "");
-			sb_puts(&b, "</td></tr>\n");
-		}
-	}
-	sqlite3_finalize(st);
-	pthread_mutex_unlock(&s->lock);
+	sb_printf(b, "<tr><td><a href=\"/trace/%s/\">", row->hash);
+	sb_html(b, row->name);
+	sb_printf(b, "</a></td><td>%lld</td><td>%lld</td><td>", (long long)row->size,
+	          (long long)row->time);
+	sb_html(b, row->variant);
+	sb_printf(b, "</td><td>%lld</td><td>", (long long)row->threads);
+	sb_html(b, row->status);
+	sb_puts(b, "</td></tr>\n");
+}
+
+int store_list_html(store *s, char **html)
+{
+	sbuf b = {0};
+	int r = s->cat->ops->list(s->cat, list_row, &b);
+
+	*html = NULL;
 	sb_add(&b, "", 0);
-	if (b.failed) {
+	if (r != 0 || b.failed) {
 		free(b.s);
-		return NULL;
+		return r != 0 ? r : STORE_ERROR;
 	}
-	return b.s;
+	*html = b.s;
+	return 0;
 }

@@ -156,17 +156,29 @@ int parse_view(req *r, enum MHD_Result *ret)
 	return 1;
 }
 
+/* What store_get's `k` (not 1) means for a request: no such trace, or a
+ * catalogue that cannot be reached or read. */
+static void no_trace(req *r, int k)
+{
+	if (k == STORE_DOWN)
+		fail(r, 503, STORE_DOWN_MESSAGE);
+	else if (k < 0)
+		fail(r, 500, "the catalogue cannot be read");
+	else
+		fail(r, 404, "no such trace");
+}
+
 /* Draws the view r->view_args of upload r->hash into views/<id>. */
 void render_view(server *sv, req *r)
 {
 	upload_row row;
 	char work[2048], orig[4096], final[4096], path[4096], *err = NULL;
 	const char *args[48];
-	int k = 0, i, rc;
+	int k = 0, i, rc, found;
 	FILE *f;
 
-	if (store_get(sv->st, r->hash, &row) != 1) {
-		fail(r, 404, "no such trace");
+	if ((found = store_get(sv->st, r->hash, &row)) != 1) {
+		no_trace(r, found);
 		return;
 	}
 	store_tmp_path(sv->st, "view", work, sizeof work);
@@ -230,12 +242,13 @@ void render_diff(server *sv, req *r)
 	char work[2048], link[4096], target[4096], path[4096], sub[600], *err = NULL;
 	char before[300], after[300], clock_opt[32];
 	const char *args[16];
-	int k = 0, rc;
+	int k = 0, rc, found;
 
 	memset(&ra, 0, sizeof ra);
 	memset(&rb, 0, sizeof rb);
-	if (store_get(sv->st, r->before, &rb) != 1 || store_get(sv->st, r->hash, &ra) != 1) {
-		fail(r, 404, "no such trace");
+	if ((found = store_get(sv->st, r->before, &rb)) != 1 ||
+	    (found = store_get(sv->st, r->hash, &ra)) != 1) {
+		no_trace(r, found);
 		goto done;
 	}
 	/* the two uploads seen as before/NAME and after/NAME, whatever their
@@ -311,10 +324,10 @@ void render_methods(server *sv, req *r)
 	upload_row row;
 	char work[2048], orig[4096], path[4096], page[4096], *err = NULL;
 	const char *args[8];
-	int k = 0, rc;
+	int k = 0, rc, found;
 
-	if (store_get(sv->st, r->hash, &row) != 1) {
-		fail(r, 404, "no such trace");
+	if ((found = store_get(sv->st, r->hash, &row)) != 1) {
+		no_trace(r, found);
 		return;
 	}
 	store_tmp_path(sv->st, "methods", work, sizeof work);
