@@ -14,6 +14,8 @@
 #include <unistd.h>
 #include <zlib.h>
 
+#include "perfetto.h"
+#include "pftrace.h"
 #include "systrace.h"
 #include "trace.h"
 
@@ -46,7 +48,7 @@ static int af_cannot_be_trace(const uint8_t *b, size_t n)
 	size_t i = 0;
 
 	if (n < 4 || b[0] == '*' || (b[0] == 0x1F && b[1] == 0x8B) ||
-	    memcmp(b, "SLOW", 4) == 0 || af_pprof_detect(b, n))
+	    memcmp(b, "SLOW", 4) == 0 || af_pprof_detect(b, n) || af_pf_detect(b, n))
 		return 0;
 	while (i < n && (b[i] == '\n' || b[i] == '\r'))
 		i++;
@@ -232,6 +234,11 @@ static af_status af_parse_plain(af_trace *t, const uint8_t *b, size_t len,
 		t->info.variant = AF_VARIANT_SYSTRACE;
 		return af_trace_systrace(t, b, len, err);
 	}
+	/* a Perfetto trace: nothing but packets (field 1), which a pprof
+	 * profile's fields would also pass for */
+	pprof = af_pf_detect(b, len);
+	if (pprof == 2 || (pprof == 1 && !af_folded_detect(b, len)))
+		return af_trace_perfetto(t, b, len, err);
 	/* a pprof profile: binary, told from text by the soundness of its
 	 * protobuf fields (text that happens to be a sound prefix stays text) */
 	pprof = af_pprof_detect(b, len);
