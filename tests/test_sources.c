@@ -324,6 +324,8 @@ static const t_file files[] = {
 	{"src/folded.c", INPUTS},
 	{"src/pb.h", INPUTS},     /* protobuf-c for the protobuf formats' parsers */
 	{"src/pb.c", INPUTS},
+	{"src/pftrace.h", INPUTS}, /* a Perfetto trace's packets, for its readers */
+	{"src/pftrace.c", INPUTS},
 	{"src/pprof.c", INPUTS},
 	{"pprof.pb-c.h", INPUTS}, /* made from src/pprof.proto by protoc-c at build time */
 	{"src/slices.h", INPUTS},
