@@ -502,10 +502,10 @@ static af_status af_pf_bad_packet(af_pf *pf, const uint8_t *pkt, size_t n, long 
 			err->offset = off;
 		}
 	} else {
-		st = af_pb_check(&aflame__pftrace__trace_packet__descriptor, pkt, n, off,
-		                 AF_PF " packet", err);
+		/* the packet's bytes begin after its tag and length */
+		st = af_pb_check(&aflame__pftrace__trace_packet__descriptor, pkt, n,
+		                 (long long)(pkt - pf->buf), AF_PF " packet", err);
 	}
-	(void)pf;
 	return st != AF_OK ? st : af_fail(err, AF_ERR_FORMAT, off, AF_PF ": protobuf-c "
 	                                  "cannot decode the packet");
 }
