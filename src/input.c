@@ -236,7 +236,7 @@ static af_status af_parse_plain(af_trace *t, const uint8_t *b, size_t len,
 	}
 	/* a Perfetto trace: nothing but packets (field 1), which a pprof
 	 * profile's fields would also pass for */
-	pprof = af_pf_detect(b, len);
+	pprof = af_perfetto_detect(b, len);
 	if (pprof == 2 || (pprof == 1 && !af_folded_detect(b, len)))
 		return af_trace_perfetto(t, b, len, err);
 	/* a pprof profile: binary, told from text by the soundness of its

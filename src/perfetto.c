@@ -510,6 +510,19 @@ static af_status af_pf_bad_packet(af_pf *pf, const uint8_t *pkt, size_t n, long 
 	                                  "cannot decode the packet");
 }
 
+int af_perfetto_detect(const uint8_t *buf, size_t len)
+{
+	size_t i, n = len < 4096 ? len : 4096;
+	int r = af_pf_detect(buf, len);
+
+	if (!r)
+		return 0;
+	for (i = 0; i < n; i++)
+		if ((buf[i] < 0x20 && (buf[i] < 0x09 || buf[i] > 0x0D)) || buf[i] == 0x7F)
+			return r;
+	return 0;
+}
+
 /* One packet. */
 static af_status af_pf_packet_read(af_pf *pf, const af_pf_packet *p, long long off,
                                    af_error *err)

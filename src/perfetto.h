@@ -9,6 +9,12 @@
 
 #include "trace.h"
 
+/** af_pf_detect()'s answer (2 sure, 1 likely, 0 not a Perfetto trace),
+ * but 0 for text: "\n" is a packet's tag, so lines of text may walk as
+ * packets, while a trace's first packet holds the tags of its own fields
+ * (0x08, 0x10...) within its first bytes. */
+int af_perfetto_detect(const uint8_t *buf, size_t len);
+
 /** Parses the Perfetto trace of `len` bytes at `buf` into `t` (made with
  * af_trace_new()).  Packets are framed by pftrace.h (compressed ones
  * inflated) and each decoded by protobuf-c from src/perfetto.proto:

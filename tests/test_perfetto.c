@@ -13,6 +13,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <zlib.h>
 
 #include "support.h"
 
@@ -217,6 +218,28 @@ Test(perfetto, own_trace_gives_the_hand_worked_graph_and_counts)
 	cr_expect_eq(i->processes, 2);
 	free(f);
 	af_trace_free(t);
+	free(buf);
+}
+
+Test(perfetto, compressed_packets_give_the_same_graph)
+{
+	size_t len;
+	uint8_t *buf = own_trace(&len);
+	uLongf zlen = compressBound(len);
+	uint8_t *z = malloc(zlen);
+	pb t = {0}, pkt = {0};
+	char *f;
+
+	cr_assert_not_null(z);
+	cr_assert_eq(compress2(z, &zlen, buf, len, 9), Z_OK);
+	pb_uint(&pkt, P_SEQ, 9);
+	pb_bytes(&pkt, 50, z, zlen); /* TracePacket.compressed_packets */
+	pb_msg(&t, TRACE_PACKET, &pkt);
+	f = t_folded(t.b, t.len, AF_CLOCK_WALL, NULL);
+	cr_expect_str_eq(f, own_folded);
+	free(f);
+	free(t.b);
+	free(z);
 	free(buf);
 }
 
