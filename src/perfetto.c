@@ -496,8 +496,11 @@ static af_status af_pf_bad_packet(af_pf *pf, const uint8_t *pkt, size_t n, long 
 		                 AF_PF " packet", err);
 		if (st != AF_OK && err) {
 			char tmp[sizeof err->message];
-			snprintf(tmp, sizeof tmp, "in a packet of the compressed batch at this "
-			         "byte, at its byte %lld: %.180s", err->offset, err->message);
+			const char *m = err->message;
+			if (strncmp(m, AF_PF " packet: ", sizeof AF_PF + 8) == 0)
+				m += sizeof AF_PF + 8;
+			snprintf(tmp, sizeof tmp, AF_PF ": a packet of the compressed packets "
+			         "here, at its byte %lld once inflated: %.160s", err->offset, m);
 			memcpy(err->message, tmp, sizeof tmp);
 			err->offset = off;
 		}
@@ -687,7 +690,8 @@ static af_status af_pf_read(af_pf *pf, af_error *err)
 	if (!r)
 		return af_pf_nomem(0, err);
 	while ((got = af_pf_reader_next(r, &pkt, &n, &off, err)) == 1) {
-		int inflated = !(pkt >= pf->buf && pkt <= pf->buf + pf->len);
+		int inflated = !((uintptr_t)pkt >= (uintptr_t)pf->buf &&
+		                  (uintptr_t)pkt <= (uintptr_t)pf->buf + pf->len);
 		af_pf_packet *p = aflame__pftrace__trace_packet__unpack(&alloc.pc, n, pkt);
 		af_trace_progress(t, (size_t)off, pf->len);
 		if (!p) {
