@@ -203,7 +203,7 @@ static af_status af_parse_bytes(af_trace *t, const uint8_t *b, size_t len,
 static af_status af_parse_plain(af_trace *t, const uint8_t *b, size_t len,
                                 int depth, af_error *err)
 {
-	int pprof;
+	int pprof, pf;
 
 	t->input_len = len;
 	if (len >= 4 && af_rd32(b) == AF_MAGIC) {
@@ -236,8 +236,8 @@ static af_status af_parse_plain(af_trace *t, const uint8_t *b, size_t len,
 	}
 	/* a Perfetto trace: nothing but packets (field 1), which a pprof
 	 * profile's fields would also pass for */
-	pprof = af_perfetto_detect(b, len);
-	if (pprof == 2 || (pprof == 1 && !af_folded_detect(b, len)))
+	pf = af_perfetto_detect(b, len);
+	if (pf == 2 || (pf == 1 && !af_folded_detect(b, len)))
 		return af_trace_perfetto(t, b, len, err);
 	/* a pprof profile: binary, told from text by the soundness of its
 	 * protobuf fields (text that happens to be a sound prefix stays text) */
