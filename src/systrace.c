@@ -261,7 +261,7 @@ static af_status af_systrace_lines(af_systext *x, const uint8_t *buf, size_t len
 		af_ftrace f;
 
 		pos += n + (nl != NULL);
-		af_trace_progress(t, pos, len);
+		af_trace_progress(t, (const uint8_t *)line, pos, len);
 		if (n && line[n - 1] == '\r')
 			n--;
 		while (i < n && af_isspace(line[i]))

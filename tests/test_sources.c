@@ -322,6 +322,8 @@ static const t_file files[] = {
 	{"src/trace_streaming.c", INPUTS},
 	{"src/trace_v2.c", INPUTS},
 	{"src/folded.c", INPUTS},
+	{"src/bytes.h", INPUTS},  /* an input's bytes: mapped, read, inflated, spilled */
+	{"src/bytes.c", INPUTS},
 	{"src/pb.h", INPUTS},     /* protobuf-c for the protobuf formats' parsers */
 	{"src/pb.c", INPUTS},
 	{"src/pftrace.h", INPUTS}, /* a Perfetto trace's packets, for its readers */
@@ -366,6 +368,7 @@ static const t_file files[] = {
 	{"render/cairo.c", OUTPUTS},
 	{"render/html.c", OUTPUTS},
 	{"render/folded.c", OUTPUTS},
+	{"render/pprof.c", OUTPUTS},
 	{"render/dot.c", OUTPUTS},
 	{"render/profile_html.c", OUTPUTS},
 	{"flame_js.h", OUTPUTS}, /* made from render/flame.js at build time */
