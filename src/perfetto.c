@@ -693,7 +693,7 @@ static af_status af_pf_read(af_pf *pf, af_error *err)
 		int inflated = !((uintptr_t)pkt >= (uintptr_t)pf->buf &&
 		                  (uintptr_t)pkt <= (uintptr_t)pf->buf + pf->len);
 		af_pf_packet *p = aflame__pftrace__trace_packet__unpack(&alloc.pc, n, pkt);
-		af_trace_progress(t, (size_t)off, pf->len);
+		af_trace_progress(t, pf->buf + off, (size_t)off, pf->len);
 		if (!p) {
 			st = alloc.failed ? af_fail(err, AF_ERR_NOMEM, off, "out of memory "
 			                            "decoding a " AF_PF " packet")
