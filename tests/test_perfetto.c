@@ -427,6 +427,31 @@ Test(perfetto, atrace_marks_across_cpus_in_time_order)
 	free(t.b);
 }
 
+Test(perfetto, ends_without_begins_draw_nothing_and_say_so)
+{
+	/* an end with no slice open is ignored (a capture that began inside
+	 * a slice), as systrace's are: with nothing else, no graph */
+	static const mark cpu0[] = {{1000, 7, "E|7\n"}, {2000, 7, "E|7\n"}, {1500, 8, "E\n"}};
+	pb t = {0};
+	char *path = t_tmp("ends.pftrace"), *out = t_tmp("ends.svg"), *err = NULL;
+	char args[2048];
+	size_t len;
+
+	bundle(&t, 0, cpu0, 3);
+	t_write(path, t.b, t.len);
+	remove(out);
+	snprintf(args, sizeof args, "-o '%s' '%s'", out, path);
+	cr_assert_eq(t_cli(args, NULL, NULL, &err), 1);
+	cr_expect(strstr(err, "warning: ignored 3 slice ends with no slice open on their "
+	                      "thread\n"), "%s", err);
+	cr_expect(strstr(err, "the trace has no begin/end slices\n"), "%s", err);
+	cr_expect_null(t_read(out, &len), "an output was left behind");
+	free(err);
+	free(out);
+	free(path);
+	free(t.b);
+}
+
 /* ------------------------------------------------------------------ */
 /* Real files                                                          */
 
