@@ -651,7 +651,8 @@ static af_status af_pf_feed(af_pf *pf, af_error *err)
 {
 	size_t i;
 
-	qsort(pf->evs, pf->nevs, sizeof *pf->evs, af_pf_ev_cmp);
+	if (pf->nevs) /* qsort wants a base even for nothing */
+		qsort(pf->evs, pf->nevs, sizeof *pf->evs, af_pf_ev_cmp);
 	for (i = 0; i < pf->nevs; i++) {
 		const af_pf_ev *ev = &pf->evs[i];
 		uint32_t tid = ev->tid, pid = ev->pid;
