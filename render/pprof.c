@@ -60,16 +60,6 @@ static void af_gz_append(ProtobufCBuffer *b, size_t len, const uint8_t *data)
 	}
 }
 
-static voidpf af_gz_alloc(voidpf opaque, uInt items, uInt size)
-{
-	return af_calloc(opaque, items, size);
-}
-
-static void af_gz_free(voidpf opaque, voidpf p)
-{
-	af_free(opaque, p);
-}
-
 /* The clocks written, in sample-type order, for a tree of time. */
 static size_t af_pp_clocks(const af_tree *tree, af_clock clock, af_clock *c)
 {
@@ -187,8 +177,8 @@ static af_status af_pp_emit(const af_tree *tree, af_clock clock, FILE *out,
 
 	s->base.append = af_gz_append;
 	s->out = out;
-	s->z.zalloc = af_gz_alloc;
-	s->z.zfree = af_gz_free;
+	s->z.zalloc = af_zlib_alloc;
+	s->z.zfree = af_zlib_free;
 	s->z.opaque = mem;
 	if (deflateInit2(&s->z, 6, Z_DEFLATED, 15 + 16, 8, Z_DEFAULT_STRATEGY) != Z_OK) {
 		af_free(mem, s);

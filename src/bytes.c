@@ -22,17 +22,6 @@
 /* What a spill writes at a time. */
 #define AF_SPILL_CHUNK (1u << 20)
 
-/* zlib's state and window come from the caller's allocator too. */
-static voidpf af_zalloc(voidpf opaque, uInt items, uInt size)
-{
-	return af_calloc(opaque, items, size);
-}
-
-static void af_zfree(voidpf opaque, voidpf p)
-{
-	af_free(opaque, p);
-}
-
 void af_bytes_init(af_bytes *b, af_mem *mem)
 {
 	memset(b, 0, sizeof *b);
@@ -280,21 +269,34 @@ af_status af_bytes_read_path(af_mem *mem, const char *path, uint64_t max,
 /* ------------------------------------------------------------------ */
 /* gzip                                                                 */
 
-af_status af_bytes_gunzip(af_mem *mem, const uint8_t *in, size_t len, uint64_t max,
-                          const af_bytes_sniff *sniff, af_bytes *out,
+/* Hands back the pages of the window `in` before `upto`, from *done on. */
+static void af_bytes_release(const uint8_t *in, size_t upto, size_t *done)
+{
+	size_t page = (size_t)sysconf(_SC_PAGESIZE);
+
+	upto &= ~(page - 1);
+	if (upto > *done) {
+		madvise((void *)(in + *done), upto - *done, MADV_DONTNEED);
+		*done = upto;
+	}
+}
+
+af_status af_bytes_gunzip(af_mem *mem, const uint8_t *in, size_t len, int window,
+                          uint64_t max, const af_bytes_sniff *sniff, af_bytes *out,
                           af_error *err)
 {
 	z_stream z;
 	uint8_t *buf = NULL;
 	size_t cap = 0, used = 0;
 	uint64_t total = 0; /* inflated, with what went to the spill */
+	size_t released = 0; /* of a window `in`: bytes handed back */
 	af_status st = AF_OK;
 	int r, sniffed = 0, spill = -1, tried = 0;
 
 	af_bytes_init(out, mem);
 	memset(&z, 0, sizeof z);
-	z.zalloc = af_zalloc;
-	z.zfree = af_zfree;
+	z.zalloc = af_zlib_alloc;
+	z.zfree = af_zlib_free;
 	z.opaque = mem;
 	r = inflateInit2(&z, 15 + 16);
 	if (r != Z_OK)
@@ -343,6 +345,8 @@ af_status af_bytes_gunzip(af_mem *mem, const uint8_t *in, size_t len, uint64_t m
 		r = inflate(&z, Z_NO_FLUSH);
 		used = (size_t)(z.next_out - buf);
 		total += used - before_out;
+		if (window)
+			af_bytes_release(in, (size_t)(z.next_in - in), &released);
 		if (!sniffed && total >= 4096) {
 			sniffed = 1;
 			if (sniff->refuse(buf, used)) {
@@ -396,6 +400,8 @@ af_status af_bytes_gunzip(af_mem *mem, const uint8_t *in, size_t len, uint64_t m
 	buf = NULL;
 out:
 	inflateEnd(&z);
+	if (window) /* read once: none of it is needed again */
+		af_bytes_release(in, len, &released);
 	if (spill >= 0)
 		close(spill);
 	af_free(mem, buf);
