@@ -153,6 +153,9 @@ static af_status af_dump_walk(af_trace *t, const uint8_t *buf, size_t len, af_er
 	if (t->info.variant == AF_VARIANT_SYSTRACE)
 		return af_fail(err, AF_ERR_FORMAT, 0, "systrace text has no method records "
 		               "to dump (--dump reads method traces)");
+	if (t->info.variant == AF_VARIANT_PERFETTO)
+		return af_fail(err, AF_ERR_FORMAT, 0, "a Perfetto trace has no method "
+		               "records to dump (--dump reads method traces)");
 	d.names.mem = d.name_of.mem = t->mem;
 	d.thread = af_calloc(t->mem, n, sizeof *d.thread);
 	d.seen = af_calloc(t->mem, n, sizeof *d.seen);

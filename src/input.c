@@ -15,6 +15,8 @@
 #include <zlib.h>
 
 #include "bytes.h"
+#include "perfetto.h"
+#include "pftrace.h"
 #include "systrace.h"
 #include "trace.h"
 
@@ -36,7 +38,7 @@ static int af_cannot_be_trace(const uint8_t *b, size_t n)
 	size_t i = 0;
 
 	if (n < 4 || b[0] == '*' || (b[0] == 0x1F && b[1] == 0x8B) ||
-	    memcmp(b, "SLOW", 4) == 0 || af_pprof_detect(b, n))
+	    memcmp(b, "SLOW", 4) == 0 || af_pprof_detect(b, n) || af_pf_detect(b, n))
 		return 0;
 	while (i < n && (b[i] == '\n' || b[i] == '\r'))
 		i++;
@@ -109,7 +111,7 @@ static af_status af_parse_bytes(af_trace *t, const uint8_t *b, size_t len,
 static af_status af_parse_plain(af_trace *t, const uint8_t *b, size_t len,
                                 int depth, af_error *err)
 {
-	int pprof;
+	int pprof, pf;
 
 	t->input_len = len;
 	if (len >= 4 && af_rd32(b) == AF_MAGIC) {
@@ -140,6 +142,11 @@ static af_status af_parse_plain(af_trace *t, const uint8_t *b, size_t len,
 		t->info.variant = AF_VARIANT_SYSTRACE;
 		return af_trace_systrace(t, b, len, err);
 	}
+	/* a Perfetto trace: nothing but packets (field 1), which a pprof
+	 * profile's fields would also pass for */
+	pf = af_perfetto_detect(b, len);
+	if (pf == 2 || (pf == 1 && !af_folded_detect(b, len)))
+		return af_trace_perfetto(t, b, len, err);
 	/* a pprof profile: binary, told from text by the soundness of its
 	 * protobuf fields (text that happens to be a sound prefix stays text) */
 	pprof = af_pprof_detect(b, len);

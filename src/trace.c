@@ -803,13 +803,15 @@ const char *af_empty_message(const af_trace *trace, const af_tree_options *opt)
 {
 	if (!opt || (!opt->nthreads && !opt->nprocesses) || opt->one_thread)
 		return trace->info.variant == AF_VARIANT_FOLDED ? "the input has no stacks"
-		       : trace->info.variant == AF_VARIANT_SYSTRACE
+		       : trace->info.variant == AF_VARIANT_SYSTRACE ||
+		         trace->info.variant == AF_VARIANT_PERFETTO
 		       ? "the trace has no begin/end slices"
 		       : "the trace has no method records";
 	if (opt->nprocesses && trace->info.variant == AF_VARIANT_FOLDED)
 		return "folded stacks name no processes (--process)";
 	if (opt->nprocesses && !trace->info.processes)
-		return "the trace names no processes (--process needs systrace input)";
+		return "the trace names no processes (--process needs systrace or "
+		       "Perfetto input)";
 	if (opt->nprocesses && opt->nthreads)
 		return "no thread with records matches both the --thread and the "
 		       "--process filters";

@@ -251,7 +251,7 @@ Test(systrace, thread_and_process_choose)
 		free(dir);
 	}
 	/* a method trace knows no processes */
-	t_cli_says(1, "the trace names no processes (--process needs systrace input)",
+	t_cli_says(1, "the trace names no processes (--process needs systrace or Perfetto input)",
 	           "--process 1 --format folded '%s'", AF_TEST_SAMPLES "/app.trace");
 }
 

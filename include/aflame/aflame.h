@@ -122,8 +122,10 @@ typedef enum af_variant {
 	AF_VARIANT_KEY_DATA,  /* legacy base.key + base.data pair */
 	AF_VARIANT_FOLDED,    /* collapsed stacks: "frame;frame COUNT" lines */
 	AF_VARIANT_ART_V2,    /* ART V2 compact trace (versions 4, 5, 0xF4, 0xF5) */
-	AF_VARIANT_SYSTRACE   /* atrace/systrace text (plain, TRACE: + zlib, or
+	AF_VARIANT_SYSTRACE,  /* atrace/systrace text (plain, TRACE: + zlib, or
 	                         Systrace HTML): slices as calls, wall time */
+	AF_VARIANT_PERFETTO   /* Perfetto trace: its atrace and TrackEvent
+	                         slices as calls, wall time */
 } af_variant;
 
 /** Limits on what a trace may make the parser build.  Zero means default. */
@@ -205,6 +207,8 @@ typedef struct af_trace_info {
 	uint32_t processes;        /* distinct processes of the slices' threads */
 	uint64_t trailing_bytes;   /* after a compressed trace's zlib stream:
 	                              ignored (atrace leaves some) */
+	uint64_t events_no_state;  /* Perfetto: track events of a sequence whose
+	                              interned state was lost: ignored */
 } af_trace_info;
 
 typedef struct af_trace af_trace;

@@ -64,8 +64,8 @@ const cli_option cli_options[] = {
 	    "only thread T: its name or id; for folded input, the lines whose "
 	    "first frame is T (repeat for more)"),
 	OPT("process", 0, "P", DRAW, O_PROCESS,
-	    "only the threads of process P: its name or pid (systrace input; "
-	    "repeat for more)"),
+	    "only the threads of process P: its name or pid (systrace and "
+	    "Perfetto input; repeat for more)"),
 	OPT("signatures", 0, NULL, DRAW, O_SIGNATURES,
 	    "name frames with their parameter types"),
 	OPT("reverse", 0, NULL, DRAW, O_REVERSE,

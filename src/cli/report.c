@@ -52,6 +52,7 @@ static const char *variant_name(af_variant v)
 	case AF_VARIANT_FOLDED: return "folded";
 	case AF_VARIANT_ART_V2: return "ART V2";
 	case AF_VARIANT_SYSTRACE: return "systrace";
+	case AF_VARIANT_PERFETTO: return "perfetto";
 	}
 	return "?";
 }
@@ -93,6 +94,26 @@ void print_summary(const char *name, const af_trace *t)
 		        (unsigned long long)i->async_ignored,
 		        (unsigned long long)i->counters_ignored,
 		        (unsigned long long)i->marks_ignored,
+		        (unsigned long long)i->time_backwards[AF_CLOCK_WALL]);
+		return;
+	}
+	if (i->variant == AF_VARIANT_PERFETTO) {
+		fprintf(stderr, "%s: Perfetto trace%s: %llu packets\n"
+		        "  slices: %llu begun, %llu ended, %llu open at end (closed at "
+		        "their thread's last event); names: %u\n"
+		        "  threads with slices: %u, processes: %u; unmatched ends: %llu\n"
+		        "  ignored: %llu async marks, %llu counters, %llu other marks and "
+		        "instants, %llu events whose sequence lost its state; clock steps "
+		        "backwards: %llu\n", file, i->gzip ? " (gzip)" : "",
+		        (unsigned long long)i->lines,
+		        (unsigned long long)i->enters, (unsigned long long)i->exits,
+		        (unsigned long long)i->open_at_end, i->methods,
+		        i->threads_with_records, i->processes,
+		        (unsigned long long)i->unmatched_ends,
+		        (unsigned long long)i->async_ignored,
+		        (unsigned long long)i->counters_ignored,
+		        (unsigned long long)i->marks_ignored,
+		        (unsigned long long)i->events_no_state,
 		        (unsigned long long)i->time_backwards[AF_CLOCK_WALL]);
 		return;
 	}
@@ -165,7 +186,7 @@ void print_warnings(const char *name, const af_trace *t)
 		fprintf(stderr, PROG ": %s: warning: %u *threads entries have the "
 		        "record id of an earlier entry; the first one's name is used\n",
 		        file, i->thread_id_collisions);
-	if (i->variant == AF_VARIANT_SYSTRACE) {
+	if (i->variant == AF_VARIANT_SYSTRACE || i->variant == AF_VARIANT_PERFETTO) {
 		if (i->ignored_lines)
 			fprintf(stderr, PROG ": %s: warning: ignored %llu lines that are no "
 			        "ftrace event, the first at byte %llu\n", file,

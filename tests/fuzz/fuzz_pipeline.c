@@ -171,9 +171,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	}
 #ifndef AF_FUZZ_PAIR
 	/* the record dump (--dump) reads the same bytes again; folded stacks
-	 * and systrace text have no records */
+	 * and the slices of systrace text and Perfetto traces have no records */
 	if (af_trace_get_info(t)->variant != AF_VARIANT_FOLDED &&
-	    af_trace_get_info(t)->variant != AF_VARIANT_SYSTRACE) {
+	    af_trace_get_info(t)->variant != AF_VARIANT_SYSTRACE &&
+	    af_trace_get_info(t)->variant != AF_VARIANT_PERFETTO) {
 		FILE *sink = fopen("/dev/null", "w");
 		if (sink) {
 			if (af_trace_dump_buffer(data, size, &po, sink, &e) != AF_OK)

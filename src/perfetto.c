@@ -1,0 +1,743 @@
+/*
+ * perfetto.c - the slices of a Perfetto trace (perfetto.h).  Two passes:
+ * the packets are read one at a time (pftrace.h frames them, protobuf-c
+ * decodes each from src/perfetto.proto), keeping the names of threads and
+ * processes, the tracks, each sequence's interned names and defaults, and
+ * every begin and end as a small record; then the records, sorted by time
+ * (their order in the file breaking ties), go to slices.h.  Perfetto
+ * writes its packets in the order of its buffers' chunks, not of time, so
+ * the sort is what puts each thread's events in order; memory is the
+ * records', a few dozen bytes a slice event, not the trace's.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "pb.h"
+#include "perfetto.h"
+#include "perfetto.pb-c.h"
+#include "pftrace.h"
+#include "slices.h"
+
+typedef Aflame__Pftrace__TracePacket af_pf_packet;
+typedef Aflame__Pftrace__TrackEvent af_pf_tevent;
+
+#define AF_PF "Perfetto trace"
+
+/* Clock ids from 64 on are a sequence's own clocks (incremental
+ * timestamps, ClockSnapshot-relative), which are not read. */
+#define AF_PF_SEQ_CLOCKS 64
+
+/* Pseudo-threads of tracks with no thread: tids no kernel gives. */
+#define AF_PF_PSEUDO_TID 0x80000000u
+
+/* A map from u64 keys (interning ids, track uuids) to u32. */
+typedef struct af_pf_slot {
+	uint64_t key;
+	uint32_t val;
+	uint32_t used;
+} af_pf_slot;
+
+typedef struct af_pf_map {
+	af_pf_slot *slots;
+	size_t nslots, len; /* nslots: 0 or a power of two */
+} af_pf_map;
+
+static size_t af_pf_hash(uint64_t k, size_t mask)
+{
+	k ^= k >> 33;
+	k *= 0xff51afd7ed558ccdULL;
+	k ^= k >> 33;
+	return (size_t)k & mask;
+}
+
+static int af_pf_map_get(const af_pf_map *m, uint64_t key, uint32_t *val)
+{
+	size_t i;
+
+	if (!m->nslots)
+		return 0;
+	for (i = af_pf_hash(key, m->nslots - 1); m->slots[i].used;
+	     i = (i + 1) & (m->nslots - 1))
+		if (m->slots[i].key == key) {
+			*val = m->slots[i].val;
+			return 1;
+		}
+	return 0;
+}
+
+/* Sets `key` to `val`; -1 when out of memory. */
+static int af_pf_map_put(af_mem *mem, af_pf_map *m, uint64_t key, uint32_t val)
+{
+	size_t i;
+
+	if ((m->len + 1) * 2 > m->nslots) {
+		size_t n = m->nslots ? m->nslots * 2 : 64, k;
+		af_pf_slot *s;
+		if (n > SIZE_MAX / sizeof *s)
+			return -1;
+		s = af_calloc(mem, n, sizeof *s);
+		if (!s)
+			return -1;
+		for (k = 0; k < m->nslots; k++) {
+			if (!m->slots[k].used)
+				continue;
+			for (i = af_pf_hash(m->slots[k].key, n - 1); s[i].used; i = (i + 1) & (n - 1))
+				;
+			s[i] = m->slots[k];
+		}
+		af_free(mem, m->slots);
+		m->slots = s;
+		m->nslots = n;
+	}
+	for (i = af_pf_hash(key, m->nslots - 1); m->slots[i].used; i = (i + 1) & (m->nslots - 1))
+		if (m->slots[i].key == key) {
+			m->slots[i].val = val;
+			return 0;
+		}
+	m->slots[i].key = key;
+	m->slots[i].val = val;
+	m->slots[i].used = 1;
+	m->len++;
+	return 0;
+}
+
+static void af_pf_map_clear(af_pf_map *m)
+{
+	if (m->nslots)
+		memset(m->slots, 0, m->nslots * sizeof *m->slots);
+	m->len = 0;
+}
+
+/* A packet sequence's incremental state. */
+typedef struct af_pf_seq {
+	int valid;            /* cleared once and not lost since */
+	af_pf_map names;      /* event name iid -> name in `pool` */
+	int has_track;        /* TrackEventDefaults.track_uuid */
+	uint64_t track;
+	uint32_t clock;       /* TracePacketDefaults.timestamp_clock_id */
+	uint32_t td_tid, td_pid; /* its ThreadDescriptor (td_tid 0: none) */
+} af_pf_seq;
+
+/* A TrackDescriptor. */
+typedef struct af_pf_track {
+	uint64_t uuid, parent;
+	int has_parent;
+	uint32_t name;        /* in `pool`, AF_NONE: none */
+	uint32_t tid, pid;    /* tid 0: not a thread's track; pid 0: unknown */
+	uint32_t pseudo;      /* its pseudo-thread's tid, 0 until needed */
+} af_pf_track;
+
+enum { AF_PF_BEGIN, AF_PF_END };
+
+/* A begin or end, until the sort. */
+typedef struct af_pf_ev {
+	uint64_t ts;
+	uint64_t track;       /* on_track: the track's uuid */
+	long long off;
+	uint32_t order;       /* its place in the file */
+	uint32_t name;        /* begin: in `pool` */
+	uint32_t tid, pid;    /* not on_track: the thread */
+	uint8_t kind, on_track;
+} af_pf_ev;
+
+typedef struct af_pf {
+	af_trace *t;
+	af_slices *s;
+	const uint8_t *buf;
+	size_t len;
+	af_names pool;        /* slice and track names */
+	af_u32map seq_of;     /* trusted_packet_sequence_id -> index in seqs */
+	af_pf_seq *seqs;
+	size_t nseqs, seqs_cap;
+	af_pf_map track_of;   /* uuid -> index in tracks */
+	af_pf_track *tracks;
+	size_t ntracks, tracks_cap;
+	af_pf_ev *evs;
+	size_t nevs, evs_cap;
+	uint32_t npseudo;
+} af_pf;
+
+static af_status af_pf_nomem(long long off, af_error *err)
+{
+	return af_fail(err, AF_ERR_NOMEM, off, "out of memory");
+}
+
+/* The state of sequence `id`, made when new. */
+static af_status af_pf_seq_for(af_pf *pf, uint32_t id, long long off, af_pf_seq **out,
+                               af_error *err)
+{
+	uint32_t k;
+
+	if (id == UINT32_MAX)
+		return af_fail(err, AF_ERR_FORMAT, off, AF_PF ": packet sequence id "
+		               "4294967295 is out of range");
+	if (!af_u32map_get(&pf->seq_of, id, &k)) {
+		if (AF_GROW(pf->t->mem, pf->seqs, pf->seqs_cap, pf->nseqs + 1) ||
+		    af_u32map_put(&pf->seq_of, id, (uint32_t)pf->nseqs))
+			return af_pf_nomem(off, err);
+		k = (uint32_t)pf->nseqs++;
+		memset(&pf->seqs[k], 0, sizeof pf->seqs[k]);
+	}
+	*out = &pf->seqs[k];
+	return AF_OK;
+}
+
+/* Interns `s` (NUL-terminated) in the pool, within the name limit. */
+static af_status af_pf_intern(af_pf *pf, const char *s, size_t n, long long off,
+                              const char *what, uint32_t *id, af_error *err)
+{
+	if (n > pf->t->limits.max_name_len)
+		return af_fail(err, AF_ERR_LIMIT, off, AF_PF ": %s longer than %u bytes",
+		               what, pf->t->limits.max_name_len);
+	*id = af_names_intern(&pf->pool, s, n);
+	return *id == AF_NONE ? af_pf_nomem(off, err) : AF_OK;
+}
+
+static af_status af_pf_add(af_pf *pf, const af_pf_ev *ev, af_error *err)
+{
+	if (pf->nevs >= UINT32_MAX - 1)
+		return af_fail(err, AF_ERR_LIMIT, ev->off, AF_PF ": more than %u slice events",
+		               UINT32_MAX - 2);
+	if (AF_GROW(pf->t->mem, pf->evs, pf->evs_cap, pf->nevs + 1))
+		return af_pf_nomem(ev->off, err);
+	pf->evs[pf->nevs] = *ev;
+	pf->evs[pf->nevs].order = (uint32_t)pf->nevs;
+	pf->nevs++;
+	return AF_OK;
+}
+
+/* A positive pid or tid of a descriptor, 0 for none. */
+static uint32_t af_pf_id(int has, int32_t v)
+{
+	return has && v > 0 ? (uint32_t)v : 0;
+}
+
+/* Decimal digits [s, s + n) into a u32: 0 on success. */
+static int af_pf_u32(const char *s, size_t n, uint32_t *out)
+{
+	uint64_t v = 0;
+	size_t i;
+
+	if (n == 0 || n > 10)
+		return -1;
+	for (i = 0; i < n; i++) {
+		if (s[i] < '0' || s[i] > '9')
+			return -1;
+		v = v * 10 + (uint64_t)(s[i] - '0');
+	}
+	if (v >= UINT32_MAX)
+		return -1;
+	*out = (uint32_t)v;
+	return 0;
+}
+
+/* One ftrace print event: an atrace mark (systrace.c reads the same marks
+ * from text).  The kernel keeps the writer's line end: it is not part of
+ * the name. */
+static af_status af_pf_print(af_pf *pf, const char *m, uint64_t ts, uint32_t tid,
+                             long long off, af_error *err)
+{
+	af_trace *t = pf->t;
+	size_t n = strlen(m), i;
+	af_pf_ev ev = {.ts = ts, .off = off, .tid = tid};
+	uint32_t pid;
+
+	while (n && (m[n - 1] == '\n' || m[n - 1] == '\r'))
+		n--;
+	if (n == 0 || (n >= 2 && m[1] != '|')) {
+		t->info.marks_ignored++;
+		return AF_OK;
+	}
+	switch (m[0]) {
+	case 'B':
+		if (n < 2) {
+			t->info.marks_ignored++;
+			return AF_OK;
+		}
+		for (i = 2; i < n && m[i] != '|'; i++)
+			;
+		if (af_pf_u32(m + 2, i - 2, &pid))
+			return af_fail(err, AF_ERR_FORMAT, off, AF_PF ": a begin mark whose pid "
+			               "is not a number: \"%.*s\"", (int)(i - 2 > 40 ? 40 : i - 2),
+			               m + 2);
+		if (i == n) {
+			t->info.marks_ignored++; /* "B|pid" names no slice */
+			return AF_OK;
+		}
+		ev.kind = AF_PF_BEGIN;
+		ev.pid = pid;
+		AF_FORWARD(af_pf_intern(pf, m + i + 1, n - i - 1, off, "slice name", &ev.name,
+		                        err));
+		return af_pf_add(pf, &ev, err);
+	case 'E':
+		ev.kind = AF_PF_END;
+		return af_pf_add(pf, &ev, err);
+	case 'S': case 'F': case 'T': case 'U': case 'G': case 'H':
+		t->info.async_ignored++;
+		return AF_OK;
+	case 'C':
+		t->info.counters_ignored++;
+		return AF_OK;
+	default:
+		t->info.marks_ignored++;
+		return AF_OK;
+	}
+}
+
+static af_status af_pf_ftrace(af_pf *pf, const Aflame__Pftrace__FtraceEventBundle *b,
+                              long long off, af_error *err)
+{
+	size_t i;
+
+	for (i = 0; i < b->n_event; i++) {
+		const Aflame__Pftrace__FtraceEvent *e = b->event[i];
+		if (!e->print || !e->print->buf)
+			continue;
+		if (!e->has_timestamp)
+			return af_fail(err, AF_ERR_RECORD, off, AF_PF ": an ftrace print event "
+			               "(event %zu of the cpu %u bundle) without a timestamp",
+			               i + 1, b->cpu);
+		AF_FORWARD(af_pf_print(pf, e->print->buf, e->timestamp, e->pid, off, err));
+	}
+	return AF_OK;
+}
+
+/* The name of a process from its command line: its first word. */
+static af_status af_pf_process(af_pf *pf, uint32_t pid, const char *name, long long off,
+                               af_error *err)
+{
+	if (!pid || !name)
+		return AF_OK;
+	return af_slices_process(pf->s, pid, name, strlen(name), off, err);
+}
+
+static af_status af_pf_tree(af_pf *pf, const Aflame__Pftrace__ProcessTree *pt, long long off,
+                            af_error *err)
+{
+	size_t i;
+
+	for (i = 0; i < pt->n_processes; i++) {
+		const Aflame__Pftrace__ProcessTree__Process *p = pt->processes[i];
+		uint32_t pid = af_pf_id(p->has_pid, p->pid);
+		if (!p->n_cmdline || !pid)
+			continue;
+		AF_FORWARD(af_pf_process(pf, pid, p->cmdline[0], off, err));
+		/* its main thread is not among the tree's threads */
+		AF_FORWARD(af_slices_thread(pf->s, pid, pid, p->cmdline[0],
+		                            strlen(p->cmdline[0]), off, err));
+	}
+	for (i = 0; i < pt->n_threads; i++) {
+		const Aflame__Pftrace__ProcessTree__Thread *th = pt->threads[i];
+		uint32_t tid = af_pf_id(th->has_tid, th->tid);
+		if (tid)
+			AF_FORWARD(af_slices_thread(pf->s, tid, af_pf_id(th->has_tgid, th->tgid),
+			                            th->name, th->name ? strlen(th->name) : 0, off,
+			                            err));
+	}
+	return AF_OK;
+}
+
+static af_status af_pf_pdesc(af_pf *pf, const Aflame__Pftrace__ProcessDescriptor *d,
+                             long long off, af_error *err)
+{
+	uint32_t pid = af_pf_id(d->has_pid, d->pid);
+
+	return af_pf_process(pf, pid, d->process_name ? d->process_name
+	                              : d->n_cmdline ? d->cmdline[0] : NULL, off, err);
+}
+
+static af_status af_pf_tdesc(af_pf *pf, const Aflame__Pftrace__ThreadDescriptor *d,
+                             long long off, af_error *err)
+{
+	uint32_t tid = af_pf_id(d->has_tid, d->tid);
+
+	if (!tid)
+		return AF_OK;
+	return af_slices_thread(pf->s, tid, af_pf_id(d->has_pid, d->pid), d->thread_name,
+	                        d->thread_name ? strlen(d->thread_name) : 0, off, err);
+}
+
+/* A TrackDescriptor: kept (the first one of a uuid, completed by those
+ * emitted again after a loss of state), and its thread and process named. */
+static af_status af_pf_track_desc(af_pf *pf, const Aflame__Pftrace__TrackDescriptor *d,
+                                  long long off, af_error *err)
+{
+	af_pf_track *tr;
+	uint32_t k;
+
+	if (d->process)
+		AF_FORWARD(af_pf_pdesc(pf, d->process, off, err));
+	if (d->thread)
+		AF_FORWARD(af_pf_tdesc(pf, d->thread, off, err));
+	if (!d->has_uuid)
+		return AF_OK;
+	if (!af_pf_map_get(&pf->track_of, d->uuid, &k)) {
+		if (pf->ntracks >= UINT32_MAX - 1 ||
+		    AF_GROW(pf->t->mem, pf->tracks, pf->tracks_cap, pf->ntracks + 1) ||
+		    af_pf_map_put(pf->t->mem, &pf->track_of, d->uuid, (uint32_t)pf->ntracks))
+			return af_pf_nomem(off, err);
+		k = (uint32_t)pf->ntracks++;
+		tr = &pf->tracks[k];
+		memset(tr, 0, sizeof *tr);
+		tr->uuid = d->uuid;
+		tr->name = AF_NONE;
+	}
+	tr = &pf->tracks[k];
+	if (d->has_parent_uuid && !tr->has_parent) {
+		tr->has_parent = 1;
+		tr->parent = d->parent_uuid;
+	}
+	if (d->name && tr->name == AF_NONE)
+		AF_FORWARD(af_pf_intern(pf, d->name, strlen(d->name), off, "track name",
+		                        &tr->name, err));
+	if (d->thread && !tr->tid) {
+		tr->tid = af_pf_id(d->thread->has_tid, d->thread->tid);
+		tr->pid = af_pf_id(d->thread->has_pid, d->thread->pid);
+	}
+	if (d->process && !tr->pid)
+		tr->pid = af_pf_id(d->process->has_pid, d->process->pid);
+	return AF_OK;
+}
+
+static af_status af_pf_interned(af_pf *pf, af_pf_seq *sq,
+                                const Aflame__Pftrace__InternedData *d, long long off,
+                                af_error *err)
+{
+	size_t i;
+
+	for (i = 0; i < d->n_event_names; i++) {
+		const Aflame__Pftrace__EventName *en = d->event_names[i];
+		const char *name = en->name ? en->name : "";
+		uint32_t id;
+		AF_FORWARD(af_pf_intern(pf, name, strlen(name), off, "event name", &id, err));
+		if (af_pf_map_put(pf->t->mem, &sq->names, en->iid, id))
+			return af_pf_nomem(off, err);
+	}
+	return AF_OK;
+}
+
+/* A TrackEvent of packet `p` on sequence `sq` (`seq` its id). */
+static af_status af_pf_track_event(af_pf *pf, const af_pf_packet *p, af_pf_seq *sq,
+                                   uint32_t seq, long long off, af_error *err)
+{
+	const af_pf_tevent *e = p->track_event;
+	af_trace *t = pf->t;
+	af_pf_ev ev = {.off = off};
+	uint32_t clock = p->has_timestamp_clock_id ? p->timestamp_clock_id : sq->clock;
+
+	switch (e->has_type ? e->type : 0) {
+	case AFLAME__PFTRACE__TRACK_EVENT__TYPE__TYPE_SLICE_BEGIN:
+		ev.kind = AF_PF_BEGIN;
+		break;
+	case AFLAME__PFTRACE__TRACK_EVENT__TYPE__TYPE_SLICE_END:
+		ev.kind = AF_PF_END;
+		break;
+	case AFLAME__PFTRACE__TRACK_EVENT__TYPE__TYPE_COUNTER:
+		t->info.counters_ignored++;
+		return AF_OK;
+	default:
+		t->info.marks_ignored++; /* instants, and the legacy form */
+		return AF_OK;
+	}
+	if ((p->has_sequence_flags &&
+	     (p->sequence_flags & AFLAME__PFTRACE__SEQUENCE_FLAGS__SEQ_NEEDS_INCREMENTAL_STATE)) &&
+	    !sq->valid) {
+		/* the state it needs was lost (the ring buffer wrapped, or
+		 * packets were dropped): Perfetto skips such packets too */
+		t->info.events_no_state++;
+		return AF_OK;
+	}
+	if (!p->has_timestamp)
+		return af_fail(err, AF_ERR_RECORD, off, AF_PF ": a track event without a "
+		               "timestamp");
+	if (clock >= AF_PF_SEQ_CLOCKS)
+		return af_fail(err, AF_ERR_FORMAT, off, AF_PF ": a track event timed by "
+		               "clock %u, a sequence's own (incremental) clock, which is "
+		               "not read", clock);
+	ev.ts = p->timestamp;
+	if (ev.kind == AF_PF_BEGIN) {
+		if (e->name) {
+			AF_FORWARD(af_pf_intern(pf, e->name, strlen(e->name), off, "slice name",
+			                        &ev.name, err));
+		} else if (e->has_name_iid) {
+			if (!af_pf_map_get(&sq->names, e->name_iid, &ev.name))
+				return af_fail(err, AF_ERR_RECORD, off, AF_PF ": a track event "
+				               "names interned event name %llu, which packet "
+				               "sequence %u has not defined",
+				               (unsigned long long)e->name_iid, seq);
+		} else {
+			AF_FORWARD(af_pf_intern(pf, "(unnamed)", 9, off, "slice name", &ev.name,
+			                        err));
+		}
+	}
+	if (e->has_track_uuid || sq->has_track) {
+		ev.on_track = 1;
+		ev.track = e->has_track_uuid ? e->track_uuid : sq->track;
+	} else if (sq->td_tid) {
+		ev.tid = sq->td_tid; /* the sequence's thread (older writers) */
+		ev.pid = sq->td_pid;
+	} else {
+		ev.on_track = 1; /* the trace's global track, uuid 0 */
+		ev.track = 0;
+	}
+	return af_pf_add(pf, &ev, err);
+}
+
+/* The offset to report for a fault `at` bytes into a packet at `off`: a
+ * packet of a compressed batch has no bytes of the file of its own. */
+static af_status af_pf_bad_packet(af_pf *pf, const uint8_t *pkt, size_t n, long long off,
+                                  int inflated, af_error *err)
+{
+	af_status st;
+
+	if (inflated) {
+		st = af_pb_check(&aflame__pftrace__trace_packet__descriptor, pkt, n, 0,
+		                 AF_PF " packet", err);
+		if (st != AF_OK && err) {
+			char tmp[sizeof err->message];
+			const char *m = err->message;
+			if (strncmp(m, AF_PF " packet: ", sizeof AF_PF + 8) == 0)
+				m += sizeof AF_PF + 8;
+			snprintf(tmp, sizeof tmp, AF_PF ": a packet of the compressed packets "
+			         "here, at its byte %lld once inflated: %.160s", err->offset, m);
+			memcpy(err->message, tmp, sizeof tmp);
+			err->offset = off;
+		}
+	} else {
+		/* the packet's bytes begin after its tag and length */
+		st = af_pb_check(&aflame__pftrace__trace_packet__descriptor, pkt, n,
+		                 (long long)(pkt - pf->buf), AF_PF " packet", err);
+	}
+	return st != AF_OK ? st : af_fail(err, AF_ERR_FORMAT, off, AF_PF ": protobuf-c "
+	                                  "cannot decode the packet");
+}
+
+int af_perfetto_detect(const uint8_t *buf, size_t len)
+{
+	size_t i, n = len < 4096 ? len : 4096;
+	int r = af_pf_detect(buf, len);
+
+	if (!r)
+		return 0;
+	for (i = 0; i < n; i++)
+		if ((buf[i] < 0x20 && (buf[i] < 0x09 || buf[i] > 0x0D)) || buf[i] == 0x7F)
+			return r;
+	return 0;
+}
+
+/* One packet. */
+static af_status af_pf_packet_read(af_pf *pf, const af_pf_packet *p, long long off,
+                                   af_error *err)
+{
+	uint32_t seq = p->has_trusted_packet_sequence_id ? p->trusted_packet_sequence_id : 0;
+	af_pf_seq *sq = NULL;
+
+	AF_FORWARD(af_pf_seq_for(pf, seq, off, &sq, err));
+	if ((p->has_incremental_state_cleared && p->incremental_state_cleared) ||
+	    (p->has_sequence_flags &&
+	     (p->sequence_flags & AFLAME__PFTRACE__SEQUENCE_FLAGS__SEQ_INCREMENTAL_STATE_CLEARED))) {
+		af_pf_map_clear(&sq->names);
+		sq->has_track = 0;
+		sq->clock = 0;
+		sq->td_tid = sq->td_pid = 0;
+		sq->valid = 1;
+	}
+	if (p->trace_packet_defaults) {
+		const Aflame__Pftrace__TracePacketDefaults *d = p->trace_packet_defaults;
+		if (d->has_timestamp_clock_id)
+			sq->clock = d->timestamp_clock_id;
+		if (d->track_event_defaults && d->track_event_defaults->has_track_uuid) {
+			sq->has_track = 1;
+			sq->track = d->track_event_defaults->track_uuid;
+		}
+	}
+	if (p->interned_data)
+		AF_FORWARD(af_pf_interned(pf, sq, p->interned_data, off, err));
+	if (p->process_tree)
+		AF_FORWARD(af_pf_tree(pf, p->process_tree, off, err));
+	if (p->process_descriptor)
+		AF_FORWARD(af_pf_pdesc(pf, p->process_descriptor, off, err));
+	if (p->thread_descriptor) {
+		const Aflame__Pftrace__ThreadDescriptor *d = p->thread_descriptor;
+		AF_FORWARD(af_pf_tdesc(pf, d, off, err));
+		sq->td_tid = af_pf_id(d->has_tid, d->tid);
+		sq->td_pid = af_pf_id(d->has_pid, d->pid);
+	}
+	if (p->track_descriptor)
+		AF_FORWARD(af_pf_track_desc(pf, p->track_descriptor, off, err));
+	if (p->ftrace_events)
+		AF_FORWARD(af_pf_ftrace(pf, p->ftrace_events, off, err));
+	if (p->track_event)
+		AF_FORWARD(af_pf_track_event(pf, p, sq, seq, off, err));
+	return AF_OK;
+}
+
+static int af_pf_ev_cmp(const void *a, const void *b)
+{
+	const af_pf_ev *x = a, *y = b;
+
+	if (x->ts != y->ts)
+		return x->ts < y->ts ? -1 : 1;
+	return x->order < y->order ? -1 : x->order > y->order;
+}
+
+/* The thread of the slices of track `uuid`: its thread's, or a
+ * pseudo-thread of its own named after it (its process the nearest
+ * ancestor's that has one). */
+static af_status af_pf_track_thread(af_pf *pf, uint64_t uuid, long long off,
+                                    uint32_t *tid, uint32_t *pid, af_error *err)
+{
+	af_pf_track *tr;
+	uint32_t k, hops;
+	char tmp[48];
+	const char *name;
+	size_t n;
+
+	if (!af_pf_map_get(&pf->track_of, uuid, &k)) {
+		/* described nowhere: a track of its own all the same */
+		af_pf_track nt = {.uuid = uuid, .name = AF_NONE};
+		if (pf->ntracks >= UINT32_MAX - 1 ||
+		    AF_GROW(pf->t->mem, pf->tracks, pf->tracks_cap, pf->ntracks + 1) ||
+		    af_pf_map_put(pf->t->mem, &pf->track_of, uuid, (uint32_t)pf->ntracks))
+			return af_pf_nomem(off, err);
+		k = (uint32_t)pf->ntracks++;
+		pf->tracks[k] = nt;
+	}
+	tr = &pf->tracks[k];
+	if (tr->tid) {
+		*tid = tr->tid;
+		*pid = tr->pid;
+		return AF_OK;
+	}
+	if (tr->pseudo) {
+		*tid = tr->pseudo;
+		*pid = tr->pid;
+		return AF_OK;
+	}
+	if (pf->npseudo >= UINT32_MAX - AF_PF_PSEUDO_TID - 1)
+		return af_fail(err, AF_ERR_LIMIT, off, AF_PF ": more than %u tracks without "
+		               "a thread", UINT32_MAX - AF_PF_PSEUDO_TID - 1);
+	tr->pseudo = AF_PF_PSEUDO_TID + pf->npseudo++;
+	{
+		/* its process: the nearest ancestor's (a bounded walk: parents
+		 * may loop in a damaged trace) */
+		const af_pf_track *a = tr;
+		for (hops = 0; !tr->pid && a->has_parent && hops < 64; hops++) {
+			uint32_t pk;
+			if (!af_pf_map_get(&pf->track_of, a->parent, &pk))
+				break;
+			a = &pf->tracks[pk];
+			tr->pid = a->pid;
+		}
+	}
+	if (tr->name != AF_NONE) {
+		name = pf->pool.str[tr->name];
+		n = strlen(name);
+	} else {
+		int m = snprintf(tmp, sizeof tmp, uuid ? "track %llu" : "global track",
+		                 (unsigned long long)uuid);
+		name = tmp;
+		n = (size_t)m;
+	}
+	AF_FORWARD(af_slices_thread(pf->s, tr->pseudo, tr->pid, name, n, off, err));
+	*tid = tr->pseudo;
+	*pid = tr->pid;
+	return AF_OK;
+}
+
+/* The records, in time order, into the slices. */
+static af_status af_pf_feed(af_pf *pf, af_error *err)
+{
+	size_t i;
+
+	if (pf->nevs) /* qsort wants a base even for nothing */
+		qsort(pf->evs, pf->nevs, sizeof *pf->evs, af_pf_ev_cmp);
+	for (i = 0; i < pf->nevs; i++) {
+		const af_pf_ev *ev = &pf->evs[i];
+		uint32_t tid = ev->tid, pid = ev->pid;
+		if (ev->on_track)
+			AF_FORWARD(af_pf_track_thread(pf, ev->track, ev->off, &tid, &pid, err));
+		if (tid == UINT32_MAX)
+			return af_fail(err, AF_ERR_FORMAT, ev->off, AF_PF ": thread id "
+			               "4294967295 is out of range");
+		if (ev->kind == AF_PF_BEGIN) {
+			const char *name = pf->pool.str[ev->name];
+			AF_FORWARD(af_slices_begin(pf->s, tid, pid, ev->ts, name, strlen(name),
+			                           ev->off, err));
+		} else {
+			AF_FORWARD(af_slices_end(pf->s, tid, ev->ts, ev->off, err));
+		}
+	}
+	return AF_OK;
+}
+
+static af_status af_pf_read(af_pf *pf, af_error *err)
+{
+	af_trace *t = pf->t;
+	af_pb_alloc alloc;
+	af_pf_reader *r;
+	const uint8_t *pkt;
+	size_t n;
+	long long off;
+	af_status st = AF_OK;
+	af_error own;
+	int got;
+
+	if (!err)
+		err = &own; /* the reader's status is read back from it */
+	af_pb_alloc_init(&alloc, t->mem);
+	r = af_pf_reader_new(t->mem, pf->buf, pf->len);
+	if (!r)
+		return af_pf_nomem(0, err);
+	while ((got = af_pf_reader_next(r, &pkt, &n, &off, err)) == 1) {
+		int inflated = !((uintptr_t)pkt >= (uintptr_t)pf->buf &&
+		                  (uintptr_t)pkt <= (uintptr_t)pf->buf + pf->len);
+		af_pf_packet *p = aflame__pftrace__trace_packet__unpack(&alloc.pc, n, pkt);
+		af_trace_progress(t, pf->buf + off, (size_t)off, pf->len);
+		if (!p) {
+			st = alloc.failed ? af_fail(err, AF_ERR_NOMEM, off, "out of memory "
+			                            "decoding a " AF_PF " packet")
+			                  : af_pf_bad_packet(pf, pkt, n, off, inflated, err);
+			break;
+		}
+		t->info.lines++;
+		st = af_pf_packet_read(pf, p, off, err);
+		aflame__pftrace__trace_packet__free_unpacked(p, &alloc.pc);
+		if (st != AF_OK)
+			break;
+	}
+	if (got < 0)
+		st = err->status;
+	af_pf_reader_free(r);
+	return st;
+}
+
+af_status af_trace_perfetto(af_trace *t, const uint8_t *buf, size_t len, af_error *err)
+{
+	af_pf pf = {.t = t, .buf = buf, .len = len};
+	af_status st;
+	size_t i;
+
+	t->info.variant = AF_VARIANT_PERFETTO;
+	pf.pool.mem = t->mem;
+	pf.seq_of.mem = t->mem;
+	pf.s = af_slices_new(t);
+	if (!pf.s)
+		return af_pf_nomem(0, err);
+	st = af_pf_read(&pf, err);
+	if (st == AF_OK)
+		st = af_pf_feed(&pf, err);
+	if (st == AF_OK)
+		st = af_slices_finish(pf.s, err);
+	af_slices_free(pf.s);
+	for (i = 0; i < pf.nseqs; i++)
+		af_free(t->mem, pf.seqs[i].names.slots);
+	af_free(t->mem, pf.seqs);
+	af_u32map_free(&pf.seq_of);
+	af_free(t->mem, pf.track_of.slots);
+	af_free(t->mem, pf.tracks);
+	af_free(t->mem, pf.evs);
+	af_names_free(&pf.pool);
+	return st;
+}
