@@ -52,6 +52,7 @@ static const char *variant_name(af_variant v)
 	case AF_VARIANT_FOLDED: return "folded";
 	case AF_VARIANT_ART_V2: return "ART V2";
 	case AF_VARIANT_SYSTRACE: return "systrace";
+	case AF_VARIANT_BTRACE: return "btrace";
 	}
 	return "unknown";
 }
