@@ -296,6 +296,20 @@ af_status af_trace_v2_walk(af_trace *t, const uint8_t *buf, size_t len, int decl
 /** Parses a whole ART V2 (compact) trace. */
 af_status af_trace_v2(af_trace *t, const uint8_t *buf, size_t len, af_error *err);
 
+/** 1 when the bytes begin as an ART long-running methods trace does: a
+ * "SLOW" header of version 0xF6, or (the headerless dump) an event block
+ * or a method packet whose length fits the input (trace_v6.c). */
+int af_v6_detect(const uint8_t *buf, size_t len);
+
+/** Reads an ART long-running methods trace's records to `cb`, as
+ * af_trace_v2_walk() reads a V2 trace's (trace_v6.c); times µs of wall
+ * time since the header's start. */
+af_status af_trace_v6_walk(af_trace *t, const uint8_t *buf, size_t len, int declare,
+                           af_v2_record_fn cb, void *ctx, af_error *err);
+
+/** Parses a whole ART long-running methods trace. */
+af_status af_trace_v6(af_trace *t, const uint8_t *buf, size_t len, af_error *err);
+
 /** 1 when the bytes begin as a btrace 2.0 trace does: the u4 format
  * version 5 (btrace.c).  Nothing else the library reads begins so. */
 int af_btrace_detect(const uint8_t *buf, size_t len);

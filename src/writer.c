@@ -31,6 +31,7 @@ struct af_writer {
 	uint64_t nrecords;
 	int failed;
 	int btrace;
+	int v6;          /* ART long-running methods (uses the V2 block state) */
 	/* ART V2 */
 	int v2;
 	af_v2_clock *clocks;
@@ -56,6 +57,12 @@ af_writer *af_writer_new(const af_writer_options *opt)
 	if (opt)
 		w->o = *opt;
 	w->block.mem = mem;
+	if (w->o.variant == AF_VARIANT_ART_V6) {
+		w->v6 = 1;
+		w->o.clock = AF_WRITER_WALL;
+		w->o.version = w->o.v6_headerless ? 6 : 0xF6;
+		return w;
+	}
 	if (w->o.variant == AF_VARIANT_BTRACE) {
 		w->btrace = 1;
 		w->o.clock = AF_WRITER_WALL;
@@ -382,6 +389,69 @@ static int af_bt_finish(af_writer *w, af_buf *b)
 	return r;
 }
 
+/* ART long-running methods: a record in the thread's event block. */
+static int af_v6_record(af_writer *w, uint32_t tid, uint32_t id, int action,
+                        uint32_t wall)
+{
+	af_v2_clock *c = af_v2_clock_of(w, tid);
+	uint64_t ta, ptr = AF_WRITER_V2_POINTER(id & ~3u);
+	int cap_hit, r;
+
+	if (!c)
+		return -1;
+	c->abs[1] = c->seen ? c->abs[1] + (int32_t)(wall - c->last[1]) : (int64_t)wall;
+	c->last[1] = wall;
+	c->seen = 1;
+	cap_hit = w->block_open && w->block_tid == tid && w->o.v2_block_records &&
+	          w->block_count >= w->o.v2_block_records;
+	if (w->block_open && (w->block_tid != tid || cap_hit) && af_v2_close(w))
+		return -1;
+	if (!w->block_open) {
+		memset(w->prev, 0, sizeof w->prev);
+		w->block_open = 1;
+		w->block_tid = tid;
+		w->block_count = 0;
+	}
+	ta = (AF_WRITER_V6_START_NS + (uint64_t)c->abs[1] * 1000u) << 1 |
+	     (action != AF_ENTER);
+	r = af_put_sleb(&w->block, ta - w->prev[0]);
+	w->prev[0] = ta;
+	if (action == AF_ENTER) {
+		r |= af_put_sleb(&w->block, ptr - w->prev[3]);
+		w->prev[3] = ptr;
+	}
+	w->block_count++;
+	w->nrecords++;
+	return r;
+}
+
+/* ART long-running methods: the header, the blocks, then the thread and
+ * method packets. */
+static int af_v6_finish(af_writer *w, af_buf *b)
+{
+	uint8_t h[32] = {'S', 'L', 'O', 'W'};
+	int r = af_v2_close(w);
+
+	if (!w->o.v6_headerless) {
+		af_put16(h + 4, 0xF6);
+		af_put64(h + 6, AF_WRITER_V6_START_NS);
+		r |= af_buf_append(b, h, sizeof h);
+		if (w->o.v6_summary) {
+			uint8_t s[17] = {3};
+			af_put64(s + 1, AF_WRITER_V6_START_NS);
+			af_put64(s + 9, AF_WRITER_V6_START_NS + 1000000000u);
+			r |= af_buf_append(b, s, sizeof s);
+		}
+	}
+	if (w->data.len)
+		r |= af_buf_append(b, w->data.data, w->data.len);
+	if (w->threads.len)
+		r |= af_buf_append(b, w->threads.data, w->threads.len);
+	if (w->methods.len)
+		r |= af_buf_append(b, w->methods.data, w->methods.len);
+	return r;
+}
+
 /* ART V2: a thread or method packet (the open block closed first). */
 static int af_v2_packet(af_writer *w, uint8_t type, uint64_t id, const char *text,
                         size_t len)
@@ -408,6 +478,15 @@ int af_writer_thread(af_writer *w, uint32_t tid, const char *name)
 
 	if (w->btrace)
 		return 0; /* btrace writes no thread names */
+	if (w->v6) {
+		uint8_t h[7] = {0};
+		if (len > 0xFFFF)
+			return af_ok(w, -1);
+		af_put32(h + 1, tid);
+		af_put16(h + 5, (uint32_t)len);
+		return af_ok(w, af_buf_append(&w->threads, h, sizeof h) ||
+		                    af_buf_append(&w->threads, name, len));
+	}
 	if (w->v2)
 		return af_ok(w, af_v2_packet(w, 0, tid, name, len));
 
@@ -433,6 +512,19 @@ int af_writer_method(af_writer *w, uint32_t id, const char *cls,
 	if (w->btrace) {
 		r = af_buf_printf(&w->methods, "%u,1,%s %s%s%s\n", id >> 2, cls, name,
 		                  *sig ? " " : "", sig);
+		return af_ok(w, r);
+	}
+	if (w->v6) {
+		uint8_t h[11] = {1};
+		r = af_buf_printf(&line, "%s\t%s\t%s\t%s\n", cls, name, sig, file);
+		if (!r && line.len > 0xFFFF)
+			r = -1;
+		af_put64(h + 1, AF_WRITER_V2_POINTER(id & ~3u));
+		af_put16(h + 9, (uint32_t)line.len);
+		if (!r)
+			r = af_buf_append(&w->methods, h, sizeof h) ||
+			    af_buf_append(&w->methods, line.data, line.len);
+		af_buf_free(&line);
 		return af_ok(w, r);
 	}
 	if (w->v2) {
@@ -479,6 +571,8 @@ int af_writer_record(af_writer *w, uint32_t tid, uint32_t id, int action,
 
 	if (w->btrace)
 		return af_ok(w, af_bt_record(w, tid, id, action, wall));
+	if (w->v6)
+		return af_ok(w, af_v6_record(w, tid, id, action, wall));
 	if (w->v2)
 		return af_ok(w, af_v2_record(w, tid, id, action, cpu, wall));
 	if (w->record_size == 9) {
@@ -501,7 +595,7 @@ int af_writer_record(af_writer *w, uint32_t tid, uint32_t id, int action,
 
 int af_writer_raw(af_writer *w, const void *bytes, size_t len)
 {
-	if (w->v2 && af_v2_close(w))
+	if ((w->v2 || w->v6) && af_v2_close(w))
 		return af_ok(w, -1);
 	return af_ok(w, af_buf_append(&w->data, bytes, len));
 }
@@ -580,10 +674,11 @@ int af_writer_finish(af_writer *w, uint8_t **out, size_t *len, size_t *key_len)
 	*len = 0;
 	if (w->failed)
 		return -1;
-	if (w->v2 || w->btrace) {
+	if (w->v2 || w->btrace || w->v6) {
 		if (key_len)
 			*key_len = 0;
-		r = w->btrace ? af_bt_finish(w, &b) : af_v2_finish(w, &b);
+		r = w->btrace ? af_bt_finish(w, &b) : w->v6 ? af_v6_finish(w, &b)
+		                                            : af_v2_finish(w, &b);
 		goto done;
 	}
 	if (w->o.variant != AF_VARIANT_STREAMING)

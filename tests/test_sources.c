@@ -321,6 +321,7 @@ static const t_file files[] = {
 	{"src/trace_regular.c", INPUTS},
 	{"src/trace_streaming.c", INPUTS},
 	{"src/trace_v2.c", INPUTS},
+	{"src/trace_v6.c", INPUTS},
 	{"src/btrace.c", INPUTS},
 	{"src/folded.c", INPUTS},
 	{"src/pb.h", INPUTS},     /* protobuf-c for the protobuf formats' parsers */

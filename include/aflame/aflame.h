@@ -124,9 +124,12 @@ typedef enum af_variant {
 	AF_VARIANT_ART_V2,    /* ART V2 compact trace (versions 4, 5, 0xF4, 0xF5) */
 	AF_VARIANT_SYSTRACE,  /* atrace/systrace text (plain, TRACE: + zlib, or
 	                         Systrace HTML): slices as calls, wall time */
-	AF_VARIANT_BTRACE     /* btrace 2.0 (RheaTrace) binary method trace:
+	AF_VARIANT_BTRACE,    /* btrace 2.0 (RheaTrace) binary method trace:
 	                         one 16-byte record per finished call, names
 	                         from its method mapping file, wall time */
+	AF_VARIANT_ART_V6     /* ART long-running methods trace (version 6:
+	                         0xF6 "SLOW" header, or the headerless dump of
+	                         earlier builds), wall time */
 } af_variant;
 
 /** Limits on what a trace may make the parser build.  Zero means default. */
@@ -148,7 +151,8 @@ typedef struct af_limits {
 typedef struct af_trace_info {
 	af_variant variant;
 	unsigned version;        /* data header version: 1, 2, 3, 0xF2, 0xF3;
-	                            ART V2: 4, 5, 0xF4, 0xF5 */
+	                            ART V2: 4, 5, 0xF4, 0xF5; long-running
+	                            methods: 0xF6, 6 (headerless); btrace: 5 */
 	unsigned record_size;    /* bytes per record: 9, 10 or 14 (0 for ART
 	                            V2, whose records are LEB128) */
 	int has_clock[AF_CLOCK_COUNT]; /* wait: set when both others are */

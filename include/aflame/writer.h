@@ -64,6 +64,13 @@ typedef struct af_writer_options {
 	                          reader closes it) */
 	uint64_t btrace_restart_ns; /* the latest (re)start, in ns after the
 	                          time base (header byte 24) */
+	/* AF_VARIANT_ART_V6 only (the long-running methods trace, §7): each
+	 * run of records of one thread is an event block (v2_block_records
+	 * caps it); times are the wall µs given, unwrapped per thread, as ns
+	 * after AF_WRITER_V6_START_NS; an exit or unwind names no method;
+	 * thread and method packets follow the blocks, as ART writes them. */
+	int v6_headerless;     /* the dump of earlier builds: no SLOW header */
+	int v6_summary;        /* the 17-byte summary record after the header */
 	const af_allocator *allocator; /* the writer's own blocks (NULL: malloc);
 	                                  the finished bytes come from malloc */
 } af_writer_options;
@@ -73,6 +80,9 @@ typedef struct af_writer_options {
 
 /** The time base a btrace trace's starts count from (elapsedRealtimeNanos). */
 #define AF_WRITER_BTRACE_BASE UINT64_C(86400000000000)
+
+/** The monotonic ns a long-running methods trace starts at. */
+#define AF_WRITER_V6_START_NS UINT64_C(5000000000000)
 
 /** Revision C's timestamp counter: its rate (Hz) and value at the start. */
 #define AF_WRITER_V2_TICK_HZ 24000000u

@@ -53,6 +53,7 @@ static const char *variant_name(af_variant v)
 	case AF_VARIANT_ART_V2: return "ART V2";
 	case AF_VARIANT_SYSTRACE: return "systrace";
 	case AF_VARIANT_BTRACE: return "btrace";
+	case AF_VARIANT_ART_V6: return "ART long-running methods";
 	}
 	return "?";
 }
@@ -180,6 +181,10 @@ void print_warnings(const char *name, const af_trace *t)
 		fprintf(stderr, PROG ": %s: warning: %u *threads entries have the "
 		        "record id of an earlier entry; the first one's name is used\n",
 		        file, i->thread_id_collisions);
+	if (i->variant == AF_VARIANT_ART_V6 && i->unmatched_ends)
+		fprintf(stderr, PROG ": %s: warning: ignored %llu exits of calls begun "
+		        "before the deepest stack ART recorded when tracing started\n",
+		        file, (unsigned long long)i->unmatched_ends);
 	if (i->variant == AF_VARIANT_BTRACE) {
 		if (i->names_missing)
 			fprintf(stderr, PROG ": %s: warning: btrace names its methods in a "
