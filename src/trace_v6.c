@@ -32,9 +32,11 @@
  * (af_trace_info.unmatched_ends) and ignored.  Only the long-running form
  * is read; the "all methods" trace of the same profiler writes no times.
  *
- * A dump cut short is read up to its last whole packet.  An entry naming a
- * method no packet names, a bad LEB128, a record past its block are errors
- * naming their byte.
+ * A dump cut short is read up to its last whole packet; as ART writes the
+ * method packets last, its entries of methods whose packet was cut off
+ * are drawn as unknown methods (counted).  In a whole file, an entry
+ * naming a method no packet names is an error, as are a bad LEB128 and a
+ * record past its block, naming their byte.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -165,6 +167,47 @@ static uint32_t af_v6_thread(const af_v6 *v, uint32_t tid)
 	return lo < v->ntids && v->tids[lo].tid == tid ? (uint32_t)lo + 1 : 0;
 }
 
+/* Adds the method of every entry of the blocks to the method table (those
+ * no packet names become unknown methods).  A bad LEB ends a block: the
+ * records' pass says where. */
+static af_status af_v6_entries(af_v6 *v, af_error *err)
+{
+	size_t pos = v->begin;
+
+	while (pos < v->end) {
+		const uint8_t *p = v->buf + pos, *q, *end;
+		uint64_t ta = 0, ptr = 0;
+
+		if (p[0] != AF_V6_BLOCK) {
+			pos += p[0] == AF_V6_THREAD   ? 7 + (size_t)af_rd16(p + 5)
+			       : p[0] == AF_V6_METHOD ? 11 + (size_t)af_rd16(p + 9)
+			                              : 17;
+			continue;
+		}
+		q = p + 12;
+		end = q + af_rd32(p + 8);
+		while (q < end) {
+			int64_t d;
+			size_t n;
+			if (af_v6_sleb(q, end, &d, &n))
+				break;
+			q += n;
+			ta += (uint64_t)d;
+			if (ta & 1)
+				continue;
+			if (af_v6_sleb(q, end, &d, &n))
+				break;
+			q += n;
+			ptr += (uint64_t)d;
+			if (AF_GROW(v->t->mem, v->ptrs, v->ptrs_cap, v->nptrs + 1))
+				return af_fail(err, AF_ERR_NOMEM, (long long)pos, "out of memory");
+			v->ptrs[v->nptrs++] = ptr;
+		}
+		pos = (size_t)(end - v->buf);
+	}
+	return AF_OK;
+}
+
 /* The first pass: every packet's framing checked, threads (of blocks and
  * of thread packets) and method pointers gathered. */
 static af_status af_v6_scan(af_v6 *v, int declare, af_error *err)
@@ -226,6 +269,10 @@ cut:
 		t->info.truncated_bytes = len - pos;
 		t->info.data_end = pos;
 	}
+	/* ART writes the method packets after the blocks: a dump cut short
+	 * loses some, and its entries of those methods are drawn as unknown */
+	if (pos < len)
+		AF_FORWARD(af_v6_entries(v, err));
 	if (v->nptrs) {
 		size_t i, n = 1;
 		qsort(v->ptrs, v->nptrs, sizeof *v->ptrs, af_v6_cmp_ptr);

@@ -406,3 +406,45 @@ Test(v6, dump_and_command_line)
 	free(path);
 	free(buf);
 }
+
+/* ART writes the method packets after the blocks: a dump cut inside them
+ * draws the entries of the methods cut off as unknown methods. */
+Test(v6, a_dump_cut_in_its_method_packets)
+{
+	static const op ops[] = {
+		THREAD(1, "main"),
+		REC(1, A, AF_ENTER, 0), REC(1, B, AF_ENTER, 10),
+		REC(1, B, AF_EXIT, 60), REC(1, A, AF_EXIT, 80),
+	};
+	af_writer_options o = {.variant = AF_VARIANT_ART_V6};
+	size_t len;
+	uint8_t *buf = write_case(o, ops, sizeof ops / sizeof *ops, &len);
+	/* the method packets come last, a to y, 11 + 31 bytes each: cut
+	 * inside d's (x and y are gone with it; none is called) */
+	size_t cut = len - 2 * 42 - 5;
+	af_trace *t = NULL;
+	af_error e = {0};
+	char *f;
+
+	cr_assert_eq(af_trace_parse(buf, cut, NULL, &t, &e), AF_OK, "%s (byte %lld)",
+	             e.message, e.offset);
+	cr_assert_eq(af_trace_get_info(t)->truncated_bytes, 37);
+	cr_assert_eq(af_trace_get_info(t)->unknown_methods, 0);
+	af_trace_free(t);
+	f = t_folded(buf, cut, AF_CLOCK_WALL, NULL);
+	cr_assert_str_eq(f, "main;com.example.App.a 30\nmain;com.example.App.a;"
+	                    "com.example.App.b 50\n");
+	free(f);
+	/* cut inside b's packet: b's entry is an unknown method */
+	cut = len - 4 * 42 - 5;
+	cr_assert_eq(af_trace_parse(buf, cut, NULL, &t, &e), AF_OK, "%s (byte %lld)",
+	             e.message, e.offset);
+	cr_assert_eq(af_trace_get_info(t)->unknown_methods, 1);
+	cr_assert_eq(af_trace_get_info(t)->unknown_method_calls, 1);
+	af_trace_free(t);
+	f = t_folded(buf, cut, AF_CLOCK_WALL, NULL);
+	cr_assert_str_eq(f, "main;com.example.App.a 30\nmain;com.example.App.a;"
+	                    "(unknown method 0x4) 50\n");
+	free(f);
+	free(buf);
+}
