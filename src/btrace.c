@@ -396,6 +396,7 @@ static af_status af_bt_calls(af_trace *t, const uint8_t *buf, size_t nrec,
 		int64_t s = (int64_t)(w0 >> 19), e;
 		uint32_t mid = (uint32_t)(w1 & AF_BT_MID_MASK);
 
+		af_trace_progress(t, p, (size_t)af_bt_off((uint32_t)r), t->input_len);
 		if (w1 == 0)
 			continue; /* an unused slot */
 		if (s & (int64_t)(AF_BT_CLOCK >> 1))
@@ -526,8 +527,6 @@ static af_status af_bt_emit(af_trace *t, af_bt_call *calls, size_t n,
 		stack[depth++] = i;
 		st = cb(ctx, af_bt_off(c->rec), c->tid, c->mid << 2, af_bt_us(c->start),
 		        af_bt_us(c->start), err);
-		if ((i & 0xFFFF) == 0)
-			af_trace_progress(t, (size_t)af_bt_off(c->rec), t->input_len);
 	}
 	af_free(t->mem, stack);
 	return st;

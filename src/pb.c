@@ -226,40 +226,56 @@ af_status af_pb_check(const ProtobufCMessageDescriptor *desc, const uint8_t *buf
 /* Steps over the top-level field at *p: 0 and its number and wire type,
  * 1 when the bytes end inside it, -2 when a varint of it runs past ten
  * bytes, -1 when it is otherwise malformed. */
-static int af_pb_skip(const uint8_t *buf, size_t len, size_t *p, uint32_t *number,
-                      int *wt)
+int af_pb_field(const uint8_t *buf, size_t len, size_t *p, af_pb_field_t *f)
 {
-	uint64_t tag, v;
+	uint64_t tag;
 	int r;
 
+	f->at = *p;
+	f->number = 0;
+	f->wire = 0;
 	if ((r = af_pb_varint(buf, p, len, &tag)) != 0)
 		return r == 1 ? 1 : -2;
-	*wt = (int)(tag & 7);
+	f->wire = (int)(tag & 7);
 	if (tag >> 3 == 0 || tag >> 3 > 0x1FFFFFFF)
 		return -1;
-	*number = (uint32_t)(tag >> 3);
-	switch (*wt) {
+	f->number = (uint32_t)(tag >> 3);
+	f->value = 0;
+	f->data = 0;
+	switch (f->wire) {
 	case AF_WT_VARINT:
-		r = af_pb_varint(buf, p, len, &v);
+		r = af_pb_varint(buf, p, len, &f->value);
 		return r == 2 ? -2 : r;
 	case AF_WT_I64:
 	case AF_WT_I32: {
-		size_t n = *wt == AF_WT_I64 ? 8 : 4;
+		size_t n = f->wire == AF_WT_I64 ? 8 : 4;
 		if (len - *p < n)
 			return 1;
 		*p += n;
 		return 0;
 	}
 	case AF_WT_LEN:
-		if ((r = af_pb_varint(buf, p, len, &v)) != 0)
+		if ((r = af_pb_varint(buf, p, len, &f->value)) != 0)
 			return r == 2 ? -2 : 1;
-		if (v > len - *p)
+		if (f->value > len - *p)
 			return 1;
-		*p += (size_t)v;
+		f->data = *p;
+		*p += (size_t)f->value;
 		return 0;
 	default:
 		return -1;
 	}
+}
+
+static int af_pb_skip(const uint8_t *buf, size_t len, size_t *p, uint32_t *number,
+                      int *wt)
+{
+	af_pb_field_t f;
+	int r = af_pb_field(buf, len, p, &f);
+
+	*number = f.number;
+	*wt = f.wire;
+	return r;
 }
 
 long long af_pb_field_offset(const uint8_t *buf, size_t len, uint32_t number,

@@ -39,6 +39,21 @@ af_status af_pb_check(const ProtobufCMessageDescriptor *desc, const uint8_t *buf
 long long af_pb_field_offset(const uint8_t *buf, size_t len, uint32_t number,
                              size_t index);
 
+/** One field of a message, read by af_pb_field(). */
+typedef struct af_pb_field_t {
+	uint32_t number;   /* the field's number (never 0) */
+	int wire;          /* its wire type (AF_PB_VARINT, AF_PB_LEN, ...) */
+	uint64_t value;    /* a varint's value; a LEN field's length */
+	size_t at;         /* where its tag starts */
+	size_t data;       /* where a LEN field's bytes start */
+} af_pb_field_t;
+
+/** Reads the field at buf[*p] (before `len`) into `f` and moves *p past
+ * it: 0 when it is sound, 1 when the bytes end inside it, -1 for a field
+ * numbered 0 or a wire type protobuf does not have, -2 for a varint of
+ * more than ten bytes. */
+int af_pb_field(const uint8_t *buf, size_t len, size_t *p, af_pb_field_t *f);
+
 /** Wire types for af_pb_sniff(): a field's, or AF_PB_PACKED added for a
  * repeated number that may come packed (length-delimited). */
 enum { AF_PB_VARINT = 0, AF_PB_I64 = 1, AF_PB_LEN = 2, AF_PB_I32 = 5,

@@ -14,9 +14,12 @@
  *  - frames still open at the end close at the thread's last record;
  *  - clocks are unwrapped per thread; a step backwards counts as zero.
  */
+#define _DEFAULT_SOURCE /* madvise */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
 
 #include "java.h"
 #include "trace.h"
@@ -816,4 +819,39 @@ const char *af_empty_message(const af_trace *trace, const af_tree_options *opt)
 	return trace->info.variant == AF_VARIANT_FOLDED
 	       ? "no line's first frame matches the --thread filter"
 	       : "no thread with records matches the --thread filter";
+}
+
+/* How far behind the parse a window's pages are kept: a second core
+ * feeding another part of the threads reads the same records a little
+ * behind or ahead (a page it needs again is only mapped again). */
+#define AF_WINDOW_LAG (16u << 20)
+
+void af_trace_window(af_trace *t, const uint8_t *at)
+{
+	static size_t page;
+	size_t done;
+
+	if (!t->window || at < t->window || at > t->window + t->window_len)
+		return;
+	if (!page)
+		page = (size_t)sysconf(_SC_PAGESIZE);
+	done = (size_t)(at - t->window);
+	if (done + AF_WINDOW_LAG < t->window_freed)
+		t->window_freed = 0; /* a pass over the bytes again */
+	if (done <= AF_WINDOW_LAG)
+		return;
+	done = (done - AF_WINDOW_LAG) & ~(page - 1);
+	if (done > t->window_freed) {
+		/* a file's clean pages: they read back from it if ever needed */
+		madvise((void *)(t->window + t->window_freed), done - t->window_freed,
+		        MADV_DONTNEED);
+		t->window_freed = done;
+	}
+}
+
+void af_trace_tick(af_trace *t, const uint8_t *at, size_t done, size_t total)
+{
+	if (t->progress)
+		t->progress(t->progress_ctx, done, total);
+	af_trace_window(t, at);
 }

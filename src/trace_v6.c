@@ -472,7 +472,7 @@ af_status af_trace_v6_walk(af_trace *t, const uint8_t *buf, size_t len, int decl
 		if (p[0] == AF_V6_BLOCK) {
 			st = af_v6_block(&v, pos, err);
 			pos += 12 + (size_t)af_rd32(p + 8);
-			af_trace_progress(t, pos, len);
+			af_trace_progress(t, p, pos, len);
 		} else {
 			pos += p[0] == AF_V6_THREAD   ? 7 + (size_t)af_rd16(p + 5)
 			       : p[0] == AF_V6_METHOD ? 11 + (size_t)af_rd16(p + 9)

@@ -324,8 +324,12 @@ static const t_file files[] = {
 	{"src/trace_v6.c", INPUTS},
 	{"src/btrace.c", INPUTS},
 	{"src/folded.c", INPUTS},
+	{"src/bytes.h", INPUTS},  /* an input's bytes: mapped, read, inflated, spilled */
+	{"src/bytes.c", INPUTS},
 	{"src/pb.h", INPUTS},     /* protobuf-c for the protobuf formats' parsers */
 	{"src/pb.c", INPUTS},
+	{"src/pftrace.h", INPUTS}, /* a Perfetto trace's packets, for its readers */
+	{"src/pftrace.c", INPUTS},
 	{"src/pprof.c", INPUTS},
 	{"pprof.pb-c.h", INPUTS}, /* made from src/pprof.proto by protoc-c at build time */
 	{"src/slices.h", INPUTS},
@@ -363,6 +367,7 @@ static const t_file files[] = {
 	{"render/cairo.c", OUTPUTS},
 	{"render/html.c", OUTPUTS},
 	{"render/folded.c", OUTPUTS},
+	{"render/pprof.c", OUTPUTS},
 	{"render/dot.c", OUTPUTS},
 	{"render/profile_html.c", OUTPUTS},
 	{"flame_js.h", OUTPUTS}, /* made from render/flame.js at build time */
