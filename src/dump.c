@@ -53,7 +53,8 @@ static int af_dump_record(af_dump *d, const af_trace *t, uint64_t off, uint32_t 
 		return -1;
 	/* every record's thread is one of the trace's (the parse made it) */
 	th = k < t->thread_of_len && t->thread_of[k] ? t->thread_of[k] - 1 : AF_NONE;
-	if (t->info.variant == AF_VARIANT_ART_V2 && th != AF_NONE)
+	if ((t->info.variant == AF_VARIANT_ART_V2 || t->info.variant == AF_VARIANT_ART_V6) &&
+	    th != AF_NONE)
 		tid = t->threads[th].tid; /* the kernel id, not the dense one */
 	fprintf(d->out, "%llu\t%u\t%s\t%s\t0x%x\t%s", (unsigned long long)off, tid,
 	        th != AF_NONE ? d->thread[th] : "", af_actions[ma & 3], ma & ~3u, name);
@@ -128,7 +129,8 @@ static int af_dump_records(af_dump *d, const af_trace *t, const uint8_t *buf)
 	return 0;
 }
 
-/* An ART V2 record, as trace_v2.c decodes it again. */
+/* An ART V2 record, as trace_v2.c decodes it again (or a btrace call's
+ * enter or exit, as btrace.c rebuilds them again). */
 static af_status af_dump_v2(void *ctx, long long off, uint32_t tid, uint32_t ma,
                             uint32_t t0, uint32_t t1, af_error *err)
 {
@@ -179,6 +181,12 @@ static af_status af_dump_walk(af_trace *t, const uint8_t *buf, size_t len, af_er
 		if (t->info.variant == AF_VARIANT_ART_V2) {
 			d.trace = t;
 			walked = af_trace_v2_walk(t, buf, len, 0, af_dump_v2, &d, err);
+		} else if (t->info.variant == AF_VARIANT_ART_V6) {
+			d.trace = t;
+			walked = af_trace_v6_walk(t, buf, len, 0, af_dump_v2, &d, err);
+		} else if (t->info.variant == AF_VARIANT_BTRACE) {
+			d.trace = t;
+			walked = af_trace_btrace_walk(t, buf, len, 0, af_dump_v2, &d, err);
 		} else {
 			bad = af_dump_records(&d, t, buf);
 		}

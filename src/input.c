@@ -38,7 +38,9 @@ static int af_cannot_be_trace(const uint8_t *b, size_t n)
 	size_t i = 0;
 
 	if (n < 4 || b[0] == '*' || (b[0] == 0x1F && b[1] == 0x8B) ||
-	    memcmp(b, "SLOW", 4) == 0 || af_pprof_detect(b, n) || af_pf_detect(b, n))
+	    memcmp(b, "SLOW", 4) == 0 || af_btrace_detect(b, n) ||
+	    b[0] == 1 || b[0] == 2 /* a headerless long-running methods dump */ ||
+	    af_pprof_detect(b, n) || af_pf_detect(b, n))
 		return 0;
 	while (i < n && (b[i] == '\n' || b[i] == '\r'))
 		i++;
@@ -124,8 +126,20 @@ static af_status af_parse_plain(af_trace *t, const uint8_t *b, size_t len,
 			t->info.variant = AF_VARIANT_ART_V2;
 			return af_trace_v2(t, b, len, err);
 		}
+		if (v == 0xF6) {
+			t->info.variant = AF_VARIANT_ART_V6;
+			return af_trace_v6(t, b, len, err);
+		}
 		t->info.variant = AF_VARIANT_STREAMING;
 		return af_trace_streaming(t, b, len, err);
+	}
+	if (af_btrace_detect(b, len)) {
+		t->info.variant = AF_VARIANT_BTRACE;
+		return af_trace_btrace(t, b, len, err);
+	}
+	if (af_v6_detect(b, len)) {
+		t->info.variant = AF_VARIANT_ART_V6;
+		return af_trace_v6(t, b, len, err);
 	}
 	if (len > 0 && b[0] == '*') {
 		size_t end;

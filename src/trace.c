@@ -48,6 +48,7 @@ static af_trace *af_trace_alloc(af_mem *mem, af_limits lim,
 		t->wakers = opt->wakers;
 		t->jobs = opt->jobs;
 		t->sample_type = opt->sample_type;
+		t->btrace_mapping = opt->btrace_mapping;
 		t->progress = opt->progress;
 		t->progress_ctx = opt->progress_ctx;
 	}

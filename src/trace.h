@@ -87,6 +87,7 @@ struct af_trace {
 	int wakers;               /* af_parse_options.wakers */
 	int jobs;                 /* af_parse_options.jobs */
 	const char *sample_type;  /* af_parse_options.sample_type (the caller's) */
+	const af_btrace_mapping *btrace_mapping; /* af_parse_options' (the caller's) */
 	void (*progress)(void *ctx, uint64_t done, uint64_t total);
 	void *progress_ctx;
 	uint64_t (*totals)[AF_CLOCK_RECORDED]; /* per raw node, its subtree's time:
@@ -309,6 +310,37 @@ af_status af_trace_v2_walk(af_trace *t, const uint8_t *buf, size_t len, int decl
 
 /** Parses a whole ART V2 (compact) trace. */
 af_status af_trace_v2(af_trace *t, const uint8_t *buf, size_t len, af_error *err);
+
+/** 1 when the bytes begin as an ART long-running methods trace does: a
+ * "SLOW" header of version 0xF6, or (the headerless dump) an event block
+ * or a method packet whose length fits the input (trace_v6.c). */
+int af_v6_detect(const uint8_t *buf, size_t len);
+
+/** Reads an ART long-running methods trace's records to `cb`, as
+ * af_trace_v2_walk() reads a V2 trace's (trace_v6.c); times µs of wall
+ * time since the header's start. */
+af_status af_trace_v6_walk(af_trace *t, const uint8_t *buf, size_t len, int declare,
+                           af_v2_record_fn cb, void *ctx, af_error *err);
+
+/** Parses a whole ART long-running methods trace. */
+af_status af_trace_v6(af_trace *t, const uint8_t *buf, size_t len, af_error *err);
+
+/** 1 when the bytes begin as a btrace 2.0 trace does: the u4 format
+ * version 5 (btrace.c).  Nothing else the library reads begins so. */
+int af_btrace_detect(const uint8_t *buf, size_t len);
+
+/** Reads a btrace 2.0 trace's calls as enter and exit records to `cb`, in
+ * each thread's time order, thread after thread (btrace.c): `tid` the
+ * thread id (15 bits), `ma` the method id (mid << 2) | action, times in
+ * µs of wall time (t0 = t1); `off` the byte of the call's record.  With
+ * `declare` the threads and methods go into `t` first (the parse); without
+ * (the dump, after the parse) they are only looked up. */
+af_status af_trace_btrace_walk(af_trace *t, const uint8_t *buf, size_t len,
+                               int declare, af_v2_record_fn cb, void *ctx,
+                               af_error *err);
+
+/** Parses a whole btrace 2.0 trace. */
+af_status af_trace_btrace(af_trace *t, const uint8_t *buf, size_t len, af_error *err);
 
 /** Marks the clocks the records hold: both for two-field records, else the
  * one the key named (thread-cpu when it named none, as other readers do). */

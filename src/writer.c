@@ -9,12 +9,16 @@
 #include "aflame/writer.h"
 #include "internal.h"
 
-/* ART V2: a thread's times so far. */
+/* ART V2 and btrace: a thread's times so far. */
 typedef struct af_v2_clock {
 	uint32_t tid;
 	uint32_t last[2]; /* the µs given last: cpu, wall */
 	int64_t abs[2];   /* unwrapped */
 	int seen;
+	/* btrace: the calls open, innermost last */
+	uint32_t *ids;
+	int64_t *starts;  /* wall µs, unwrapped */
+	size_t depth, cap, starts_cap;
 } af_v2_clock;
 
 struct af_writer {
@@ -26,6 +30,8 @@ struct af_writer {
 	af_buf data;     /* records (and streaming items, V2 packets) */
 	uint64_t nrecords;
 	int failed;
+	int btrace;
+	int v6;          /* ART long-running methods (uses the V2 block state) */
 	/* ART V2 */
 	int v2;
 	af_v2_clock *clocks;
@@ -51,6 +57,18 @@ af_writer *af_writer_new(const af_writer_options *opt)
 	if (opt)
 		w->o = *opt;
 	w->block.mem = mem;
+	if (w->o.variant == AF_VARIANT_ART_V6) {
+		w->v6 = 1;
+		w->o.clock = AF_WRITER_WALL;
+		w->o.version = w->o.v6_headerless ? 6 : 0xF6;
+		return w;
+	}
+	if (w->o.variant == AF_VARIANT_BTRACE) {
+		w->btrace = 1;
+		w->o.clock = AF_WRITER_WALL;
+		w->o.version = 5;
+		return w;
+	}
 	if (w->o.variant == AF_VARIANT_ART_V2) {
 		w->v2 = 1;
 		if (w->o.v2_revision == 0)
@@ -83,6 +101,7 @@ bad:
 void af_writer_free(af_writer *w)
 {
 	af_mem *mem;
+	size_t i;
 
 	if (!w)
 		return;
@@ -91,6 +110,10 @@ void af_writer_free(af_writer *w)
 	af_buf_free(&w->methods);
 	af_buf_free(&w->data);
 	af_buf_free(&w->block);
+	for (i = 0; i < w->nclocks; i++) {
+		af_free(mem, w->clocks[i].ids);
+		af_free(mem, w->clocks[i].starts);
+	}
 	af_free(mem, w->clocks);
 	af_free(mem, w);
 	af_mem_unref(mem);
@@ -255,6 +278,180 @@ static int af_v2_record(af_writer *w, uint32_t tid, uint32_t id, int action,
 	return r;
 }
 
+/* The finished bytes of `b` (unless `failed`) in a block the caller frees
+ * with free(): the one kind of block not from the writer's allocator.  `b`
+ * is freed. */
+static int af_hand_over(af_buf *b, int failed, uint8_t **out, size_t *len)
+{
+	*out = failed ? NULL : malloc(b->len ? b->len : 1);
+	if (*out) {
+		if (b->len)
+			memcpy(*out, b->data, b->len);
+		*len = b->len;
+	}
+	af_buf_free(b);
+	return *out ? 0 : -1;
+}
+
+/* btrace: one record, packed as btrace packs it. */
+static int af_bt_put(af_writer *w, uint64_t start, uint64_t dur, uint32_t tid,
+                     uint32_t mid)
+{
+	uint8_t r[16];
+
+	af_put64(r, start << 19 | dur >> 26);
+	af_put64(r + 8, (dur & 0x3FFFFFFu) << 38 | (uint64_t)tid << 23 | mid);
+	w->nrecords++;
+	return af_buf_append(&w->data, r, sizeof r);
+}
+
+/* btrace: thread c's innermost call ends at `now` µs. */
+static int af_bt_close(af_writer *w, af_v2_clock *c, int64_t now)
+{
+	int64_t start = c->starts[--c->depth];
+
+	return af_bt_put(w, (uint64_t)start * 1000u,
+	                 (uint64_t)(now > start ? now - start : 0) * 1000u, c->tid,
+	                 c->ids[c->depth] >> 2);
+}
+
+static int af_bt_record(af_writer *w, uint32_t tid, uint32_t id, int action,
+                        uint32_t wall)
+{
+	af_v2_clock *c = af_v2_clock_of(w, tid);
+	int64_t now;
+
+	if (!c)
+		return -1;
+	c->abs[1] = c->seen ? c->abs[1] + (int32_t)(wall - c->last[1]) : (int64_t)wall;
+	c->last[1] = wall;
+	c->seen = 1;
+	now = c->abs[1];
+	if (action != AF_ENTER) {
+		if (c->depth)
+			return af_bt_close(w, c, now);
+		/* running when tracing began: btrace's begin of -1, the time base */
+		return af_bt_put(w, 0, (uint64_t)(now > 0 ? now : 0) * 1000u, tid, id >> 2);
+	}
+	if (AF_GROW(w->mem, c->ids, c->cap, c->depth + 1) ||
+	    AF_GROW(w->mem, c->starts, c->starts_cap, c->depth + 1))
+		return -1;
+	c->ids[c->depth] = id & ~3u;
+	c->starts[c->depth++] = now;
+	return 0;
+}
+
+int af_writer_btrace_record(af_writer *w, uint64_t start, uint64_t dur,
+                            uint32_t tid, uint32_t mid)
+{
+	if (!w->btrace)
+		return af_ok(w, -1);
+	return af_ok(w, af_bt_put(w, start, dur, tid, mid));
+}
+
+int af_writer_btrace_mapping(af_writer *w, uint8_t **out, size_t *len)
+{
+	af_buf b = {.mem = w->mem};
+	int r;
+
+	*out = NULL;
+	*len = 0;
+	if (!w->btrace || w->failed)
+		return -1;
+	r = af_buf_printf(&b, "#5b1e4c2a-7d3f-4e8b-9a61-0c2d3e4f5a6b\n");
+	if (w->methods.len)
+		r |= af_buf_append(&b, w->methods.data, w->methods.len);
+	return af_hand_over(&b, r, out, len);
+}
+
+/* btrace: the header, the records, the calls left open, the padding. */
+static int af_bt_finish(af_writer *w, af_buf *b)
+{
+	uint8_t h[32] = {5};
+	size_t i;
+	int r = 0;
+
+	af_put32(h + 4, w->nclocks ? w->clocks[0].tid : 1);
+	af_put64(h + 8, AF_WRITER_BTRACE_BASE + UINT64_C(3600000000000));
+	af_put64(h + 16, AF_WRITER_BTRACE_BASE);
+	af_put64(h + 24, AF_WRITER_BTRACE_BASE + w->o.btrace_restart_ns);
+	for (i = 0; i < w->nclocks && !w->o.btrace_drop_open; i++)
+		while (w->clocks[i].depth && !r)
+			r = af_bt_close(w, &w->clocks[i], w->clocks[i].abs[1]);
+	r |= af_buf_append(b, h, sizeof h);
+	if (w->data.len)
+		r |= af_buf_append(b, w->data.data, w->data.len);
+	while (!r && !w->o.btrace_no_padding && b->len < 2000000) {
+		static const uint8_t zeros[4096];
+		r = af_buf_append(b, zeros, 2000000 - b->len < sizeof zeros ? 2000000 - b->len
+		                                                          : sizeof zeros);
+	}
+	return r;
+}
+
+/* ART long-running methods: a record in the thread's event block. */
+static int af_v6_record(af_writer *w, uint32_t tid, uint32_t id, int action,
+                        uint32_t wall)
+{
+	af_v2_clock *c = af_v2_clock_of(w, tid);
+	uint64_t ta, ptr = AF_WRITER_V2_POINTER(id & ~3u);
+	int cap_hit, r;
+
+	if (!c)
+		return -1;
+	c->abs[1] = c->seen ? c->abs[1] + (int32_t)(wall - c->last[1]) : (int64_t)wall;
+	c->last[1] = wall;
+	c->seen = 1;
+	cap_hit = w->block_open && w->block_tid == tid && w->o.v2_block_records &&
+	          w->block_count >= w->o.v2_block_records;
+	if (w->block_open && (w->block_tid != tid || cap_hit) && af_v2_close(w))
+		return -1;
+	if (!w->block_open) {
+		memset(w->prev, 0, sizeof w->prev);
+		w->block_open = 1;
+		w->block_tid = tid;
+		w->block_count = 0;
+	}
+	ta = (AF_WRITER_V6_START_NS + (uint64_t)c->abs[1] * 1000u) << 1 |
+	     (action != AF_ENTER);
+	r = af_put_sleb(&w->block, ta - w->prev[0]);
+	w->prev[0] = ta;
+	if (action == AF_ENTER) {
+		r |= af_put_sleb(&w->block, ptr - w->prev[3]);
+		w->prev[3] = ptr;
+	}
+	w->block_count++;
+	w->nrecords++;
+	return r;
+}
+
+/* ART long-running methods: the header, the blocks, then the thread and
+ * method packets. */
+static int af_v6_finish(af_writer *w, af_buf *b)
+{
+	uint8_t h[32] = {'S', 'L', 'O', 'W'};
+	int r = af_v2_close(w);
+
+	if (!w->o.v6_headerless) {
+		af_put16(h + 4, 0xF6);
+		af_put64(h + 6, AF_WRITER_V6_START_NS);
+		r |= af_buf_append(b, h, sizeof h);
+		if (w->o.v6_summary) {
+			uint8_t s[17] = {3};
+			af_put64(s + 1, AF_WRITER_V6_START_NS);
+			af_put64(s + 9, AF_WRITER_V6_START_NS + 1000000000u);
+			r |= af_buf_append(b, s, sizeof s);
+		}
+	}
+	if (w->data.len)
+		r |= af_buf_append(b, w->data.data, w->data.len);
+	if (w->threads.len)
+		r |= af_buf_append(b, w->threads.data, w->threads.len);
+	if (w->methods.len)
+		r |= af_buf_append(b, w->methods.data, w->methods.len);
+	return r;
+}
+
 /* ART V2: a thread or method packet (the open block closed first). */
 static int af_v2_packet(af_writer *w, uint8_t type, uint64_t id, const char *text,
                         size_t len)
@@ -279,6 +476,17 @@ int af_writer_thread(af_writer *w, uint32_t tid, const char *name)
 {
 	size_t len = strlen(name);
 
+	if (w->btrace)
+		return 0; /* btrace writes no thread names */
+	if (w->v6) {
+		uint8_t h[7] = {0};
+		if (len > 0xFFFF)
+			return af_ok(w, -1);
+		af_put32(h + 1, tid);
+		af_put16(h + 5, (uint32_t)len);
+		return af_ok(w, af_buf_append(&w->threads, h, sizeof h) ||
+		                    af_buf_append(&w->threads, name, len));
+	}
 	if (w->v2)
 		return af_ok(w, af_v2_packet(w, 0, tid, name, len));
 
@@ -301,6 +509,24 @@ int af_writer_method(af_writer *w, uint32_t id, const char *cls,
 	af_buf line = {.mem = w->mem};
 	int r;
 
+	if (w->btrace) {
+		r = af_buf_printf(&w->methods, "%u,1,%s %s%s%s\n", id >> 2, cls, name,
+		                  *sig ? " " : "", sig);
+		return af_ok(w, r);
+	}
+	if (w->v6) {
+		uint8_t h[11] = {1};
+		r = af_buf_printf(&line, "%s\t%s\t%s\t%s\n", cls, name, sig, file);
+		if (!r && line.len > 0xFFFF)
+			r = -1;
+		af_put64(h + 1, AF_WRITER_V2_POINTER(id & ~3u));
+		af_put16(h + 9, (uint32_t)line.len);
+		if (!r)
+			r = af_buf_append(&w->methods, h, sizeof h) ||
+			    af_buf_append(&w->methods, line.data, line.len);
+		af_buf_free(&line);
+		return af_ok(w, r);
+	}
 	if (w->v2) {
 		r = af_buf_printf(&line, "%s\t%s\t%s\t%s\n", cls, name, sig, file);
 		if (!r)
@@ -343,6 +569,10 @@ int af_writer_record(af_writer *w, uint32_t tid, uint32_t id, int action,
 	uint32_t ma = (id & ~3u) | ((uint32_t)action & 3);
 	uint32_t one = w->o.clock == AF_WRITER_WALL ? wall : cpu;
 
+	if (w->btrace)
+		return af_ok(w, af_bt_record(w, tid, id, action, wall));
+	if (w->v6)
+		return af_ok(w, af_v6_record(w, tid, id, action, wall));
 	if (w->v2)
 		return af_ok(w, af_v2_record(w, tid, id, action, cpu, wall));
 	if (w->record_size == 9) {
@@ -365,7 +595,7 @@ int af_writer_record(af_writer *w, uint32_t tid, uint32_t id, int action,
 
 int af_writer_raw(af_writer *w, const void *bytes, size_t len)
 {
-	if (w->v2 && af_v2_close(w))
+	if ((w->v2 || w->v6) && af_v2_close(w))
 		return af_ok(w, -1);
 	return af_ok(w, af_buf_append(&w->data, bytes, len));
 }
@@ -444,10 +674,11 @@ int af_writer_finish(af_writer *w, uint8_t **out, size_t *len, size_t *key_len)
 	*len = 0;
 	if (w->failed)
 		return -1;
-	if (w->v2) {
+	if (w->v2 || w->btrace || w->v6) {
 		if (key_len)
 			*key_len = 0;
-		r = af_v2_finish(w, &b);
+		r = w->btrace ? af_bt_finish(w, &b) : w->v6 ? af_v6_finish(w, &b)
+		                                            : af_v2_finish(w, &b);
 		goto done;
 	}
 	if (w->o.variant != AF_VARIANT_STREAMING)
@@ -475,13 +706,5 @@ int af_writer_finish(af_writer *w, uint8_t **out, size_t *len, size_t *key_len)
 		af_buf_free(&k);
 	}
 done:
-	/* the caller frees the bytes with free(): the one block not from the
-	 * writer's allocator */
-	*out = r ? NULL : malloc(b.len ? b.len : 1);
-	if (*out) {
-		memcpy(*out, b.data, b.len);
-		*len = b.len;
-	}
-	af_buf_free(&b);
-	return *out ? 0 : -1;
+	return af_hand_over(&b, r, out, len);
 }

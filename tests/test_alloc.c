@@ -541,7 +541,8 @@ static uint8_t *t_trace(const af_writer_options *o, size_t *len, size_t *key_len
 	cr_assert_eq(af_writer_method(w, 4, "com.example.App", "run", "()V", "A.java"), 0);
 	cr_assert_eq(af_writer_method(w, 8, "com.example.App", "draw", "(I[J)V", ""), 0);
 	cr_assert_eq(af_writer_method(w, 12, "android.os.Looper", "loop", "()V", ""), 0);
-	if (o->variant == AF_VARIANT_ART_V2) /* V2 declares every method */
+	if (o->variant == AF_VARIANT_ART_V2 || o->variant == AF_VARIANT_ART_V6)
+		/* V2 declares every method; version 6 each it names */
 		cr_assert_eq(af_writer_method(w, 0x40, "a.B", "c", "()V", ""), 0);
 	if (o->v2_revision != 'C') /* its exits name no method */
 		cr_assert_eq(af_writer_record(w, 1, 12, AF_EXIT, k, k), 0); /* orphan */
@@ -602,6 +603,15 @@ Test(alloc, failing_allocations_art_v2)
 	                (af_writer_options){.variant = AF_VARIANT_ART_V2,
 	                                    .clock = AF_WRITER_WALL, .v2_revision = 'C',
 	                                    .no_summary = 1}, 0);
+}
+
+Test(alloc, failing_allocations_art_v6_and_btrace)
+{
+	t_inject_writer("ART long-running methods",
+	                (af_writer_options){.variant = AF_VARIANT_ART_V6, .v6_summary = 1}, 0);
+	t_inject_writer("btrace 2.0 (no mapping)",
+	                (af_writer_options){.variant = AF_VARIANT_BTRACE,
+	                                    .btrace_no_padding = 1}, 0);
 }
 
 Test(alloc, failing_allocations_flamechart)

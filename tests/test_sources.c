@@ -321,6 +321,8 @@ static const t_file files[] = {
 	{"src/trace_regular.c", INPUTS},
 	{"src/trace_streaming.c", INPUTS},
 	{"src/trace_v2.c", INPUTS},
+	{"src/trace_v6.c", INPUTS},
+	{"src/btrace.c", INPUTS},
 	{"src/folded.c", INPUTS},
 	{"src/bytes.h", INPUTS},  /* an input's bytes: mapped, read, inflated, spilled */
 	{"src/bytes.c", INPUTS},

@@ -124,8 +124,14 @@ typedef enum af_variant {
 	AF_VARIANT_ART_V2,    /* ART V2 compact trace (versions 4, 5, 0xF4, 0xF5) */
 	AF_VARIANT_SYSTRACE,  /* atrace/systrace text (plain, TRACE: + zlib, or
 	                         Systrace HTML): slices as calls, wall time */
-	AF_VARIANT_PERFETTO   /* Perfetto trace: its atrace and TrackEvent
+	AF_VARIANT_PERFETTO,  /* Perfetto trace: its atrace and TrackEvent
 	                         slices as calls, wall time */
+	AF_VARIANT_BTRACE,    /* btrace 2.0 (RheaTrace) binary method trace:
+	                         one 16-byte record per finished call, names
+	                         from its method mapping file, wall time */
+	AF_VARIANT_ART_V6     /* ART long-running methods trace (version 6:
+	                         0xF6 "SLOW" header, or the headerless dump of
+	                         earlier builds), wall time */
 } af_variant;
 
 /** Limits on what a trace may make the parser build.  Zero means default. */
@@ -147,7 +153,8 @@ typedef struct af_limits {
 typedef struct af_trace_info {
 	af_variant variant;
 	unsigned version;        /* data header version: 1, 2, 3, 0xF2, 0xF3;
-	                            ART V2: 4, 5, 0xF4, 0xF5 */
+	                            ART V2: 4, 5, 0xF4, 0xF5; long-running
+	                            methods: 0xF6, 6 (headerless); btrace: 5 */
 	unsigned record_size;    /* bytes per record: 9, 10 or 14 (0 for ART
 	                            V2, whose records are LEB128) */
 	int has_clock[AF_CLOCK_COUNT]; /* wait: set when both others are */
@@ -209,9 +216,49 @@ typedef struct af_trace_info {
 	                              ignored (atrace leaves some) */
 	uint64_t events_no_state;  /* Perfetto: track events of a sequence whose
 	                              interned state was lost: ignored */
+	/* btrace 2.0: calls rebuilt from each record's begin and duration;
+	 * records counts the calls, enters and exits the events made of them. */
+	uint64_t calls_clipped;    /* calls that began inside another call of
+	                              their thread and ended after it: cut at
+	                              its end, so that they nest */
+	uint64_t calls_stale;      /* calls that ended before the trace's
+	                              latest (re)start: left from an earlier
+	                              run, dropped */
+	uint64_t starts_clamped;   /* calls begun before that start (or before
+	                              tracing began): begun at it instead */
+	int names_missing;         /* no method mapping was given: methods are
+	                              named "method#ID" */
 } af_trace_info;
 
 typedef struct af_trace af_trace;
+
+/** A btrace 2.0 method mapping file (methodMapping.txt, made by btrace's
+ * Gradle plugin): a "#<uuid>" line, then "<id>,<access flags>,<class>
+ * <method>[ <descriptor>]" lines, the class dotted, the descriptor left
+ * out for native methods.  A btrace trace names its methods by these ids
+ * only.  Read-only once parsed: one mapping may serve several parses at
+ * once. */
+typedef struct af_btrace_mapping af_btrace_mapping;
+
+/** Parses a btrace method mapping held in memory.  A malformed line, an
+ * id given twice or past the trace's 23 bits fail with AF_ERR_FORMAT and
+ * the line in err->line (err->offset is -1).  Free with
+ * af_btrace_mapping_free(). */
+AF_NODISCARD af_status af_btrace_mapping_parse(const void *buf, size_t len,
+                                               af_btrace_mapping **out,
+                                               af_error *err);
+
+/** Reads and parses the btrace method mapping at `path` (at most 2 GiB:
+ * AF_ERR_LIMIT past it). */
+AF_NODISCARD af_status af_btrace_mapping_load(const char *path,
+                                              af_btrace_mapping **out,
+                                              af_error *err);
+
+/** Number of methods the mapping names. */
+size_t af_btrace_mapping_count(const af_btrace_mapping *m);
+
+/** Frees a mapping.  NULL is a no-op. */
+void af_btrace_mapping_free(af_btrace_mapping *m);
 
 /** Parse options.  A zeroed struct gives the defaults. */
 typedef struct af_parse_options {
@@ -239,6 +286,12 @@ typedef struct af_parse_options {
 	                    name ("alloc_space") or index ("0"); NULL: the
 	                    profile's default, else its last, as pprof
 	                    chooses.  Other inputs ignore it. */
+	const af_btrace_mapping *btrace_mapping; /* btrace 2.0 input: the names
+	                    of its method ids, borrowed for the parse (the
+	                    trace copies what it uses).  NULL: methods are
+	                    named "method#ID" (af_trace_info.names_missing).
+	                    A record whose id the mapping lacks fails the
+	                    parse.  Other inputs ignore it. */
 } af_parse_options;
 
 /** Parses a trace held in memory, detecting the variant from the bytes

@@ -42,6 +42,7 @@ typedef struct cli {
 	const char *before;     /* --diff BEFORE: input is AFTER */
 	int normalize;          /* --normalize: BEFORE scaled to AFTER's total */
 	const char *mapping;    /* --mapping: a ProGuard/R8 mapping file */
+	const char *btrace_mapping; /* --btrace-mapping: a btrace method mapping */
 	int report_html;        /* --report-format html */
 	int call_graph;         /* --call-graph, or -o FILE.dot: the call graph */
 	double call_graph_threshold; /* % of a caller's time (dmtracedump -t) */

@@ -304,6 +304,7 @@ int main(int argc, char **argv)
 {
 	cli c;
 	af_mapping *mapping = NULL;
+	af_btrace_mapping *btrace_mapping = NULL;
 	int r;
 
 	/* Large tables grow by doubling: with a fixed mmap threshold glibc
@@ -322,6 +323,14 @@ int main(int argc, char **argv)
 		}
 		c.tree.mapping = mapping;
 	}
+	if (r < 0 && c.btrace_mapping) {
+		af_error e = {0};
+		if (af_btrace_mapping_load(c.btrace_mapping, &btrace_mapping, &e) != AF_OK) {
+			report_error(c.btrace_mapping, &e);
+			r = 1;
+		}
+		c.parse.btrace_mapping = btrace_mapping;
+	}
 	if (r < 0)
 		r = c.dump ? run_dump(&c) : c.before ? run_diff(&c) : run(&c);
 	/* every output in place at once, or none */
@@ -330,6 +339,7 @@ int main(int argc, char **argv)
 	else if (r != 0)
 		out_discard();
 	af_mapping_free(mapping);
+	af_btrace_mapping_free(btrace_mapping);
 	free(c.threads);
 	free(c.processes);
 	free(c.inputs);

@@ -24,7 +24,7 @@ enum {
 	O_FACTOR, O_TOTAL, O_ENCODING, O_FONTWIDTH, O_SORT, O_THEME, O_NAMEATTR, O_JOBS,
 	O_MIN_SHARE, O_THUMBNAIL, O_MAX_DEPTH, O_MAX_NODES, O_MAX_MEMORY, O_REPORT,
 	O_REPORT_FORMAT, O_DIFF, O_MAPPING, O_FOCUS, O_EXCLUDE, O_CALL_GRAPH,
-	O_CALL_GRAPH_THRESHOLD, O_DUMP, O_SAMPLE_TYPE
+	O_CALL_GRAPH_THRESHOLD, O_DUMP, O_SAMPLE_TYPE, O_BTRACE_MAPPING
 };
 
 const char *const cli_section_titles[CLI_NSECTIONS] = {
@@ -60,6 +60,9 @@ const cli_option cli_options[] = {
 	OPT("sample-type", 0, "NAME", DRAW, O_SAMPLE_TYPE,
 	    "pprof input: the sample type to draw, by name (alloc_space, cpu) or "
 	    "index (default: the profile's default, else its last, as pprof)"),
+	OPT("btrace-mapping", 0, "FILE", DRAW, O_BTRACE_MAPPING,
+	    "btrace 2.0 input: its method mapping (methodMapping.txt), which "
+	    "names its method ids (without it: method#ID)"),
 	OPT("thread", 0, "T", DRAW, O_THREAD,
 	    "only thread T: its name or id; for folded input, the lines whose "
 	    "first frame is T (repeat for more)"),
@@ -444,6 +447,7 @@ static int apply(cli *c, int id, const char *val)
 		break;
 	case O_DIFF: c->before = val; break;
 	case O_SAMPLE_TYPE: c->parse.sample_type = val; break;
+	case O_BTRACE_MAPPING: c->btrace_mapping = val; break;
 	case O_JOBS:
 		if (parse_number(val, 1, 256, &d) || d != (int)d)
 			return bad_usage("--jobs takes a whole number from 1 to 256, not '%s'", val);

@@ -53,6 +53,8 @@ static const char *variant_name(af_variant v)
 	case AF_VARIANT_ART_V2: return "ART V2";
 	case AF_VARIANT_SYSTRACE: return "systrace";
 	case AF_VARIANT_PERFETTO: return "perfetto";
+	case AF_VARIANT_BTRACE: return "btrace";
+	case AF_VARIANT_ART_V6: return "ART long-running methods";
 	}
 	return "?";
 }
@@ -115,6 +117,20 @@ void print_summary(const char *name, const af_trace *t)
 		        (unsigned long long)i->marks_ignored,
 		        (unsigned long long)i->events_no_state,
 		        (unsigned long long)i->time_backwards[AF_CLOCK_WALL]);
+		return;
+	}
+	if (i->variant == AF_VARIANT_BTRACE) {
+		fprintf(stderr, "%s: btrace 2.0 trace%s, 16-byte records, clock wall: "
+		        "%llu calls on %u threads\n"
+		        "  methods: %u%s; calls clipped to their caller: %llu; starts "
+		        "clamped: %llu; calls left from an earlier run: %llu; truncated "
+		        "bytes: %llu\n", file, i->gzip ? " (gzip)" : "",
+		        (unsigned long long)i->enters, i->threads_with_records, i->methods,
+		        i->names_missing ? " (no mapping: named method#ID)" : "",
+		        (unsigned long long)i->calls_clipped,
+		        (unsigned long long)i->starts_clamped,
+		        (unsigned long long)i->calls_stale,
+		        (unsigned long long)i->truncated_bytes);
 		return;
 	}
 	const char *clock = i->has_clock[0] && i->has_clock[1] ? "dual"
@@ -186,6 +202,26 @@ void print_warnings(const char *name, const af_trace *t)
 		fprintf(stderr, PROG ": %s: warning: %u *threads entries have the "
 		        "record id of an earlier entry; the first one's name is used\n",
 		        file, i->thread_id_collisions);
+	if (i->variant == AF_VARIANT_ART_V6 && i->unmatched_ends)
+		fprintf(stderr, PROG ": %s: warning: ignored %llu exits of calls begun "
+		        "before the deepest stack ART recorded when tracing started\n",
+		        file, (unsigned long long)i->unmatched_ends);
+	if (i->variant == AF_VARIANT_BTRACE) {
+		if (i->names_missing)
+			fprintf(stderr, PROG ": %s: warning: btrace names its methods in a "
+			        "separate mapping file; without --btrace-mapping FILE they "
+			        "are drawn as method#ID\n", file);
+		if (i->calls_clipped)
+			fprintf(stderr, PROG ": %s: warning: %llu calls began inside another "
+			        "call of their thread and ended after it; each was cut at "
+			        "the end of the call it began in\n", file,
+			        (unsigned long long)i->calls_clipped);
+		if (i->calls_stale)
+			fprintf(stderr, PROG ": %s: warning: ignored %llu calls that ended "
+			        "before tracing last (re)started, left from an earlier run\n",
+			        file, (unsigned long long)i->calls_stale);
+		return;
+	}
 	if (i->variant == AF_VARIANT_SYSTRACE || i->variant == AF_VARIANT_PERFETTO) {
 		if (i->ignored_lines)
 			fprintf(stderr, PROG ": %s: warning: ignored %llu lines that are no "

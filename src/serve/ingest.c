@@ -53,6 +53,8 @@ static const char *variant_name(af_variant v)
 	case AF_VARIANT_ART_V2: return "ART V2";
 	case AF_VARIANT_SYSTRACE: return "systrace";
 	case AF_VARIANT_PERFETTO: return "perfetto";
+	case AF_VARIANT_BTRACE: return "btrace";
+	case AF_VARIANT_ART_V6: return "ART long-running methods";
 	}
 	return "unknown";
 }
