@@ -14,6 +14,7 @@
 #include <unistd.h>
 #include <zlib.h>
 
+#include "perfetto_prof.h"
 #include "systrace.h"
 #include "trace.h"
 
@@ -232,6 +233,10 @@ static af_status af_parse_plain(af_trace *t, const uint8_t *b, size_t len,
 		t->info.variant = AF_VARIANT_SYSTRACE;
 		return af_trace_systrace(t, b, len, err);
 	}
+	/* a Perfetto trace holding heap dumps or CPU samples (before pprof,
+	 * whose first field has a packet's number) */
+	if (af_pfprof_detect(t->mem, b, len))
+		return af_trace_pfprof(t, b, len, err);
 	/* a pprof profile: binary, told from text by the soundness of its
 	 * protobuf fields (text that happens to be a sound prefix stays text) */
 	pprof = af_pprof_detect(b, len);

@@ -45,6 +45,8 @@ static af_trace *af_trace_alloc(af_mem *mem, af_limits lim,
 		t->wakers = opt->wakers;
 		t->jobs = opt->jobs;
 		t->sample_type = opt->sample_type;
+		t->heap_view = opt->heap_view;
+		t->heap_dump = opt->heap_dump;
 		t->progress = opt->progress;
 		t->progress_ctx = opt->progress_ctx;
 	}

@@ -87,6 +87,8 @@ struct af_trace {
 	int wakers;               /* af_parse_options.wakers */
 	int jobs;                 /* af_parse_options.jobs */
 	const char *sample_type;  /* af_parse_options.sample_type (the caller's) */
+	const char *heap_view;    /* af_parse_options.heap_view (the caller's) */
+	unsigned heap_dump;       /* af_parse_options.heap_dump */
 	void (*progress)(void *ctx, uint64_t done, uint64_t total);
 	void *progress_ctx;
 	uint64_t (*totals)[AF_CLOCK_RECORDED]; /* per raw node, its subtree's time:

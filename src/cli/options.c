@@ -24,7 +24,7 @@ enum {
 	O_FACTOR, O_TOTAL, O_ENCODING, O_FONTWIDTH, O_SORT, O_THEME, O_NAMEATTR, O_JOBS,
 	O_MIN_SHARE, O_THUMBNAIL, O_MAX_DEPTH, O_MAX_NODES, O_MAX_MEMORY, O_REPORT,
 	O_REPORT_FORMAT, O_DIFF, O_MAPPING, O_FOCUS, O_EXCLUDE, O_CALL_GRAPH,
-	O_CALL_GRAPH_THRESHOLD, O_DUMP, O_SAMPLE_TYPE
+	O_CALL_GRAPH_THRESHOLD, O_DUMP, O_SAMPLE_TYPE, O_HEAP_VIEW, O_HEAP_DUMP
 };
 
 const char *const cli_section_titles[CLI_NSECTIONS] = {
@@ -59,6 +59,11 @@ const cli_option cli_options[] = {
 	OPT("sample-type", 0, "NAME", DRAW, O_SAMPLE_TYPE,
 	    "pprof input: the sample type to draw, by name (alloc_space, cpu) or "
 	    "index (default: the profile's default, else its last, as pprof)"),
+	OPT("heap-view", 0, "NAME", DRAW, O_HEAP_VIEW,
+	    "heapprofd dumps (Perfetto traces): unreleased-size (default), "
+	    "unreleased-count, total-size or total-count"),
+	OPT("heap-dump", 0, "N", DRAW, O_HEAP_DUMP,
+	    "heapprofd: draw the N-th heap dump (from 1; default: the last)"),
 	OPT("thread", 0, "T", DRAW, O_THREAD,
 	    "only thread T: its name or id; for folded input, the lines whose "
 	    "first frame is T (repeat for more)"),
@@ -425,6 +430,12 @@ static int apply(cli *c, int id, const char *val)
 		break;
 	case O_DIFF: c->before = val; break;
 	case O_SAMPLE_TYPE: c->parse.sample_type = val; break;
+	case O_HEAP_VIEW: c->parse.heap_view = val; break;
+	case O_HEAP_DUMP:
+		if (parse_number(val, 1, 4294967295.0, &d) || d != (double)(unsigned)d)
+			return bad_usage("--heap-dump takes a dump number from 1, not '%s'", val);
+		c->parse.heap_dump = (unsigned)d;
+		break;
 	case O_JOBS:
 		if (parse_number(val, 1, 256, &d) || d != (int)d)
 			return bad_usage("--jobs takes a whole number from 1 to 256, not '%s'", val);
