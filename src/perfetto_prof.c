@@ -737,6 +737,8 @@ static af_status af_pfp_threads(af_pfp *pp, af_error *err)
 			th->tid = th->record_tid = p->tid;
 			if (af_pfp_map_get(&pp->thread_name, p->tid, &s))
 				name = pp->strs[s].s;
+			else if (p->tid == p->pid)
+				name = proc; /* a main thread is named as its process */
 			n = name ? snprintf(tmp, sizeof tmp, "%.400s", name)
 			         : snprintf(tmp, sizeof tmp, "Thread-%u", p->tid);
 		}
