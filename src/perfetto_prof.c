@@ -791,6 +791,8 @@ static af_status af_pfp_build(af_pfp *pp, af_error *err)
 			AF_FORWARD(af_pfp_add(pp, t->threads[pp->counts[i].thread].root,
 			                      pp->counts[i].stack, pp->counts[i].n, &sum, err));
 	}
+	/* heap: the samples of the dump with a value; CPU: the samples */
+	t->info.records = t->info.perfetto_profile == 1 ? t->info.lines : sum;
 	{
 		af_pfp_map pids = {0};
 		for (i = 0; i < pp->nthr; i++) {
