@@ -24,6 +24,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "demangle.h"
 #include "pb.h"
 #include "perfetto_prof.h"
 #include "perfetto_prof.pb-c.h"
@@ -223,6 +224,7 @@ typedef struct af_pfp {
 	af_pfp_map proc_name; /* pid -> strs */
 	af_pfp_map thread_name; /* tid -> strs */
 	uint64_t heap_packets, perf_samples;
+	af_buf dm;            /* a demangled name */
 } af_pfp;
 
 static af_status af_pfp_nomem(const af_pfp *pp, af_error *err)
@@ -361,8 +363,16 @@ static af_status af_pfp_frames(af_pfp *pp, af_pfp_seq *sq, af_pfp_pbframe **v, s
 		if (f->mapping_id && !af_pfp_map_get(&sq->mapping, f->mapping_id, &m))
 			return af_pfp_missing(pp, "frame", f->iid, "mapping", f->mapping_id, err);
 		if (s != AF_NONE && pp->strs[s].len) {
-			text = pp->strs[s].s;
-			len = pp->strs[s].len;
+			int dm = pp->t->no_demangle ? 0
+			         : af_demangle(&pp->dm, pp->strs[s].s, pp->strs[s].len);
+			if (dm < 0)
+				return af_pfp_nomem(pp, err);
+			text = dm ? pp->dm.data : pp->strs[s].s;
+			len = dm ? pp->dm.len : pp->strs[s].len;
+			if (len > pp->t->limits.max_name_len)
+				return af_fail(err, AF_ERR_LIMIT, pp->off, AF_PFP ": frame %llu's "
+				               "name is longer than %u bytes",
+				               (unsigned long long)f->iid, pp->t->limits.max_name_len);
 		} else if (m != AF_NONE) {
 			const char *lib = af_pfp_basename(pp->mappings[m]);
 			int k = snprintf(addr, sizeof addr, "%.40s%s0x%llx", lib, *lib ? "+" : "",
@@ -837,6 +847,7 @@ static void af_pfp_free(af_pfp *pp)
 	af_pfp_map_free(mem, &pp->count_of);
 	af_pfp_map_free(mem, &pp->proc_name);
 	af_pfp_map_free(mem, &pp->thread_name);
+	af_buf_free(&pp->dm);
 }
 
 int af_pfprof_detect(af_mem *mem, const uint8_t *buf, size_t len)
@@ -871,6 +882,7 @@ af_status af_trace_pfprof(af_trace *t, const uint8_t *buf, size_t len, af_error 
 	memset(&pp, 0, sizeof pp);
 	pp.t = t;
 	pp.mem = t->mem;
+	pp.dm.mem = t->mem;
 	pp.want_dump = t->heap_dump;
 	t->info.variant = AF_VARIANT_FOLDED;
 	if (t->heap_view) {

@@ -47,6 +47,7 @@ static af_trace *af_trace_alloc(af_mem *mem, af_limits lim,
 		t->sample_type = opt->sample_type;
 		t->heap_view = opt->heap_view;
 		t->heap_dump = opt->heap_dump;
+		t->no_demangle = opt->no_demangle;
 		t->progress = opt->progress;
 		t->progress_ctx = opt->progress_ctx;
 	}

@@ -361,7 +361,7 @@ Test(perfetto_prof, inline_tables)
 	sub(&body, 37, &prof);
 	packet(&in, 3, &body);
 	f = folded_with(&in, NULL, 0, NULL);
-	cr_expect_str_eq(f, "pid 4242;alloc_big;_Znwm 3072\n");
+	cr_expect_str_eq(f, "pid 4242;alloc_big;operator new(unsigned long) 3072\n");
 	free(f);
 }
 
@@ -631,4 +631,100 @@ Test(perfetto_prof, systing_cpu_samples)
 	af_trace_free(t);
 	free(buf);
 	free(path);
+}
+
+/* ------------------------------------------------------------------ */
+/* Native frames: C++ names demangled                                  */
+
+/* A heap dump whose one frame is named `name` (Android 10's form). */
+static void named_frame_trace(pb *in, const char *name)
+{
+	pb body = {.n = 0}, prof = {.n = 0}, d = {.n = 0};
+	static const uint64_t cs[] = {1};
+
+	in->n = 0;
+	istr(&prof, 1, 1, name);
+	frame(&prof, 2, 1, 1, 0, 0);
+	stack(&prof, 3, 1, cs, 1);
+	vi(&d, 1, 1);
+	hsample(&d, 1, 8, 0, 1, 0);
+	sub(&prof, 5, &d);
+	sub(&body, 37, &prof);
+	packet(in, 1, &body);
+}
+
+static char *folded_demangled(const pb *in, int no_demangle)
+{
+	af_parse_options po = {.no_demangle = no_demangle};
+	af_trace *t = NULL;
+	af_tree *tree = NULL;
+	af_error e = {0};
+	char *text = NULL;
+	size_t tlen = 0;
+	FILE *f;
+
+	cr_assert_eq(af_trace_parse(in->b, in->n, &po, &t, &e), AF_OK, "%s", e.message);
+	cr_assert_eq(af_tree_from_trace(t, NULL, &tree, &e), AF_OK, "%s", e.message);
+	f = open_memstream(&text, &tlen);
+	cr_assert_not_null(f);
+	cr_assert_eq(af_folded_write(tree, AF_CLOCK_WALL, f, &e), AF_OK, "%s", e.message);
+	fclose(f);
+	af_tree_free(tree);
+	af_trace_free(t);
+	return text;
+}
+
+Test(perfetto_prof, cpp_names_demangled_unless_asked)
+{
+	pb *in = malloc(sizeof *in);
+	char *f;
+
+	cr_assert_not_null(in);
+	named_frame_trace(in, "_ZN7android14AndroidRuntime15javaThreadShellEPv");
+	f = folded_demangled(in, 0);
+	cr_expect_str_eq(f, "pid 1;android::AndroidRuntime::javaThreadShell(void*) 8\n");
+	free(f);
+	f = folded_demangled(in, 1);
+	cr_expect_str_eq(f, "pid 1;_ZN7android14AndroidRuntime15javaThreadShellEPv 8\n");
+	free(f);
+	/* not a mangled name: as written */
+	named_frame_trace(in, "_Znotmangled");
+	f = folded_demangled(in, 0);
+	cr_expect_str_eq(f, "pid 1;_Znotmangled 8\n");
+	free(f);
+	free(in);
+}
+
+/* Hostile names: nesting past libiberty's recursion limit, and a name
+ * longer than AF_DEMANGLE_MAX, are kept as written, without a crash. */
+Test(perfetto_prof, hostile_mangled_names_kept)
+{
+	pb *in = malloc(sizeof *in);
+	char name[6000], *f, *want;
+	size_t n;
+
+	cr_assert_not_null(in);
+	memcpy(name, "_Z1f", 4);
+	for (n = 4; n < 4 + 3000; n++)
+		name[n] = 'P';
+	name[n++] = 'i';
+	name[n] = '\0';
+	named_frame_trace(in, name);
+	f = folded_demangled(in, 0);
+	want = malloc(strlen(name) + 16);
+	cr_assert_not_null(want);
+	sprintf(want, "pid 1;%s 8\n", name);
+	cr_expect_str_eq(f, want);
+	free(f);
+	free(want);
+	/* 5,000 bytes: a valid name, too long to demangle */
+	memcpy(name, "_Z5000", 6);
+	for (n = 6; n < 5006; n++)
+		name[n] = 'a';
+	memcpy(name + n, "v", 2);
+	named_frame_trace(in, name);
+	f = folded_demangled(in, 0);
+	cr_expect_eq(strncmp(f, "pid 1;_Z5000aaa", 15), 0, "%.40s", f);
+	free(f);
+	free(in);
 }

@@ -246,6 +246,10 @@ typedef struct af_parse_options {
 	                    "total-count".  Other inputs ignore it. */
 	unsigned heap_dump; /* heapprofd: the dump drawn, from 1 in the order
 	                    of each packet sequence; 0: the last */
+	int no_demangle;  /* keep C++ names of native frames (pprof, Perfetto
+	                    profiles) as written ("_ZN7android..."); by
+	                    default they are demangled by libiberty.  Folded
+	                    text is never demangled (as flamegraph.pl) */
 } af_parse_options;
 
 /** Parses a trace held in memory, detecting the variant from the bytes

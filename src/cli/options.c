@@ -24,7 +24,7 @@ enum {
 	O_FACTOR, O_TOTAL, O_ENCODING, O_FONTWIDTH, O_SORT, O_THEME, O_NAMEATTR, O_JOBS,
 	O_MIN_SHARE, O_THUMBNAIL, O_MAX_DEPTH, O_MAX_NODES, O_MAX_MEMORY, O_REPORT,
 	O_REPORT_FORMAT, O_DIFF, O_MAPPING, O_FOCUS, O_EXCLUDE, O_CALL_GRAPH,
-	O_CALL_GRAPH_THRESHOLD, O_DUMP, O_SAMPLE_TYPE, O_HEAP_VIEW, O_HEAP_DUMP
+	O_CALL_GRAPH_THRESHOLD, O_DUMP, O_SAMPLE_TYPE, O_HEAP_VIEW, O_HEAP_DUMP, O_NO_DEMANGLE
 };
 
 const char *const cli_section_titles[CLI_NSECTIONS] = {
@@ -64,6 +64,8 @@ const cli_option cli_options[] = {
 	    "unreleased-count, total-size or total-count"),
 	OPT("heap-dump", 0, "N", DRAW, O_HEAP_DUMP,
 	    "heapprofd: draw the N-th heap dump (from 1; default: the last)"),
+	OPT("no-demangle", 0, NULL, DRAW, O_NO_DEMANGLE,
+	    "keep C++ names of native frames (pprof, Perfetto) as written"),
 	OPT("thread", 0, "T", DRAW, O_THREAD,
 	    "only thread T: its name or id; for folded input, the lines whose "
 	    "first frame is T (repeat for more)"),
@@ -378,6 +380,7 @@ static int apply_flag(cli *c, int id)
 	case O_VERBOSE: c->verbose = 1; break;
 	case O_QUIET: c->quiet = 1; break;
 	case O_SIGNATURES: c->tree.signatures = 1; break;
+	case O_NO_DEMANGLE: c->parse.no_demangle = 1; break;
 	case O_NOJS: c->render.no_javascript = 1; break;
 	case O_REVERSE: c->tree.reverse = 1; break;
 	case O_INVERTED: c->layout.inverted = 1; break;
