@@ -728,3 +728,51 @@ Test(perfetto_prof, hostile_mangled_names_kept)
 	free(f);
 	free(in);
 }
+
+/* --colors android: the fill of the frame whose tooltip begins `name`. */
+static void fill_in(const char *svg, const char *name, unsigned *r, unsigned *g, unsigned *b)
+{
+	char title[256];
+	const char *p;
+
+	snprintf(title, sizeof title, "<title>%s (", name);
+	p = strstr(svg, title);
+	cr_assert_not_null(p, "no frame %s", name);
+	p = strstr(p, "fill=\"#");
+	cr_assert_not_null(p);
+	cr_assert_eq(sscanf(p, "fill=\"#%2x%2x%2x\"", r, g, b), 3);
+}
+
+/* The android palette knows native frames (C++ names, frames named by
+ * their library), ART's own (art::, as the platform) and the kernel's. */
+Test(perfetto_prof, android_colors_for_native_frames)
+{
+	char *in = t_tmp("native.folded"), *out = t_tmp("native.svg"), *svg;
+	static const char text[] =
+		"main;art::Thread::Run;libc.so+0x4a2c;android::AndroidRuntime::start(char const*) 3\n"
+		"main;std::vector<int>::push_back(int const&);schedule_[k] 2\n"
+		"main;[kernel.kallsyms]+0x10 1\n";
+	unsigned r, g, b;
+	size_t len;
+
+	t_write(in, text, sizeof text - 1);
+	t_cli_says(0, "", "--colors android --no-javascript -o '%s' '%s'", out, in);
+	svg = (char *)t_read(out, &len);
+	cr_assert_not_null(svg);
+	fill_in(svg, "art::Thread::Run", &r, &g, &b);
+	cr_expect(r > g && g > b && r >= 225, "art:: is the platform's orange: %u,%u,%u", r, g, b);
+	fill_in(svg, "android::AndroidRuntime::start(char const*)", &r, &g, &b);
+	cr_expect(r > g && g > b && r >= 225, "android:: is orange: %u,%u,%u", r, g, b);
+	fill_in(svg, "libc.so+0x4a2c", &r, &g, &b);
+	cr_expect(b > r && r > g, "a library's frame is native purple: %u,%u,%u", r, g, b);
+	fill_in(svg, "std::vector&lt;int&gt;::push_back(int const&amp;)", &r, &g, &b);
+	cr_expect(b > r && r > g, "C++ is native purple: %u,%u,%u", r, g, b);
+	fill_in(svg, "schedule", &r, &g, &b); /* "_[k]" left out of the tooltip */
+	cr_expect(r == g && b == r + 10, "the kernel is grey-blue: %u,%u,%u", r, g, b);
+	fill_in(svg, "[kernel.kallsyms]+0x10", &r, &g, &b);
+	cr_expect(r == g && b == r + 10, "the kernel is grey-blue: %u,%u,%u", r, g, b);
+	cr_expect(strstr(svg, ">native</text>") && strstr(svg, ">kernel</text>"), "legend");
+	free(svg);
+	free(in);
+	free(out);
+}
