@@ -383,6 +383,21 @@ static af_status af_pfp_frames(af_pfp *pp, af_pfp_seq *sq, af_pfp_pbframe **v, s
 			text = "unknown";
 			len = 7;
 		}
+		/* a kernel frame with a name gets perf's "_[k]" mark, which the
+		 * palettes colour and the labels leave out (stackcollapse-perf
+		 * --kernel does the same) */
+		if (m != AF_NONE && text != addr &&
+		    strncmp(af_pfp_basename(pp->mappings[m]), "[kernel", 7) == 0) {
+			if (text != pp->dm.data) { /* else it holds the demangled name */
+				pp->dm.len = 0;
+				if (af_buf_append(&pp->dm, text, len))
+					return af_pfp_nomem(pp, err);
+			}
+			if (af_buf_append(&pp->dm, "_[k]", 4))
+				return af_pfp_nomem(pp, err);
+			text = pp->dm.data;
+			len = pp->dm.len;
+		}
 		name = af_names_intern_clean(&pp->t->frames, text, len);
 		if (name == AF_NONE || pp->nframes >= AF_NONE - 1 ||
 		    AF_GROW(pp->mem, pp->frames, pp->frames_cap, pp->nframes + 1) ||

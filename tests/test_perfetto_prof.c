@@ -776,3 +776,30 @@ Test(perfetto_prof, android_colors_for_native_frames)
 	free(in);
 	free(out);
 }
+
+/* A frame of the kernel's mapping gets perf's "_[k]" mark. */
+Test(perfetto_prof, kernel_frames_marked)
+{
+	pb in = {.n = 0}, body = {.n = 0}, d = {.n = 0}, ps = {.n = 0};
+	static const uint64_t cs[] = {1, 2}, kpath[] = {2};
+	char *f;
+
+	istr(&d, 5, 1, "_ZN3art6Thread3RunEv");
+	istr(&d, 5, 2, "schedule");
+	istr(&d, 17, 2, "[kernel.kallsyms]");
+	mapping(&d, 19, 1, kpath, 1);
+	frame(&d, 6, 1, 1, 0, 0);
+	frame(&d, 6, 2, 2, 1, 0x40);
+	stack(&d, 7, 1, cs, 2);
+	sub(&body, 12, &d);
+	packet(&in, 1, &body);
+	body.n = 0;
+	vi(&ps, 2, 7);
+	vi(&ps, 3, 7);
+	vi(&ps, 4, 1);
+	sub(&body, 66, &ps);
+	packet(&in, 1, &body);
+	f = folded_with(&in, NULL, 0, NULL);
+	cr_expect_str_eq(f, "Thread-7;art::Thread::Run();schedule_[k] 1\n");
+	free(f);
+}
