@@ -577,7 +577,7 @@ static int gigabyte(const char *cli, const char *dir, int runs)
 	for (k = 0; k < 2; k++) {
 		char trace[1024], gz[1300], cmd[4096], lines[64] = "";
 		const char *what[4] = {"merged SVG", "per-thread set", "merged SVG, gzip'd input",
-		                       "merged SVG, from standard input"};
+		                       "merged SVG, standard input (a pipe)"};
 		double mb;
 		int s;
 
@@ -615,8 +615,8 @@ static int gigabyte(const char *cli, const char *dir, int runs)
 			else if (s == 2)
 				snprintf(cmd, sizeof cmd, "'%s' -q -o '%s/gb.svg' '%s'", cli, dir, gz);
 			else
-				snprintf(cmd, sizeof cmd, "'%s' -q -o '%s/gb.svg' - < '%s'", cli, dir,
-				         trace);
+				snprintf(cmd, sizeof cmd, "cat '%s' | '%s' -q -o '%s/gb.svg' -", trace,
+				         cli, dir);
 			for (i = 0; i < runs; i++) {
 				if (run_cpu(cmd, &t[i], &r, &c[i])) {
 					fprintf(stderr, "aflame-bench: failed: %s\n", cmd);

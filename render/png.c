@@ -18,16 +18,6 @@
 
 enum { AF_FILTER_SUB = 1, AF_FILTER_UP = 2 };
 
-static voidpf af_png_zalloc(voidpf opaque, uInt items, uInt size)
-{
-	return af_calloc(opaque, items, size);
-}
-
-static void af_png_zfree(voidpf opaque, voidpf p)
-{
-	af_free(opaque, p);
-}
-
 static void af_put32(unsigned char *p, uint32_t v)
 {
 	p[0] = (unsigned char)(v >> 24);
@@ -110,8 +100,8 @@ af_status af_png_write(const unsigned char *pixels, int w, int h, int stride,
 	int y = 0, zr;
 
 	memset(&z, 0, sizeof z);
-	z.zalloc = af_png_zalloc;
-	z.zfree = af_png_zfree;
+	z.zalloc = af_zlib_alloc;
+	z.zfree = af_zlib_free;
 	z.opaque = mem;
 	if (!row || !buf || deflateInit(&z, AF_PNG_LEVEL) != Z_OK) {
 		af_free(mem, row);

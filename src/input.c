@@ -14,22 +14,12 @@
 #include <unistd.h>
 #include <zlib.h>
 
+#include "bytes.h"
 #include "perfetto_prof.h"
 #include "systrace.h"
 #include "trace.h"
 
 #define AF_MAGIC 0x574F4C53u /* "SLOW" */
-
-/* zlib's state and window come from the trace's allocator too. */
-static voidpf af_zalloc(voidpf opaque, uInt items, uInt size)
-{
-	return af_calloc(opaque, items, size);
-}
-
-static void af_zfree(voidpf opaque, voidpf p)
-{
-	af_free(opaque, p);
-}
 
 static const char af_no_trace[] =
 	"not an Android method trace nor folded stacks (no *version key, no SLOW "
@@ -57,100 +47,10 @@ static int af_cannot_be_trace(const uint8_t *b, size_t n)
 	return 0;
 }
 
-/* Inflates gzip (one or more members) into a new buffer from `mem`. */
-static af_status af_gunzip(af_mem *mem, const uint8_t *in, size_t len,
-                           uint64_t max, uint8_t **out, size_t *out_len,
-                           af_error *err)
-{
-	z_stream z;
-	uint8_t *buf = NULL;
-	size_t cap = 0, used = 0;
-	af_status st = AF_OK;
-	int r, sniffed = 0;
-
-	memset(&z, 0, sizeof z);
-	z.zalloc = af_zalloc;
-	z.zfree = af_zfree;
-	z.opaque = mem;
-	r = inflateInit2(&z, 15 + 16);
-	if (r != Z_OK)
-		return af_fail(err, r == Z_MEM_ERROR ? AF_ERR_NOMEM : AF_ERR_GZIP, 0,
-		               r == Z_MEM_ERROR ? "out of memory starting zlib"
-		                                : "cannot start zlib");
-	z.next_in = (Bytef *)in;
-	for (;;) {
-		size_t before_in;
-		if (used == cap) {
-			size_t want = cap ? cap * 2 : (len < (1u << 20) ? (1u << 20) : len * 4);
-			if ((uint64_t)cap >= max) {
-				st = af_fail(err, AF_ERR_LIMIT, (long long)z.total_in,
-				             "gzip data of %zu bytes inflates past the "
-				             "%llu-byte input limit", len,
-				             (unsigned long long)max);
-				goto out;
-			}
-			if ((uint64_t)want > max)
-				want = (size_t)max;
-			if (AF_GROW(mem, buf, cap, want)) {
-				st = af_fail(err, AF_ERR_NOMEM, (long long)z.total_in,
-				             "out of memory inflating gzip data");
-				goto out;
-			}
-		}
-		before_in = (size_t)(z.next_in - in);
-		z.avail_in = (uInt)((len - before_in) > UINT32_MAX / 2 ? UINT32_MAX / 2
-		                                                       : len - before_in);
-		z.next_out = buf + used;
-		z.avail_out = (uInt)((cap - used) > UINT32_MAX / 2 ? UINT32_MAX / 2
-		                                                   : cap - used);
-		r = inflate(&z, Z_NO_FLUSH);
-		used = (size_t)(z.next_out - buf);
-		if (!sniffed && used >= 4096) {
-			sniffed = 1;
-			if (af_cannot_be_trace(buf, used)) {
-				st = af_fail(err, AF_ERR_FORMAT, 0, "%s", af_no_trace_in_gzip);
-				goto out;
-			}
-		}
-		if (r == Z_STREAM_END) {
-			size_t at = (size_t)(z.next_in - in);
-			/* another member follows: keep going; anything else ends it */
-			if (len - at >= 2 && in[at] == 0x1F && in[at + 1] == 0x8B) {
-				inflateReset(&z);
-				continue;
-			}
-			break;
-		}
-		if (r == Z_BUF_ERROR && z.avail_out > 0) {
-			st = af_fail(err, AF_ERR_TRUNCATED, (long long)len,
-			             "gzip data ends before its end marker");
-			goto out;
-		}
-		if (r != Z_OK && r != Z_BUF_ERROR) {
-			st = r == Z_MEM_ERROR
-			     ? af_fail(err, AF_ERR_NOMEM, (long long)(z.next_in - in),
-			               "out of memory inflating gzip data")
-			     : af_fail(err, AF_ERR_GZIP, (long long)(z.next_in - in),
-			               "corrupt gzip data: %s",
-			               z.msg ? z.msg : "inflate failed");
-			goto out;
-		}
-	}
-out:
-	inflateEnd(&z);
-	if (st != AF_OK) {
-		af_free(mem, buf);
-		return st;
-	}
-	*out = buf;
-	*out_len = used;
-	return AF_OK;
-}
-
-static int af_is_gzip(const uint8_t *b, size_t len)
-{
-	return len >= 2 && b[0] == 0x1F && b[1] == 0x8B;
-}
+/* What the first bytes of an input, or of the data a gzip input inflates
+ * to, may not be. */
+static const af_bytes_sniff af_plain_sniff = {af_cannot_be_trace, af_no_trace};
+static const af_bytes_sniff af_gzip_sniff = {af_cannot_be_trace, af_no_trace_in_gzip};
 
 /* A bare data half: SLOW with a regular version. */
 static int af_is_data_half(const uint8_t *b, size_t len)
@@ -174,25 +74,33 @@ static af_status af_parse_plain(af_trace *t, const uint8_t *b, size_t len,
                                 int depth, af_error *err);
 
 /* Parses `b`, inflating it first when it is gzip, and finishes the trace
- * while the bytes are there for its walk. */
+ * while the bytes are there for its walk.  `window`: the bytes are a
+ * large mapping whose pages the parse may hand back behind it. */
 static af_status af_parse_bytes(af_trace *t, const uint8_t *b, size_t len,
-                                int depth, af_error *err)
+                                int depth, int window, af_error *err)
 {
-	if (af_is_gzip(b, len)) {
-		uint8_t *raw = NULL;
-		size_t rlen = 0;
-		af_status st;
+	af_status st;
+
+	if (af_bytes_is_gzip(b, len)) {
+		af_bytes raw;
 		if (depth > 0)
 			return af_fail(err, AF_ERR_FORMAT, 0,
 			               "gzip data inside gzip data");
-		AF_FORWARD(af_gunzip(t->mem, b, len, t->limits.max_input, &raw, &rlen,
-		                     err));
+		AF_FORWARD(af_bytes_gunzip(t->mem, b, len, t->limits.max_input,
+		                           &af_gzip_sniff, &raw, err));
 		t->info.gzip = 1;
-		st = af_parse_bytes(t, raw, rlen, depth + 1, err);
-		af_free(t->mem, raw);
+		st = af_parse_bytes(t, raw.data, raw.len, depth + 1, raw.window, err);
+		af_bytes_free(&raw);
 		return st;
 	}
-	AF_FORWARD(af_parse_plain(t, b, len, depth, err));
+	if (window) {
+		t->window = b;
+		t->window_len = len;
+		t->window_freed = 0;
+	}
+	st = af_parse_plain(t, b, len, depth, err);
+	t->window = NULL;
+	AF_FORWARD(st);
 	AF_FORWARD(af_trace_finish(t, err));
 	return t->walk ? t->walk(t, b, len, err) : AF_OK;
 }
@@ -275,7 +183,7 @@ static af_status af_parse_plain(af_trace *t, const uint8_t *b, size_t len,
 static af_status af_parse_into(af_trace *t, const uint8_t *b, size_t len,
                                af_error *err)
 {
-	return af_parse_bytes(t, b, len, 0, err);
+	return af_parse_bytes(t, b, len, 0, 0, err);
 }
 
 af_status af_trace_parse_into(af_trace *t, const void *buf, size_t len, af_error *err)
@@ -304,157 +212,6 @@ af_status af_trace_parse(const void *buf, size_t len,
 
 /* ------------------------------------------------------------------ */
 /* Files                                                               */
-
-/* Bytes of a file: mapped when it is a regular file (the page cache holds
- * them, not the budget) and the mapping can be guarded against the file
- * shrinking (guard.c), read into memory from `mem` otherwise. */
-typedef struct af_bytes {
-	uint8_t *data;
-	size_t len;
-	int mapped;
-	int guard;  /* guard.c's slot of a mapping */
-	int fd;     /* the mapped file, kept open to tell what became of it */
-	int own_fd; /* closed with the bytes (not standard input) */
-	af_mem *mem;
-} af_bytes;
-
-static void af_bytes_init(af_bytes *b, af_mem *mem)
-{
-	memset(b, 0, sizeof *b);
-	b->guard = -1;
-	b->fd = -1;
-	b->mem = mem;
-}
-
-static void af_bytes_free(af_bytes *b)
-{
-	af_mem *mem = b->mem;
-
-	if (b->mapped) {
-		af_guard_remove(b->guard);
-		munmap(b->data, b->len);
-	} else {
-		af_free(mem, b->data);
-	}
-	if (b->own_fd && b->fd >= 0)
-		close(b->fd);
-	af_bytes_init(b, mem);
-}
-
-/* Fails with AF_ERR_IO when a read of the mapped bytes found the file cut
- * short (whatever a parse of them said: it read zeros); `who` names the
- * file when the caller's name for the input is another one. */
-static af_status af_bytes_check(const af_bytes *b, const char *who, af_error *err)
-{
-	struct stat sb;
-
-	if (!b->mapped || !af_guard_hit(b->guard))
-		return AF_OK;
-	if (fstat(b->fd, &sb) == 0 && (uint64_t)sb.st_size < b->len)
-		return af_fail(err, AF_ERR_IO, -1, "%s%schanged while it was read: it "
-		               "shrank from %zu to %lld bytes", who ? who : "",
-		               who ? " " : "", b->len, (long long)sb.st_size);
-	/* not shorter now: cut and grown again, or an I/O error */
-	return af_fail(err, AF_ERR_IO, -1, "%s%schanged while it was read: part of "
-	               "its %zu bytes could no longer be read", who ? who : "",
-	               who ? " " : "", b->len);
-}
-
-#ifdef MAP_POPULATE
-#define AF_MAP_POPULATE MAP_POPULATE
-#else
-#define AF_MAP_POPULATE 0
-#endif
-
-/* Maps or reads `fd` into `b`.  A mapped file's descriptor is kept in
- * b->fd (not owned): the caller must keep it open while `b` lives. */
-static af_status af_read_fd(af_mem *mem, int fd, uint64_t max, af_bytes *b,
-                            af_error *err)
-{
-	size_t cap = 0;
-	struct stat sb;
-	int sniffed = 0;
-
-	af_bytes_init(b, mem);
-	if (fstat(fd, &sb) == 0 && S_ISREG(sb.st_mode) && sb.st_size > 0) {
-		void *p;
-		if ((uint64_t)sb.st_size > max)
-			return af_fail(err, AF_ERR_LIMIT, -1,
-			               "file is larger than the %llu-byte input limit",
-			               (unsigned long long)max);
-		/* every byte is read once, front to back: mapping the pages in
-		 * one call costs less than a fault for each */
-		p = mmap(NULL, (size_t)sb.st_size, PROT_READ,
-		         MAP_PRIVATE | AF_MAP_POPULATE, fd, 0);
-		if (p != MAP_FAILED) {
-			b->guard = af_guard_add(p, (size_t)sb.st_size);
-			if (b->guard >= 0) {
-				b->data = p;
-				b->len = (size_t)sb.st_size;
-				b->mapped = 1;
-				b->fd = fd;
-				return AF_OK;
-			}
-			munmap(p, (size_t)sb.st_size);
-		}
-	}
-	for (;;) {
-		ssize_t n;
-		if (!sniffed && b->len >= 4096) {
-			/* /dev/zero and the like: refused at once, not after the
-			 * input limit's worth of them */
-			sniffed = 1;
-			if (af_cannot_be_trace(b->data, b->len)) {
-				af_bytes_free(b);
-				return af_fail(err, AF_ERR_FORMAT, 0, "%s", af_no_trace);
-			}
-		}
-		if (cap - b->len < 65536) {
-			if ((uint64_t)cap >= max || AF_GROW(mem, b->data, cap, b->len + 65536)) {
-				af_status st = (uint64_t)cap >= max ? AF_ERR_LIMIT : AF_ERR_NOMEM;
-				long long at = (long long)b->len;
-				af_bytes_free(b);
-				if (st == AF_ERR_LIMIT)
-					return af_fail(err, st, at, "input is larger than "
-					               "the %llu-byte input limit",
-					               (unsigned long long)max);
-				return af_fail(err, st, at, "out of memory reading the input");
-			}
-		}
-		n = read(fd, b->data + b->len, cap - b->len);
-		if (n == 0)
-			return AF_OK;
-		if (n < 0) {
-			if (errno == EINTR)
-				continue;
-			af_bytes_free(b);
-			return af_fail(err, AF_ERR_IO, -1, "read failed: %s",
-			               strerror(errno));
-		}
-		b->len += (size_t)n;
-	}
-}
-
-static af_status af_read_path(af_mem *mem, const char *path, uint64_t max,
-                              af_bytes *b, af_error *err)
-{
-	int fd;
-	af_status st;
-
-	if (strcmp(path, "-") == 0)
-		return af_read_fd(mem, 0, max, b, err);
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0) {
-		af_bytes_init(b, mem);
-		return af_fail(err, AF_ERR_IO, -1, "cannot open: %s", strerror(errno));
-	}
-	st = af_read_fd(mem, fd, max, b, err);
-	if (b->mapped)
-		b->own_fd = 1; /* closed with the bytes */
-	else
-		close(fd);
-	return st;
-}
 
 static int af_exists(const char *path)
 {
@@ -488,8 +245,10 @@ static af_status af_parse_pair(af_trace *t, const char *key_path,
 	size_t total;
 	af_status st;
 
-	AF_FORWARD(af_read_path(t->mem, key_path, t->limits.max_input, &k, err));
-	st = af_read_path(t->mem, data_path, t->limits.max_input, &d, err);
+	AF_FORWARD(af_bytes_read_path(t->mem, key_path, t->limits.max_input,
+	                              &af_plain_sniff, &k, err));
+	st = af_bytes_read_path(t->mem, data_path, t->limits.max_input, &af_plain_sniff,
+	                        &d, err);
 	if (st != AF_OK) {
 		char why[sizeof err->message];
 		snprintf(why, sizeof why, "%s", err ? err->message : "");
@@ -552,7 +311,8 @@ af_status af_trace_open_into(af_trace *t, const char *path, af_error *err)
 		af_free(t->mem, data);
 		return st;
 	}
-	AF_FORWARD(af_read_path(t->mem, path, t->limits.max_input, &b, err));
+	AF_FORWARD(af_bytes_read_path(t->mem, path, t->limits.max_input, &af_plain_sniff,
+	                              &b, err));
 	if (strcmp(path, "-") != 0 && af_is_data_half(b.data, b.len) &&
 	    af_bytes_check(&b, NULL, NULL) == AF_OK) {
 		af_bytes_free(&b);
@@ -581,7 +341,7 @@ af_status af_trace_open_into(af_trace *t, const char *path, af_error *err)
 		af_free(t->mem, other);
 		return st;
 	}
-	st = af_parse_into(t, b.data, b.len, err);
+	st = af_parse_bytes(t, b.data, b.len, 0, b.window, err);
 	/* what the parse said of zeros read past a new end does not count */
 	if (af_bytes_check(&b, NULL, NULL) != AF_OK)
 		st = af_bytes_check(&b, NULL, err);
@@ -624,23 +384,26 @@ static af_status af_open_many_into(af_trace *t, const char *const *paths, size_t
 	if (!starts)
 		return af_fail(err, AF_ERR_NOMEM, -1, "out of memory");
 	for (i = 0; i < n; i++) {
-		af_bytes b;
-		uint8_t *raw = NULL;
+		af_bytes b, raw;
 		const uint8_t *data;
 		size_t len;
 
 		*failed = i;
-		if ((st = af_read_path(t->mem, paths[i], t->limits.max_input, &b, err)) != AF_OK)
+		if ((st = af_bytes_read_path(t->mem, paths[i], t->limits.max_input,
+		                             &af_plain_sniff, &b, err)) != AF_OK)
 			goto out;
 		data = b.data;
 		len = b.len;
-		if (af_is_gzip(data, len)) {
-			st = af_gunzip(t->mem, data, len, t->limits.max_input, &raw, &len, err);
+		af_bytes_init(&raw, t->mem);
+		if (af_bytes_is_gzip(data, len)) {
+			st = af_bytes_gunzip(t->mem, data, len, t->limits.max_input,
+			                     &af_gzip_sniff, &raw, err);
 			if (st != AF_OK) {
 				af_bytes_free(&b);
 				goto out;
 			}
-			data = raw;
+			data = raw.data;
+			len = raw.len;
 			t->info.gzip = 1;
 		}
 		if (!af_folded_detect(data, len)) {
@@ -657,7 +420,7 @@ static af_status af_open_many_into(af_trace *t, const char *const *paths, size_t
 				             "%llu-byte input limit",
 				             (unsigned long long)t->limits.max_input);
 		}
-		af_free(t->mem, raw);
+		af_bytes_free(&raw);
 		af_bytes_free(&b);
 		if (st != AF_OK)
 			goto out;

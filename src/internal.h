@@ -56,6 +56,11 @@ void *af_calloc(af_mem *m, size_t n, size_t size);
 void *af_realloc(af_mem *m, void *ptr, size_t size);
 void af_free(af_mem *m, void *ptr);
 char *af_strdup(af_mem *m, const char *s);
+/** zlib's allocation functions over the af_mem in z_stream.opaque, so that
+ * zlib's state and window count against the same budget (the types are
+ * zlib's alloc_func and free_func, spelled without its header). */
+void *af_zlib_alloc(void *mem, unsigned items, unsigned size);
+void af_zlib_free(void *mem, void *p);
 
 /** 1 once the budget has refused an allocation. */
 int af_mem_refused(const af_mem *m);

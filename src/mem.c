@@ -321,3 +321,13 @@ af_status af_mem_explain(const af_mem *m, af_status st, af_error *err)
 	               "memory budget of %s exceeded%s; --max-memory raises it",
 	               size, doing);
 }
+
+void *af_zlib_alloc(void *mem, unsigned items, unsigned size)
+{
+	return af_calloc(mem, items, size);
+}
+
+void af_zlib_free(void *mem, void *p)
+{
+	af_free(mem, p);
+}

@@ -58,95 +58,6 @@ static const struct {
 	{"total-count", "count"},
 };
 
-/* A map from 64-bit keys (iids, pid and tid pairs) to indices; a slot
- * whose value is AF_NONE is empty. */
-typedef struct af_pfp_map {
-	uint64_t *keys;
-	uint32_t *vals;
-	size_t cap, len; /* cap is 0 or a power of two */
-} af_pfp_map;
-
-static size_t af_pfp_hash(uint64_t k)
-{
-	k ^= k >> 33;
-	k *= 0xFF51AFD7ED558CCDull;
-	k ^= k >> 33;
-	return (size_t)k;
-}
-
-static int af_pfp_map_get(const af_pfp_map *m, uint64_t k, uint32_t *v)
-{
-	size_t i;
-
-	if (!m->cap)
-		return 0;
-	for (i = af_pfp_hash(k) & (m->cap - 1); m->vals[i] != AF_NONE; i = (i + 1) & (m->cap - 1))
-		if (m->keys[i] == k) {
-			*v = m->vals[i];
-			return 1;
-		}
-	return 0;
-}
-
-/* Sets key `k` to `v` (a later interning of an iid wins, as in Perfetto);
- * -1 when out of memory. */
-static int af_pfp_map_put(af_mem *mem, af_pfp_map *m, uint64_t k, uint32_t v)
-{
-	size_t i;
-
-	if ((m->len + 1) * 2 > m->cap) {
-		size_t cap = m->cap ? m->cap * 2 : 64, j;
-		uint64_t *keys = af_malloc(mem, cap * sizeof *keys);
-		uint32_t *vals = af_malloc(mem, cap * sizeof *vals);
-		if (!keys || !vals || cap > SIZE_MAX / 2 / sizeof *keys) {
-			af_free(mem, keys);
-			af_free(mem, vals);
-			return -1;
-		}
-		for (j = 0; j < cap; j++)
-			vals[j] = AF_NONE;
-		for (j = 0; j < m->cap; j++) {
-			if (m->vals[j] == AF_NONE)
-				continue;
-			for (i = af_pfp_hash(m->keys[j]) & (cap - 1); vals[i] != AF_NONE;
-			     i = (i + 1) & (cap - 1))
-				;
-			keys[i] = m->keys[j];
-			vals[i] = m->vals[j];
-		}
-		af_free(mem, m->keys);
-		af_free(mem, m->vals);
-		m->keys = keys;
-		m->vals = vals;
-		m->cap = cap;
-	}
-	for (i = af_pfp_hash(k) & (m->cap - 1); m->vals[i] != AF_NONE; i = (i + 1) & (m->cap - 1))
-		if (m->keys[i] == k) {
-			m->vals[i] = v;
-			return 0;
-		}
-	m->keys[i] = k;
-	m->vals[i] = v;
-	m->len++;
-	return 0;
-}
-
-static void af_pfp_map_clear(af_pfp_map *m)
-{
-	size_t i;
-
-	for (i = 0; i < m->cap; i++)
-		m->vals[i] = AF_NONE;
-	m->len = 0;
-}
-
-static void af_pfp_map_free(af_mem *mem, af_pfp_map *m)
-{
-	af_free(mem, m->keys);
-	af_free(mem, m->vals);
-	memset(m, 0, sizeof *m);
-}
-
 /* An interned string, in the trace's arena. */
 typedef struct af_pfp_str {
 	const char *s;
@@ -176,7 +87,7 @@ typedef struct af_pfp_hs {
 /* A packet sequence: its interned tables and its heap dumps. */
 typedef struct af_pfp_seq {
 	uint32_t id;
-	af_pfp_map fn, path, mapping, frame, stack; /* iid -> index */
+	af_u64map fn, path, mapping, frame, stack; /* iid -> index */
 	int open;          /* inside a dump (the last packet was continued) */
 	uint32_t dumps;    /* dumps begun */
 	af_pfp_hs *cur, *kept; /* the dump being read, the one chosen so far */
@@ -217,12 +128,12 @@ typedef struct af_pfp {
 	size_t nstacks, stacks_cap;
 	af_pfp_thr *thr;
 	size_t nthr, thr_cap;
-	af_pfp_map thr_of;    /* CPU samples: pid << 32 | tid -> index in thr */
+	af_u64map thr_of;    /* CPU samples: pid << 32 | tid -> index in thr */
 	af_pfp_count *counts;
 	size_t ncounts, counts_cap;
-	af_pfp_map count_of;  /* thread << 32 | stack -> index in counts */
-	af_pfp_map proc_name; /* pid -> strs */
-	af_pfp_map thread_name; /* tid -> strs */
+	af_u64map count_of;  /* thread << 32 | stack -> index in counts */
+	af_u64map proc_name; /* pid -> strs */
+	af_u64map thread_name; /* tid -> strs */
 	uint64_t heap_packets, perf_samples;
 	af_buf dm;            /* a demangled name */
 } af_pfp;
@@ -266,7 +177,7 @@ static af_status af_pfp_str_add(af_pfp *pp, const uint8_t *s, size_t len, uint32
 }
 
 /* Interns `n` strings into the tables `a` (and `b` when not NULL). */
-static af_status af_pfp_strings(af_pfp *pp, af_pfp_map *a, af_pfp_map *b, af_pfp_istr **v,
+static af_status af_pfp_strings(af_pfp *pp, af_u64map *a, af_u64map *b, af_pfp_istr **v,
                                 size_t n, af_error *err)
 {
 	size_t i;
@@ -274,8 +185,8 @@ static af_status af_pfp_strings(af_pfp *pp, af_pfp_map *a, af_pfp_map *b, af_pfp
 	for (i = 0; i < n; i++) {
 		uint32_t idx = AF_NONE;
 		AF_FORWARD(af_pfp_str_add(pp, v[i]->str.data, v[i]->str.len, &idx, err));
-		if (af_pfp_map_put(pp->mem, a, v[i]->iid, idx) ||
-		    (b && af_pfp_map_put(pp->mem, b, v[i]->iid, idx)))
+		if (af_u64map_put(pp->mem, a, v[i]->iid, idx) ||
+		    (b && af_u64map_put(pp->mem, b, v[i]->iid, idx)))
 			return af_pfp_nomem(pp, err);
 	}
 	return AF_OK;
@@ -304,7 +215,7 @@ static af_status af_pfp_mappings(af_pfp *pp, af_pfp_seq *sq, af_pfp_pbmapping **
 		path.len = 0;
 		for (k = 0; k < v[i]->n_path_string_ids; k++) {
 			uint32_t s;
-			if (!af_pfp_map_get(&sq->path, v[i]->path_string_ids[k], &s)) {
+			if (!af_u64map_get(&sq->path, v[i]->path_string_ids[k], &s)) {
 				st = af_pfp_missing(pp, "mapping", v[i]->iid, "path string",
 				                    v[i]->path_string_ids[k], err);
 				goto out;
@@ -324,7 +235,7 @@ static af_status af_pfp_mappings(af_pfp *pp, af_pfp_seq *sq, af_pfp_pbmapping **
 		if (pp->nmappings >= AF_NONE - 1 ||
 		    AF_GROW(pp->mem, pp->mappings, pp->mappings_cap, pp->nmappings + 1) ||
 		    !(copy = af_trace_strdup(pp->t, path.len ? path.data : "", path.len)) ||
-		    af_pfp_map_put(pp->mem, &sq->mapping, v[i]->iid, (uint32_t)pp->nmappings)) {
+		    af_u64map_put(pp->mem, &sq->mapping, v[i]->iid, (uint32_t)pp->nmappings)) {
 			st = af_pfp_nomem(pp, err);
 			goto out;
 		}
@@ -357,10 +268,10 @@ static af_status af_pfp_frames(af_pfp *pp, af_pfp_seq *sq, af_pfp_pbframe **v, s
 		const char *text;
 		size_t len;
 
-		if (f->function_name_id && !af_pfp_map_get(&sq->fn, f->function_name_id, &s))
+		if (f->function_name_id && !af_u64map_get(&sq->fn, f->function_name_id, &s))
 			return af_pfp_missing(pp, "frame", f->iid, "function name",
 			                      f->function_name_id, err);
-		if (f->mapping_id && !af_pfp_map_get(&sq->mapping, f->mapping_id, &m))
+		if (f->mapping_id && !af_u64map_get(&sq->mapping, f->mapping_id, &m))
 			return af_pfp_missing(pp, "frame", f->iid, "mapping", f->mapping_id, err);
 		if (s != AF_NONE && pp->strs[s].len) {
 			int dm = pp->t->no_demangle ? 0
@@ -401,7 +312,7 @@ static af_status af_pfp_frames(af_pfp *pp, af_pfp_seq *sq, af_pfp_pbframe **v, s
 		name = af_names_intern_clean(&pp->t->frames, text, len);
 		if (name == AF_NONE || pp->nframes >= AF_NONE - 1 ||
 		    AF_GROW(pp->mem, pp->frames, pp->frames_cap, pp->nframes + 1) ||
-		    af_pfp_map_put(pp->mem, &sq->frame, f->iid, (uint32_t)pp->nframes))
+		    af_u64map_put(pp->mem, &sq->frame, f->iid, (uint32_t)pp->nframes))
 			return af_pfp_nomem(pp, err);
 		pp->frames[pp->nframes].name = name;
 		pp->frames[pp->nframes].mapping = m;
@@ -428,12 +339,12 @@ static af_status af_pfp_stacks(af_pfp *pp, af_pfp_seq *sq, af_pfp_pbstack **v, s
 			return af_pfp_nomem(pp, err);
 		for (k = 0; k < c->n_frame_ids; k++) {
 			uint32_t f;
-			if (!af_pfp_map_get(&sq->frame, c->frame_ids[k], &f))
+			if (!af_u64map_get(&sq->frame, c->frame_ids[k], &f))
 				return af_pfp_missing(pp, "callstack", c->iid, "frame",
 				                      c->frame_ids[k], err);
 			pp->pool[pp->npool + k] = f;
 		}
-		if (af_pfp_map_put(pp->mem, &sq->stack, c->iid, (uint32_t)pp->nstacks))
+		if (af_u64map_put(pp->mem, &sq->stack, c->iid, (uint32_t)pp->nstacks))
 			return af_pfp_nomem(pp, err);
 		pp->stacks[pp->nstacks].first = pp->npool;
 		pp->stacks[pp->nstacks].len = (uint32_t)c->n_frame_ids;
@@ -485,10 +396,10 @@ static af_status af_pfp_perf_thread(af_pfp *pp, uint32_t pid, uint32_t tid, uint
 {
 	uint64_t key = (uint64_t)pid << 32 | tid;
 
-	if (af_pfp_map_get(&pp->thr_of, key, out))
+	if (af_u64map_get(&pp->thr_of, key, out))
 		return AF_OK;
 	AF_FORWARD(af_pfp_thread(pp, pid, tid, AF_NONE, out, err));
-	return af_pfp_map_put(pp->mem, &pp->thr_of, key, *out) ? af_pfp_nomem(pp, err) : AF_OK;
+	return af_u64map_put(pp->mem, &pp->thr_of, key, *out) ? af_pfp_nomem(pp, err) : AF_OK;
 }
 
 /* Ends the sequence's dump being read: the one to draw when it is the
@@ -539,7 +450,7 @@ static af_status af_pfp_profile_packet(af_pfp *pp, af_pfp_seq *sq, const af_pfp_
 			const af_pfp_hsample *s = d->samples[k];
 			uint32_t stack;
 			uint64_t v;
-			if (!af_pfp_map_get(&sq->stack, s->callstack_id, &stack))
+			if (!af_u64map_get(&sq->stack, s->callstack_id, &stack))
 				return af_fail(err, AF_ERR_RECORD, pp->off, AF_PFP ": a heap sample "
 				               "of process %llu names callstack %llu, which its "
 				               "sequence never interned", (unsigned long long)d->pid,
@@ -581,17 +492,17 @@ static af_status af_pfp_perf_sample(af_pfp *pp, af_pfp_seq *sq,
 
 	if (!s->has_callstack_iid)
 		return AF_OK;
-	if (!af_pfp_map_get(&sq->stack, s->callstack_iid, &stack))
+	if (!af_u64map_get(&sq->stack, s->callstack_iid, &stack))
 		return af_fail(err, AF_ERR_RECORD, pp->off, AF_PFP ": a CPU sample of thread "
 		               "%u names callstack %llu, which its sequence never interned",
 		               s->tid, (unsigned long long)s->callstack_iid);
 	pp->perf_samples++;
 	AF_FORWARD(af_pfp_perf_thread(pp, s->pid, s->tid, &thread, err));
 	key = (uint64_t)thread << 32 | stack;
-	if (!af_pfp_map_get(&pp->count_of, key, &idx)) {
+	if (!af_u64map_get(&pp->count_of, key, &idx)) {
 		if (pp->ncounts >= AF_NONE - 1 ||
 		    AF_GROW(pp->mem, pp->counts, pp->counts_cap, pp->ncounts + 1) ||
-		    af_pfp_map_put(pp->mem, &pp->count_of, key, (uint32_t)pp->ncounts))
+		    af_u64map_put(pp->mem, &pp->count_of, key, (uint32_t)pp->ncounts))
 			return af_pfp_nomem(pp, err);
 		idx = (uint32_t)pp->ncounts++;
 		pp->counts[idx].thread = thread;
@@ -603,7 +514,7 @@ static af_status af_pfp_perf_sample(af_pfp *pp, af_pfp_seq *sq,
 }
 
 /* Names a process or thread (the last name given wins). */
-static af_status af_pfp_name(af_pfp *pp, af_pfp_map *m, uint32_t id, const char *name,
+static af_status af_pfp_name(af_pfp *pp, af_u64map *m, uint32_t id, const char *name,
                              af_error *err)
 {
 	uint32_t s = AF_NONE;
@@ -611,7 +522,7 @@ static af_status af_pfp_name(af_pfp *pp, af_pfp_map *m, uint32_t id, const char 
 	if (!name || !name[0])
 		return AF_OK;
 	AF_FORWARD(af_pfp_str_add(pp, (const uint8_t *)name, strlen(name), &s, err));
-	return af_pfp_map_put(pp->mem, m, id, s) ? af_pfp_nomem(pp, err) : AF_OK;
+	return af_u64map_put(pp->mem, m, id, s) ? af_pfp_nomem(pp, err) : AF_OK;
 }
 
 /* The names of processes and threads: process_tree, track descriptors. */
@@ -667,11 +578,11 @@ static af_status af_pfp_packet_read(af_pfp *pp, af_pb_alloc *alloc, const uint8_
 		goto out;
 	}
 	if (pk->incremental_state_cleared || (pk->sequence_flags & AF_PFP_CLEARED)) {
-		af_pfp_map_clear(&sq->fn);
-		af_pfp_map_clear(&sq->path);
-		af_pfp_map_clear(&sq->mapping);
-		af_pfp_map_clear(&sq->frame);
-		af_pfp_map_clear(&sq->stack);
+		af_u64map_clear(&sq->fn);
+		af_u64map_clear(&sq->path);
+		af_u64map_clear(&sq->mapping);
+		af_u64map_clear(&sq->frame);
+		af_u64map_clear(&sq->stack);
 	}
 	if (pk->interned_data) {
 		const Aflame__Pfprof__InternedData *d = pk->interned_data;
@@ -723,7 +634,7 @@ static af_status af_pfp_add(af_pfp *pp, uint32_t root, uint32_t stack, uint64_t 
 static const char *af_pfp_process(af_pfp *pp, uint32_t pid)
 {
 	uint32_t s;
-	return af_pfp_map_get(&pp->proc_name, pid, &s) ? pp->strs[s].s : NULL;
+	return af_u64map_get(&pp->proc_name, pid, &s) ? pp->strs[s].s : NULL;
 }
 
 /* Makes the trace's threads from pp->thr, each with its root, and names
@@ -760,7 +671,7 @@ static af_status af_pfp_threads(af_pfp *pp, af_error *err)
 				             pp->strs[p->heap].s) + n;
 		} else {
 			th->tid = th->record_tid = p->tid;
-			if (af_pfp_map_get(&pp->thread_name, p->tid, &s))
+			if (af_u64map_get(&pp->thread_name, p->tid, &s))
 				name = pp->strs[s].s;
 			else if (p->tid == p->pid)
 				name = proc; /* a main thread is named as its process */
@@ -819,18 +730,18 @@ static af_status af_pfp_build(af_pfp *pp, af_error *err)
 	/* heap: the samples of the dump with a value; CPU: the samples */
 	t->info.records = t->info.perfetto_profile == 1 ? t->info.lines : sum;
 	{
-		af_pfp_map pids = {0};
+		af_u64map pids = {0};
 		for (i = 0; i < pp->nthr; i++) {
 			uint32_t x;
-			if (!pp->thr[i].samples || af_pfp_map_get(&pids, pp->thr[i].pid, &x))
+			if (!pp->thr[i].samples || af_u64map_get(&pids, pp->thr[i].pid, &x))
 				continue;
-			if (af_pfp_map_put(pp->mem, &pids, pp->thr[i].pid, 0)) {
-				af_pfp_map_free(pp->mem, &pids);
+			if (af_u64map_put(pp->mem, &pids, pp->thr[i].pid, 0)) {
+				af_u64map_free(pp->mem, &pids);
 				return af_pfp_nomem(pp, err);
 			}
 			t->info.processes++;
 		}
-		af_pfp_map_free(pp->mem, &pids);
+		af_u64map_free(pp->mem, &pids);
 	}
 	return AF_OK;
 }
@@ -842,11 +753,11 @@ static void af_pfp_free(af_pfp *pp)
 
 	for (i = 0; i < pp->nseqs; i++) {
 		af_pfp_seq *sq = &pp->seqs[i];
-		af_pfp_map_free(mem, &sq->fn);
-		af_pfp_map_free(mem, &sq->path);
-		af_pfp_map_free(mem, &sq->mapping);
-		af_pfp_map_free(mem, &sq->frame);
-		af_pfp_map_free(mem, &sq->stack);
+		af_u64map_free(mem, &sq->fn);
+		af_u64map_free(mem, &sq->path);
+		af_u64map_free(mem, &sq->mapping);
+		af_u64map_free(mem, &sq->frame);
+		af_u64map_free(mem, &sq->stack);
 		af_free(mem, sq->cur);
 		af_free(mem, sq->kept);
 	}
@@ -858,10 +769,10 @@ static void af_pfp_free(af_pfp *pp)
 	af_free(mem, pp->stacks);
 	af_free(mem, pp->thr);
 	af_free(mem, pp->counts);
-	af_pfp_map_free(mem, &pp->thr_of);
-	af_pfp_map_free(mem, &pp->count_of);
-	af_pfp_map_free(mem, &pp->proc_name);
-	af_pfp_map_free(mem, &pp->thread_name);
+	af_u64map_free(mem, &pp->thr_of);
+	af_u64map_free(mem, &pp->count_of);
+	af_u64map_free(mem, &pp->proc_name);
+	af_u64map_free(mem, &pp->thread_name);
 	af_buf_free(&pp->dm);
 }
 
@@ -920,7 +831,7 @@ af_status af_trace_pfprof(af_trace *t, const uint8_t *buf, size_t len, af_error 
 	if (!r)
 		return af_fail(err, AF_ERR_NOMEM, 0, "out of memory");
 	while ((got = af_pf_reader_next(r, &pkt, &n, &pp.off, err)) == 1) {
-		af_trace_progress(t, (size_t)pp.off, len);
+		af_trace_progress(t, buf + pp.off, (size_t)pp.off, len);
 		if ((st = af_pfp_packet_read(&pp, &alloc, pkt, n, err)) != AF_OK)
 			goto out;
 	}

@@ -63,16 +63,6 @@ void af_pf_reader_free(af_pf_reader *r)
 	af_free(r->mem, r);
 }
 
-static voidpf af_pf_zalloc(voidpf opaque, uInt items, uInt size)
-{
-	return af_calloc(opaque, items, size);
-}
-
-static void af_pf_zfree(voidpf opaque, voidpf p)
-{
-	af_free(opaque, p);
-}
-
 /* Inflates the compressed batch of `n` bytes at `in` (zlib or gzip framed)
  * into r->batch. */
 static int af_pf_inflate(af_pf_reader *r, const uint8_t *in, size_t n,
@@ -83,8 +73,8 @@ static int af_pf_inflate(af_pf_reader *r, const uint8_t *in, size_t n,
 	af_status st = AF_OK;
 
 	memset(&z, 0, sizeof z);
-	z.zalloc = af_pf_zalloc;
-	z.zfree = af_pf_zfree;
+	z.zalloc = af_zlib_alloc;
+	z.zfree = af_zlib_free;
 	z.opaque = r->mem;
 	if (inflateInit2(&z, 32 + 15) != Z_OK) {
 		af_fail(err, AF_ERR_NOMEM, off, "out of memory starting zlib");

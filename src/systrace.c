@@ -261,7 +261,7 @@ static af_status af_systrace_lines(af_systext *x, const uint8_t *buf, size_t len
 		af_ftrace f;
 
 		pos += n + (nl != NULL);
-		af_trace_progress(t, pos, len);
+		af_trace_progress(t, (const uint8_t *)line, pos, len);
 		if (n && line[n - 1] == '\r')
 			n--;
 		while (i < n && af_isspace(line[i]))
@@ -288,17 +288,6 @@ static af_status af_systrace_lines(af_systext *x, const uint8_t *buf, size_t len
 	return AF_OK;
 }
 
-/* zlib's state and window come from the trace's allocator too. */
-static voidpf af_systrace_zalloc(voidpf opaque, uInt items, uInt size)
-{
-	return af_calloc(opaque, items, size);
-}
-
-static void af_systrace_zfree(voidpf opaque, voidpf p)
-{
-	af_free(opaque, p);
-}
-
 /* Inflates the zlib stream at `in` (byte `base` of the input) into a new
  * buffer from the trace's allocator.  What follows the stream's end is
  * counted in af_trace_info.trailing_bytes. */
@@ -313,8 +302,8 @@ static af_status af_systrace_inflate(af_trace *t, const uint8_t *in, size_t len,
 	int r;
 
 	memset(&z, 0, sizeof z);
-	z.zalloc = af_systrace_zalloc;
-	z.zfree = af_systrace_zfree;
+	z.zalloc = af_zlib_alloc;
+	z.zfree = af_zlib_free;
 	z.opaque = t->mem;
 	r = inflateInit(&z);
 	if (r != Z_OK)

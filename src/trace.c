@@ -14,9 +14,12 @@
  *  - frames still open at the end close at the thread's last record;
  *  - clocks are unwrapped per thread; a step backwards counts as zero.
  */
+#define _DEFAULT_SOURCE /* madvise */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
 
 #include "java.h"
 #include "trace.h"
@@ -822,4 +825,31 @@ const char *af_empty_message(const af_trace *trace, const af_tree_options *opt)
 	return trace->info.variant == AF_VARIANT_FOLDED && !trace->info.perfetto_profile
 	       ? "no line's first frame matches the --thread filter"
 	       : "no thread with records matches the --thread filter";
+}
+
+/* How far behind the parse a window's pages are kept: a second core
+ * feeding another part of the threads reads the same records a little
+ * behind or ahead (a page it needs again is only mapped again). */
+#define AF_WINDOW_LAG (16u << 20)
+
+void af_trace_tick(af_trace *t, const uint8_t *at, size_t done, size_t total)
+{
+	static size_t page;
+
+	if (t->progress)
+		t->progress(t->progress_ctx, done, total);
+	if (!t->window || at < t->window || at > t->window + t->window_len)
+		return;
+	if (!page)
+		page = (size_t)sysconf(_SC_PAGESIZE);
+	done = (size_t)(at - t->window);
+	if (done <= AF_WINDOW_LAG)
+		return;
+	done = (done - AF_WINDOW_LAG) & ~(page - 1);
+	if (done > t->window_freed) {
+		/* a file's clean pages: they read back from it if ever needed */
+		madvise((void *)(t->window + t->window_freed), done - t->window_freed,
+		        MADV_DONTNEED);
+		t->window_freed = done;
+	}
 }

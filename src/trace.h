@@ -111,6 +111,12 @@ struct af_trace {
 	 * (dump.c) reads them again.  NULL for none. */
 	af_status (*walk)(af_trace *t, const uint8_t *buf, size_t len, af_error *err);
 	void *walk_ctx;
+	/* A large input mapped from a file (input.c): the pages well behind
+	 * the parse are handed back as it goes (af_trace_tick), so that its
+	 * memory is its call paths', not its size.  NULL for other inputs. */
+	const uint8_t *window;
+	size_t window_len;
+	size_t window_freed;      /* bytes from `window` handed back */
 };
 
 /** Copies `len` bytes into the trace's arena, NUL-terminated. */
@@ -143,11 +149,16 @@ static inline int af_trace_method(const af_trace *t, uint32_t mid, uint32_t *idx
 	return af_u32map_get(&t->method_index, mid, idx);
 }
 
-/** Reports progress every 4 MiB of input. */
-static inline void af_trace_progress(af_trace *t, size_t done, size_t total)
+/** Every 4 MiB of input: reports progress, and where the input is a
+ * window (af_trace.window), lets go of the pages the parse has left
+ * behind.  `at` is where the parse is in the bytes. */
+void af_trace_tick(af_trace *t, const uint8_t *at, size_t done, size_t total);
+
+static inline void af_trace_progress(af_trace *t, const uint8_t *at, size_t done,
+                                     size_t total)
 {
-	if (t->progress && (done & ((4u << 20) - 1)) < 64)
-		t->progress(t->progress_ctx, done, total);
+	if ((done & ((4u << 20) - 1)) < 64 && (t->progress || t->window))
+		af_trace_tick(t, at, done, total);
 }
 
 /** Charges the time since a thread's previous record to its innermost

@@ -40,7 +40,7 @@ static af_status af_regular_feed(af_trace *t, const uint8_t *data, size_t from,
 			continue;
 		AF_FORWARD(af_trace_record(t, tid, ma, t0, t1,
 		                           base + (long long)pos, err));
-		af_trace_progress(t, pos, to);
+		af_trace_progress(t, p, pos, to);
 	}
 	return AF_OK;
 }

@@ -71,7 +71,7 @@ af_status af_trace_streaming(af_trace *t, const uint8_t *buf, size_t len,
 			                           rs >= 14 ? af_rd32(p + 10) : t0,
 			                           off, err));
 			pos += rs;
-			af_trace_progress(t, pos, len);
+			af_trace_progress(t, p, pos, len);
 			continue;
 		}
 		if (left < 3)

@@ -538,7 +538,7 @@ static af_status af_v2_records(af_v2 *v, af_error *err)
 			last_block = 1;
 			last_tid = af_rd32(p + 1);
 			pos += 12 + (size_t)af_rd32(p + 8);
-			af_trace_progress(v->t, pos, v->len);
+			af_trace_progress(v->t, p, pos, v->len);
 		} else {
 			break; /* the summary */
 		}

@@ -539,6 +539,15 @@ int af_tree_is_diff(const af_tree *tree);
 AF_NODISCARD af_status af_folded_write(const af_tree *tree, af_clock clock,
                                        FILE *out, af_error *err);
 
+/** Writes pprof's profile.proto, gzip'd as pprof writes it: a function and
+ * a location per frame name, a sample per call path with self time, its
+ * values the path's self time in µs on every clock the tree has (wall,
+ * cpu, wait; `clock` the default sample type) or its count ("samples",
+ * in the input's unit).  pprof's totals are the tree's.  A differential
+ * tree, or counts with fractions, fail with AF_ERR_ARG. */
+AF_NODISCARD af_status af_pprof_write(const af_tree *tree, af_clock clock,
+                                      FILE *out, af_error *err);
+
 /* ------------------------------------------------------------------ */
 /* Method table (dmtracedump's and Traceview's per-method profile)     */
 
@@ -717,7 +726,8 @@ typedef enum af_format {
 	AF_FORMAT_PNG,
 	AF_FORMAT_PDF,
 	AF_FORMAT_FOLDED,
-	AF_FORMAT_DOT    /* Graphviz text: the call graph only */
+	AF_FORMAT_DOT,   /* Graphviz text: the call graph only */
+	AF_FORMAT_PPROF  /* pprof's profile.proto, gzip'd (af_pprof_write) */
 } af_format;
 
 /** Frame colouring: flamegraph.pl's palettes. */

@@ -26,7 +26,7 @@ static int draw(const cli *c, const af_tree *tree, af_clock clock, int android,
 	out_file out;
 	int status = 1;
 
-	if (c->format != AF_FORMAT_FOLDED) {
+	if (c->format != AF_FORMAT_FOLDED && c->format != AF_FORMAT_PPROF) {
 		lopt.clock = (af_clock)clock;
 		if (android)
 			ropt.palette = AF_PALETTE_ANDROID;
@@ -63,6 +63,9 @@ static int draw(const cli *c, const af_tree *tree, af_clock clock, int android,
 	switch (c->format) {
 	case AF_FORMAT_FOLDED:
 		st = af_folded_write(tree, (af_clock)clock, out.f, &e);
+		break;
+	case AF_FORMAT_PPROF:
+		st = af_pprof_write(tree, (af_clock)clock, out.f, &e);
 		break;
 	case AF_FORMAT_SVG:
 		st = af_svg_write(layout, &ropt, out.f, &e);
@@ -264,7 +267,8 @@ static int run(const cli *c)
 		status = run_call_graph(c, trace, (af_clock)clock);
 		goto report;
 	}
-	if (c->format != AF_FORMAT_FOLDED && !c->layout.flamechart && !c->layout.keep_narrow) {
+	if (c->format != AF_FORMAT_FOLDED && c->format != AF_FORMAT_PPROF &&
+	    !c->layout.flamechart && !c->layout.keep_narrow) {
 		/* subtrees far under --minwidth need not be built to be drawn */
 		double w = c->layout.width > 0 ? c->layout.width : 1200;
 		double mw = c->layout.min_width > 0 ? c->layout.min_width : 0.1;

@@ -45,10 +45,11 @@ const char *const cli_section_titles[CLI_NSECTIONS] = {
 const cli_option cli_options[] = {
 	OPT("output", 'o', "FILE", OUTPUT, O_OUTPUT,
 	    "write FILE (- or none: standard output); its extension picks the "
-	    "format: .svg .png .pdf .folded, and .dot for the call graph"),
+	    "format: .svg .png .pdf .folded, .pb.gz (pprof), and .dot for the "
+	    "call graph"),
 	OPT("format", 0, "FMT", OUTPUT, O_FORMAT,
-	    "svg, png, pdf, folded or dot (the call graph), for a name without "
-	    "one of those extensions; it must agree with the name's"),
+	    "svg, png, pdf, folded, pprof or dot (the call graph), for a name "
+	    "without one of those extensions; it must agree with the name's"),
 	OPT("scale", 0, "N", OUTPUT, O_SCALE,
 	    "PNG pixel density, e.g. 2 for HiDPI (default 1)"),
 	OPT("no-javascript", 0, NULL, OUTPUT, O_NOJS,
@@ -254,9 +255,27 @@ static int parse_format(const char *s, af_format *f)
 		*f = AF_FORMAT_FOLDED;
 	else if (strcmp(s, "dot") == 0)
 		*f = AF_FORMAT_DOT;
+	else if (strcmp(s, "pprof") == 0)
+		*f = AF_FORMAT_PPROF;
 	else
 		return -1;
 	return 0;
+}
+
+/* The format a file's name says: its extension, or .pb.gz for pprof;
+ * 0 when it says one. */
+static int format_of_name(const char *name, af_format *f)
+{
+	const char *dot = strrchr(name, '.');
+	size_t n = strlen(name);
+
+	if (n > 6 && strcmp(name + n - 6, ".pb.gz") == 0 && name[n - 7] != '/') {
+		*f = AF_FORMAT_PPROF;
+		return 0;
+	}
+	if (!dot || strchr(dot, '/'))
+		return -1;
+	return parse_format(dot + 1, f);
 }
 
 /* "512M", "4G", "1.5g", "100000": bytes, with K, M, G or T (powers of
@@ -313,11 +332,11 @@ static int apply_format(cli *c, const char *val)
 		size_t n = strcspn(p, ",");
 		af_format f;
 		if (n >= sizeof one)
-			return bad_usage("unknown format in '%s' (svg, png, pdf, folded, dot)", val);
+			return bad_usage("unknown format in '%s' (svg, png, pdf, folded, pprof, dot)", val);
 		memcpy(one, p, n);
 		one[n] = '\0';
 		if (parse_format(one, &f))
-			return bad_usage("unknown format '%s' (svg, png, pdf, folded, dot)", one);
+			return bad_usage("unknown format '%s' (svg, png, pdf, folded, pprof, dot)", one);
 		c->formats |= 1 << f;
 		c->format = f;
 		p += n + (p[n] == ',');
@@ -620,9 +639,9 @@ static int check_profile(cli *c)
 		return bad_usage("%s", "--call-graph draws one graph: it does not go with "
 		                       "--per-thread, --diff or --thumbnail");
 	if (c->format_set) {
-		if (c->format == AF_FORMAT_FOLDED)
+		if (c->format == AF_FORMAT_FOLDED || c->format == AF_FORMAT_PPROF)
 			return bad_usage("%s", "the call graph is written as dot, svg, png or pdf, "
-			                       "not folded");
+			                       "not folded or pprof");
 		return -1;
 	}
 	if (!c->output || strcmp(c->output, "-") == 0 || ends_with(c->output, ".svg"))
@@ -676,6 +695,9 @@ static int check(cli *c)
 			return bad_usage("%s", "--cp does not go with --per-thread");
 		if (!c->formats)
 			c->formats = 1 << AF_FORMAT_SVG;
+		if (c->formats & (1 << AF_FORMAT_PPROF))
+			return bad_usage("%s", "pprof holds every thread in one profile: write it "
+			                       "with -o FILE.pb.gz, not --per-thread");
 	} else if (c->format_set && (c->formats & (c->formats - 1))) {
 		return bad_usage("%s", "several formats need --per-thread");
 	}
@@ -689,32 +711,32 @@ static int check(cli *c)
 			c->format = AF_FORMAT_PNG, c->format_set = 1;
 	}
 	if (!c->format_set && !c->per_thread) {
-		const char *o = c->output, *dot;
+		const char *o = c->output;
 		if (!o || strcmp(o, "-") == 0) {
 			c->format = AF_FORMAT_SVG;
-		} else {
-			dot = strrchr(o, '.');
-			if (!dot || strchr(dot, '/') || parse_format(dot + 1, &c->format))
-				return bad_usage("cannot tell the format from '%s': use "
-				                 ".svg, .png, .pdf, .folded, .dot or --format", o);
+		} else if (format_of_name(o, &c->format)) {
+			return bad_usage("cannot tell the format from '%s': use .svg, .png, "
+			                 ".pdf, .folded, .pb.gz, .dot or --format", o);
 		}
 	}
 	if (c->format_set && !c->per_thread && !c->dump && c->output) {
 		/* --format and a name that says otherwise: t.svg holding PNG
 		 * bytes is a mistake; a name without one of the extensions
 		 * (graph, /dev/stdout) takes any format */
-		static const char *const names[] = {"svg", "png", "pdf", "folded", "dot"};
-		const char *dot = strrchr(c->output, '.');
+		static const char *const names[] = {"svg", "png", "pdf", "folded", "dot",
+		                                    "pprof"};
+		static const char *const exts[] = {"svg", "png", "pdf", "folded", "dot",
+		                                   "pb.gz"};
 		af_format named;
-		if (dot && !strchr(dot, '/') && parse_format(dot + 1, &named) == 0 &&
-		    named != c->format)
+		if (format_of_name(c->output, &named) == 0 && named != c->format)
 			return bad_usage("--format %s does not agree with '%s': name it .%s, "
 			                 "or leave --format out",
-			                 names[c->format], c->output, names[c->format]);
+			                 names[c->format], c->output, exts[c->format]);
 	}
-	if (c->layout.thumb_width && c->format == AF_FORMAT_FOLDED)
+	if (c->layout.thumb_width && (c->format == AF_FORMAT_FOLDED ||
+	                              c->format == AF_FORMAT_PPROF))
 		return bad_usage("%s", "--thumbnail draws a picture: .png, .svg or .pdf, "
-		                       "not folded text");
+		                       "not folded text or pprof");
 	c->tree.threads = c->threads;
 	c->tree.nthreads = c->nthreads;
 	c->tree.processes = c->processes;

@@ -1,0 +1,392 @@
+/*
+ * bytes.c - an input's bytes: mapped, read, inflated, or spilled to a
+ * temporary file and mapped when large (see bytes.h).
+ */
+#define _GNU_SOURCE /* O_TMPFILE */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#include <zlib.h>
+
+#include "bytes.h"
+
+/* Past this many bytes an input is a window: a file is mapped without
+ * being read ahead whole, a pipe or inflated stream goes to a file. */
+#define AF_WINDOW_MIN (64u << 20)
+
+/* What a spill writes at a time. */
+#define AF_SPILL_CHUNK (1u << 20)
+
+void af_bytes_init(af_bytes *b, af_mem *mem)
+{
+	memset(b, 0, sizeof *b);
+	b->guard = -1;
+	b->fd = -1;
+	b->mem = mem;
+}
+
+void af_bytes_free(af_bytes *b)
+{
+	af_mem *mem = b->mem;
+
+	if (b->mapped) {
+		af_guard_remove(b->guard);
+		munmap(b->data, b->len);
+	} else {
+		af_free(mem, b->data);
+	}
+	if (b->own_fd && b->fd >= 0)
+		close(b->fd);
+	af_bytes_init(b, mem);
+}
+
+af_status af_bytes_check(const af_bytes *b, const char *who, af_error *err)
+{
+	struct stat sb;
+
+	if (!b->mapped || !af_guard_hit(b->guard))
+		return AF_OK;
+	if (fstat(b->fd, &sb) == 0 && (uint64_t)sb.st_size < b->len)
+		return af_fail(err, AF_ERR_IO, -1, "%s%schanged while it was read: it "
+		               "shrank from %zu to %lld bytes", who ? who : "",
+		               who ? " " : "", b->len, (long long)sb.st_size);
+	/* not shorter now: cut and grown again, or an I/O error */
+	return af_fail(err, AF_ERR_IO, -1, "%s%schanged while it was read: part of "
+	               "its %zu bytes could no longer be read", who ? who : "",
+	               who ? " " : "", b->len);
+}
+
+int af_bytes_is_gzip(const uint8_t *b, size_t len)
+{
+	return len >= 2 && b[0] == 0x1F && b[1] == 0x8B;
+}
+
+/* ------------------------------------------------------------------ */
+/* Spills: a large stream kept in a temporary file rather than memory   */
+
+/* A temporary file with no name (in $TMPDIR, else /tmp), or -1 when none
+ * can be made: the stream then stays in memory, as a small one does. */
+static int af_spill_open(void)
+{
+	const char *dir = getenv("TMPDIR");
+	char path[4096];
+	int fd = -1;
+
+	if (!dir || !*dir)
+		dir = "/tmp";
+#ifdef O_TMPFILE
+	fd = open(dir, O_TMPFILE | O_RDWR | O_CLOEXEC, 0600);
+#endif
+	if (fd < 0 && (size_t)snprintf(path, sizeof path, "%s/aflame-XXXXXX", dir) <
+	                      sizeof path && (fd = mkstemp(path)) >= 0)
+		unlink(path);
+	return fd;
+}
+
+static af_status af_spill_write(int fd, const uint8_t *p, size_t n, af_error *err)
+{
+	while (n) {
+		ssize_t w = write(fd, p, n);
+		if (w < 0 && errno == EINTR)
+			continue;
+		if (w <= 0)
+			return af_fail(err, AF_ERR_IO, -1, "cannot keep the input in a "
+			               "temporary file: %s", w < 0 ? strerror(errno)
+			                                           : "nothing written");
+		p += w;
+		n -= (size_t)w;
+	}
+	return AF_OK;
+}
+
+/* Replaces the memory of `b` with a mapping of the spill `fd` (`len`
+ * bytes): the bytes own the file from now on, whatever happens. */
+static af_status af_spill_map(af_bytes *b, int fd, size_t len, af_error *err)
+{
+	void *p;
+
+	af_free(b->mem, b->data);
+	b->data = NULL;
+	b->fd = fd;
+	b->own_fd = 1;
+	b->len = 0;
+	p = mmap(NULL, len, PROT_READ, MAP_PRIVATE, fd, 0);
+	if (p == MAP_FAILED)
+		return af_fail(err, AF_ERR_IO, -1, "cannot map the input's temporary "
+		               "file: %s", strerror(errno));
+	madvise(p, len, MADV_SEQUENTIAL);
+	b->data = p;
+	b->len = len;
+	b->mapped = 1;
+	b->window = 1;
+	return AF_OK;
+}
+
+/* ------------------------------------------------------------------ */
+/* Files and pipes                                                      */
+
+#ifdef MAP_POPULATE
+#define AF_MAP_POPULATE MAP_POPULATE
+#else
+#define AF_MAP_POPULATE 0
+#endif
+
+/* Maps a regular file of `size` bytes into `b`: 1 when it was mapped. */
+static int af_map_file(af_bytes *b, int fd, size_t size)
+{
+	int window = size > AF_WINDOW_MIN;
+	/* a small file is read once, front to back: mapping its pages in one
+	 * call costs less than a fault for each; a large one would then
+	 * count whole in the process's memory */
+	void *p = mmap(NULL, size, PROT_READ, MAP_PRIVATE | (window ? 0 : AF_MAP_POPULATE),
+	               fd, 0);
+
+	if (p == MAP_FAILED)
+		return 0;
+	b->guard = af_guard_add(p, size);
+	if (b->guard < 0) {
+		munmap(p, size);
+		return 0;
+	}
+	if (window)
+		madvise(p, size, MADV_SEQUENTIAL);
+	b->data = p;
+	b->len = size;
+	b->mapped = 1;
+	b->window = window;
+	b->fd = fd;
+	return 1;
+}
+
+/* Maps or reads `fd` into `b`.  A mapped file's descriptor is kept in
+ * b->fd (not owned): the caller must keep it open while `b` lives. */
+static af_status af_read_fd(af_mem *mem, int fd, uint64_t max,
+                            const af_bytes_sniff *sniff, af_bytes *b, af_error *err)
+{
+	size_t cap = 0, total = 0; /* total: with what went to the spill */
+	struct stat sb;
+	int sniffed = 0, spill = -1, tried = 0;
+	af_status st = AF_OK;
+
+	af_bytes_init(b, mem);
+	if (fstat(fd, &sb) == 0 && S_ISREG(sb.st_mode) && sb.st_size > 0) {
+		if ((uint64_t)sb.st_size > max)
+			return af_fail(err, AF_ERR_LIMIT, -1,
+			               "file is larger than the %llu-byte input limit",
+			               (unsigned long long)max);
+		if (af_map_file(b, fd, (size_t)sb.st_size))
+			return AF_OK;
+	}
+	for (;;) {
+		ssize_t n;
+		if (!sniffed && b->len >= 4096) {
+			/* /dev/zero and the like: refused at once, not after the
+			 * input limit's worth of them */
+			sniffed = 1;
+			if (sniff->refuse(b->data, b->len)) {
+				st = af_fail(err, AF_ERR_FORMAT, 0, "%s", sniff->why);
+				break;
+			}
+		}
+		if (!tried && total >= AF_WINDOW_MIN) {
+			tried = 1;
+			spill = af_spill_open();
+		}
+		if (spill >= 0 && b->len >= AF_SPILL_CHUNK) {
+			if ((st = af_spill_write(spill, b->data, b->len, err)) != AF_OK)
+				break;
+			b->len = 0;
+		}
+		if (cap - b->len < 65536) {
+			if ((uint64_t)total >= max || AF_GROW(mem, b->data, cap, b->len + 65536)) {
+				st = (uint64_t)total >= max
+				     ? af_fail(err, AF_ERR_LIMIT, (long long)total,
+				               "input is larger than the %llu-byte input "
+				               "limit", (unsigned long long)max)
+				     : af_fail(err, AF_ERR_NOMEM, (long long)total,
+				               "out of memory reading the input");
+				break;
+			}
+		}
+		n = read(fd, b->data + b->len, cap - b->len);
+		if (n == 0) {
+			if (spill < 0)
+				return AF_OK;
+			if ((st = af_spill_write(spill, b->data, b->len, err)) != AF_OK)
+				break;
+			st = af_spill_map(b, spill, total, err);
+			if (st != AF_OK)
+				af_bytes_free(b);
+			return st;
+		}
+		if (n < 0) {
+			if (errno == EINTR)
+				continue;
+			st = af_fail(err, AF_ERR_IO, -1, "read failed: %s", strerror(errno));
+			break;
+		}
+		b->len += (size_t)n;
+		total += (size_t)n;
+		if ((uint64_t)total > max) {
+			st = af_fail(err, AF_ERR_LIMIT, (long long)max, "input is larger "
+			             "than the %llu-byte input limit", (unsigned long long)max);
+			break;
+		}
+	}
+	if (spill >= 0)
+		close(spill);
+	af_bytes_free(b);
+	return st;
+}
+
+af_status af_bytes_read_path(af_mem *mem, const char *path, uint64_t max,
+                             const af_bytes_sniff *sniff, af_bytes *b,
+                             af_error *err)
+{
+	int fd;
+	af_status st;
+
+	if (strcmp(path, "-") == 0)
+		return af_read_fd(mem, 0, max, sniff, b, err);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0) {
+		af_bytes_init(b, mem);
+		return af_fail(err, AF_ERR_IO, -1, "cannot open: %s", strerror(errno));
+	}
+	st = af_read_fd(mem, fd, max, sniff, b, err);
+	if (b->mapped && b->fd == fd)
+		b->own_fd = 1; /* the mapped file: closed with the bytes */
+	else
+		close(fd);
+	return st;
+}
+
+/* ------------------------------------------------------------------ */
+/* gzip                                                                 */
+
+af_status af_bytes_gunzip(af_mem *mem, const uint8_t *in, size_t len, uint64_t max,
+                          const af_bytes_sniff *sniff, af_bytes *out,
+                          af_error *err)
+{
+	z_stream z;
+	uint8_t *buf = NULL;
+	size_t cap = 0, used = 0;
+	uint64_t total = 0; /* inflated, with what went to the spill */
+	af_status st = AF_OK;
+	int r, sniffed = 0, spill = -1, tried = 0;
+
+	af_bytes_init(out, mem);
+	memset(&z, 0, sizeof z);
+	z.zalloc = af_zlib_alloc;
+	z.zfree = af_zlib_free;
+	z.opaque = mem;
+	r = inflateInit2(&z, 15 + 16);
+	if (r != Z_OK)
+		return af_fail(err, r == Z_MEM_ERROR ? AF_ERR_NOMEM : AF_ERR_GZIP, 0,
+		               r == Z_MEM_ERROR ? "out of memory starting zlib"
+		                                : "cannot start zlib");
+	z.next_in = (Bytef *)in;
+	for (;;) {
+		size_t before_in, before_out;
+		if (total > max) {
+			st = af_fail(err, AF_ERR_LIMIT, (long long)z.total_in,
+			             "gzip data of %zu bytes inflates past the "
+			             "%llu-byte input limit", len, (unsigned long long)max);
+			goto out;
+		}
+		if (!tried && total >= AF_WINDOW_MIN) {
+			tried = 1;
+			spill = af_spill_open();
+		}
+		if (spill >= 0 && used == cap) {
+			if ((st = af_spill_write(spill, buf, used, err)) != AF_OK)
+				goto out;
+			used = 0;
+		}
+		if (used == cap) {
+			size_t want = cap ? cap * 2 : (len < (1u << 20) ? (1u << 20) : len * 4);
+			if (spill < 0 && want > AF_WINDOW_MIN && cap < AF_WINDOW_MIN)
+				want = AF_WINDOW_MIN; /* a spill takes over there */
+			if ((uint64_t)want > max)
+				want = (size_t)max + 1; /* room to see it go past */
+			if (AF_GROW(mem, buf, cap, want)) {
+				st = af_fail(err, AF_ERR_NOMEM, (long long)z.total_in,
+				             "out of memory inflating gzip data");
+				goto out;
+			}
+		}
+		before_in = (size_t)(z.next_in - in);
+		before_out = used;
+		z.avail_in = (uInt)((len - before_in) > UINT32_MAX / 2 ? UINT32_MAX / 2
+		                                                       : len - before_in);
+		z.next_out = buf + used;
+		z.avail_out = (uInt)((cap - used) > UINT32_MAX / 2 ? UINT32_MAX / 2
+		                                                   : cap - used);
+		if (total + z.avail_out > max + 1) /* a byte past the limit at most */
+			z.avail_out = (uInt)(max + 1 - total);
+		r = inflate(&z, Z_NO_FLUSH);
+		used = (size_t)(z.next_out - buf);
+		total += used - before_out;
+		if (!sniffed && total >= 4096) {
+			sniffed = 1;
+			if (sniff->refuse(buf, used)) {
+				st = af_fail(err, AF_ERR_FORMAT, 0, "%s", sniff->why);
+				goto out;
+			}
+		}
+		if (r == Z_STREAM_END) {
+			size_t at = (size_t)(z.next_in - in);
+			/* another member follows: keep going; anything else ends it */
+			if (len - at >= 2 && in[at] == 0x1F && in[at + 1] == 0x8B) {
+				inflateReset(&z);
+				continue;
+			}
+			break;
+		}
+		if (r == Z_BUF_ERROR && z.avail_out > 0) {
+			st = af_fail(err, AF_ERR_TRUNCATED, (long long)len,
+			             "gzip data ends before its end marker");
+			goto out;
+		}
+		if (r != Z_OK && r != Z_BUF_ERROR) {
+			st = r == Z_MEM_ERROR
+			     ? af_fail(err, AF_ERR_NOMEM, (long long)(z.next_in - in),
+			               "out of memory inflating gzip data")
+			     : af_fail(err, AF_ERR_GZIP, (long long)(z.next_in - in),
+			               "corrupt gzip data: %s",
+			               z.msg ? z.msg : "inflate failed");
+			goto out;
+		}
+	}
+	if (total > max) {
+		st = af_fail(err, AF_ERR_LIMIT, (long long)z.total_in,
+		             "gzip data of %zu bytes inflates past the %llu-byte input "
+		             "limit", len, (unsigned long long)max);
+		goto out;
+	}
+	if (spill >= 0) {
+		if ((st = af_spill_write(spill, buf, used, err)) == AF_OK) {
+			out->data = buf; /* freed by the mapping's turn */
+			st = af_spill_map(out, spill, (size_t)total, err);
+			buf = NULL;
+			spill = -1;
+			if (st != AF_OK)
+				af_bytes_free(out);
+		}
+		goto out;
+	}
+	out->data = buf;
+	out->len = used;
+	buf = NULL;
+out:
+	inflateEnd(&z);
+	if (spill >= 0)
+		close(spill);
+	af_free(mem, buf);
+	return st;
+}
