@@ -341,8 +341,11 @@ out:
 	return -1;
 }
 
-static int deep(const char *cli, const char *dir, int runs)
+static int deep(const char *self, const char *cli, const char *dir, int runs,
+                double scale)
 {
+	(void)self;
+	(void)scale;
 	static const long depths[] = {12500, 100000, 1000000};
 	char in[1024], cmd[4096], label[256];
 	size_t k;
@@ -485,12 +488,15 @@ static double cpu_now(void)
 	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
 }
 
-static int mapping_bench(const char *cli, const char *dir, int runs)
+static int mapping_bench(const char *self, const char *cli, const char *dir, int runs,
+                         double scale)
 {
 	static const long sizes[] = {5000, 20000, 160000};
 	char trace[1024], map[1024], cmd[4096];
 	size_t k;
 
+	(void)self;
+	(void)scale;
 	snprintf(trace, sizeof trace, "%s/mapped.trace", dir);
 	if (write_mapped_trace(trace))
 		return -1;
@@ -566,12 +572,15 @@ static int mapping_bench(const char *cli, const char *dir, int runs)
  * per-thread set from the file, the gzip'd file and standard input; wall
  * and CPU time per MB (CPU time says more on a busy machine), their ratio
  * to the small trace's, and peak memory against the distinct call paths. */
-static int gigabyte(const char *cli, const char *dir, int runs)
+static int gigabyte(const char *self, const char *cli, const char *dir, int runs,
+                    double scale)
 {
 	static const long sizes[] = {4000000, 75000000};
 	double per[3][2] = {{0}}; /* [svg, set, gzip svg][wall, cpu] s/MB of the small trace */
 	size_t k;
 
+	(void)self;
+	(void)scale;
 	printf("| input | step | median wall | wall s/GB (× 57 MB's) | median CPU | CPU s/GB "
 	       "(× 57 MB's) | peak RSS | folded lines |\n|---|---|---|---|---|---|---|---|\n");
 	for (k = 0; k < 2; k++) {
@@ -645,6 +654,58 @@ static int gigabyte(const char *cli, const char *dir, int runs)
 	return 0;
 }
 
+/* A pprof profile of the 4M-record trace's 397,639 call paths, written by
+ * the command itself: written, then read back and drawn, and what
+ * `go tool pprof -top` takes over the same file when go is there. */
+static int formats(const char *self, const char *cli, const char *dir, int runs,
+                   double scale)
+{
+	char trace[1024], pb[1100], cmd[4096], label[256];
+	double mb;
+
+	(void)self;
+	(void)scale;
+	snprintf(trace, sizeof trace, "%s/app-4000000.trace", dir);
+	snprintf(pb, sizeof pb, "%s/app-4000000.pb.gz", dir);
+	if (size_of(trace) == 0 && write_trace(trace, 4000000))
+		return -1;
+	printf("| step | median wall | records/s | input MB/s | peak RSS |\n"
+	       "|---|---|---|---|---|\n");
+	mb = (double)size_of(trace);
+	snprintf(cmd, sizeof cmd, "'%s' -q -o '%s' '%s'", cli, pb, trace);
+	snprintf(label, sizeof label, "4M-record trace (%.1f MB) → pprof", mb / 1e6);
+	if (step(label, cmd, runs, 0, mb))
+		return -1;
+	mb = (double)size_of(pb);
+	snprintf(cmd, sizeof cmd, "'%s' -q -o '%s/pprof.svg' '%s'", cli, dir, pb);
+	snprintf(label, sizeof label, "pprof of its 397,639 paths (%.1f MB gzip'd) → merged "
+	         "SVG", mb / 1e6);
+	if (step(label, cmd, runs, 0, mb))
+		return -1;
+	if (system("command -v go >/dev/null") == 0) {
+		snprintf(cmd, sizeof cmd, "HOME='%s' GOCACHE='%s/gocache' go tool pprof -top "
+		         "-nodecount=10 '%s' >/dev/null 2>&1", dir, dir, pb);
+		if (step("the same pprof, `go tool pprof -top`", cmd, runs, 0, mb))
+			return -1;
+	}
+	return 0;
+}
+
+typedef struct bench_mode {
+	const char *flag;
+	int runs; /* by default */
+	int (*run)(const char *self, const char *cli, const char *dir, int runs,
+	           double scale);
+} bench_mode;
+
+static const bench_mode modes[] = {
+	{"--pathological", 3, pathological},
+	{"--deep", 3, deep},
+	{"--gigabyte", 3, gigabyte},
+	{"--mapping", 5, mapping_bench},
+	{"--formats", 5, formats},
+};
+
 int main(int argc, char **argv)
 {
 	static const long sizes[] = {100000, 1000000, 4000000};
@@ -673,46 +734,21 @@ int main(int argc, char **argv)
 		int n = argc > 3 ? atoi(argv[3]) : 5;
 		return n >= 1 && n <= 31 ? (stages(argv[2], n) ? 1 : 0) : 2;
 	}
-	if (argc >= 4 && strcmp(argv[1], "--pathological") == 0) {
-		int n = argc > 4 ? atoi(argv[4]) : 3;
-		double scale = argc > 5 ? atof(argv[5]) : 1;
+	for (k = 0; k < sizeof modes / sizeof modes[0]; k++) {
+		const bench_mode *m = &modes[k];
+		int n;
+		double scale;
+		if (argc < 4 || strcmp(argv[1], m->flag) != 0)
+			continue;
+		n = argc > 4 ? atoi(argv[4]) : m->runs;
+		scale = argc > 5 ? atof(argv[5]) : 1;
 		if (n < 1 || n > 31 || !(scale > 0 && scale <= 1))
 			return 2;
 		if (mkdir(argv[3], 0777) && errno != EEXIST) {
 			perror(argv[3]);
 			return 1;
 		}
-		return pathological(self, argv[2], argv[3], n, scale) ? 1 : 0;
-	}
-	if (argc >= 4 && strcmp(argv[1], "--deep") == 0) {
-		int n = argc > 4 ? atoi(argv[4]) : 3;
-		if (n < 1 || n > 31)
-			return 2;
-		if (mkdir(argv[3], 0777) && errno != EEXIST) {
-			perror(argv[3]);
-			return 1;
-		}
-		return deep(argv[2], argv[3], n) ? 1 : 0;
-	}
-	if (argc >= 4 && strcmp(argv[1], "--gigabyte") == 0) {
-		int n = argc > 4 ? atoi(argv[4]) : 3;
-		if (n < 1 || n > 31)
-			return 2;
-		if (mkdir(argv[3], 0777) && errno != EEXIST) {
-			perror(argv[3]);
-			return 1;
-		}
-		return gigabyte(argv[2], argv[3], n) ? 1 : 0;
-	}
-	if (argc >= 4 && strcmp(argv[1], "--mapping") == 0) {
-		int n = argc > 4 ? atoi(argv[4]) : 5;
-		if (n < 1 || n > 31)
-			return 2;
-		if (mkdir(argv[3], 0777) && errno != EEXIST) {
-			perror(argv[3]);
-			return 1;
-		}
-		return mapping_bench(argv[2], argv[3], n) ? 1 : 0;
+		return m->run(self, argv[2], argv[3], n, scale) ? 1 : 0;
 	}
 	if (argc < 3) {
 		fputs("usage: aflame-bench CLI WORKDIR [RUNS]\n"
@@ -720,7 +756,8 @@ int main(int argc, char **argv)
 		      "       aflame-bench --pathological CLI WORKDIR [RUNS] [SCALE]\n"
 		      "       aflame-bench --deep CLI WORKDIR [RUNS]\n"
 		      "       aflame-bench --mapping CLI WORKDIR [RUNS]\n"
-		      "       aflame-bench --gigabyte CLI WORKDIR [RUNS]\n", stderr);
+		      "       aflame-bench --gigabyte CLI WORKDIR [RUNS]\n"
+		      "       aflame-bench --formats CLI WORKDIR [RUNS]\n", stderr);
 		return 2;
 	}
 	cli = argv[1];

@@ -21,17 +21,24 @@
 
 typedef Aflame__Pprof__Profile af_pp_profile;
 
-/* A ProtobufCBuffer that deflates what is packed into it onto `out`. */
+/* A ProtobufCBuffer that deflates what is packed into it onto `out`.
+ * protobuf-c appends a few bytes at a time (a tag, a varint): they are
+ * gathered in `in` and deflated a buffer at a time. */
 typedef struct af_gz_sink {
 	ProtobufCBuffer base;
 	z_stream z;
 	FILE *out;
 	int failed;          /* deflate or the write failed */
+	size_t held;         /* bytes waiting in `in` */
+	uint8_t in[1 << 16];
 	uint8_t chunk[1 << 16];
 } af_gz_sink;
 
+/* Deflates what `in` holds (all of the stream's end with Z_FINISH). */
 static void af_gz_push(af_gz_sink *s, int flush)
 {
+	s->z.next_in = s->in;
+	s->z.avail_in = (uInt)s->held;
 	do {
 		size_t n;
 		s->z.next_out = s->chunk;
@@ -43,7 +50,8 @@ static void af_gz_push(af_gz_sink *s, int flush)
 		n = sizeof s->chunk - s->z.avail_out;
 		if (n && fwrite(s->chunk, 1, n, s->out) != n)
 			s->failed = 1;
-	} while (!s->failed && s->z.avail_out == 0);
+	} while (!s->failed && (s->z.avail_in > 0 || s->z.avail_out == 0));
+	s->held = 0;
 }
 
 static void af_gz_append(ProtobufCBuffer *b, size_t len, const uint8_t *data)
@@ -51,12 +59,33 @@ static void af_gz_append(ProtobufCBuffer *b, size_t len, const uint8_t *data)
 	af_gz_sink *s = (af_gz_sink *)b;
 
 	while (len && !s->failed) {
-		uInt n = len > (1u << 30) ? (1u << 30) : (uInt)len;
-		s->z.next_in = (Bytef *)data;
-		s->z.avail_in = n;
-		af_gz_push(s, Z_NO_FLUSH);
+		size_t n = sizeof s->in - s->held;
+		if (n > len)
+			n = len;
+		memcpy(s->in + s->held, data, n);
+		s->held += n;
 		data += n;
 		len -= n;
+		if (s->held == sizeof s->in)
+			af_gz_push(s, Z_NO_FLUSH);
+	}
+}
+
+/* Packs `m` into the sink: straight into its buffer when it fits there
+ * (protobuf-c's packing into memory is several times faster than its
+ * packing through a ProtobufCBuffer, a few bytes a call), through the
+ * buffer otherwise. */
+static void af_gz_pack(af_gz_sink *s, const ProtobufCMessage *m)
+{
+	size_t n = protobuf_c_message_get_packed_size(m);
+
+	if (n > sizeof s->in - s->held && s->held)
+		af_gz_push(s, Z_NO_FLUSH);
+	if (n <= sizeof s->in - s->held) {
+		protobuf_c_message_pack(m, s->in + s->held);
+		s->held += n;
+	} else {
+		protobuf_c_message_pack_to_buffer(m, &s->base);
 	}
 }
 
@@ -113,7 +142,7 @@ static af_status af_pp_head(af_gz_sink *s, const af_tree *tree, af_clock clock,
 	p.sample_type = vtp;
 	p.n_string_table = k;
 	p.string_table = fixed;
-	protobuf_c_message_pack_to_buffer(&p.base, &s->base);
+	af_gz_pack(s, &p.base);
 
 	/* then each name: one string, one function, one location */
 	for (i = 0; i < nfn; i++) {
@@ -134,7 +163,7 @@ static af_status af_pp_head(af_gz_sink *s, const af_tree *tree, af_clock clock,
 		q.function = &fp;
 		q.n_location = 1;
 		q.location = &lp;
-		protobuf_c_message_pack_to_buffer(&q.base, &s->base);
+		af_gz_pack(s, &q.base);
 		if (s->failed)
 			break;
 	}
@@ -180,7 +209,8 @@ static af_status af_pp_emit(const af_tree *tree, af_clock clock, FILE *out,
 	s->z.zalloc = af_zlib_alloc;
 	s->z.zfree = af_zlib_free;
 	s->z.opaque = mem;
-	if (deflateInit2(&s->z, 6, Z_DEFLATED, 15 + 16, 8, Z_DEFAULT_STRATEGY) != Z_OK) {
+	/* the fastest level, as Go's runtime/pprof writes its profiles */
+	if (deflateInit2(&s->z, 1, Z_DEFLATED, 15 + 16, 8, Z_DEFAULT_STRATEGY) != Z_OK) {
 		af_free(mem, s);
 		s = NULL;
 		st = af_fail(err, AF_ERR_NOMEM, -1, "out of memory starting zlib");
@@ -214,7 +244,7 @@ static af_status af_pp_emit(const af_tree *tree, af_clock clock, FILE *out,
 		sm.value = v;
 		q.n_sample = 1;
 		q.sample = &smp;
-		protobuf_c_message_pack_to_buffer(&q.base, &s->base);
+		af_gz_pack(s, &q.base);
 	}
 	if (!s->failed)
 		af_gz_push(s, Z_FINISH);

@@ -269,14 +269,27 @@ af_status af_bytes_read_path(af_mem *mem, const char *path, uint64_t max,
 /* ------------------------------------------------------------------ */
 /* gzip                                                                 */
 
-af_status af_bytes_gunzip(af_mem *mem, const uint8_t *in, size_t len, uint64_t max,
-                          const af_bytes_sniff *sniff, af_bytes *out,
+/* Hands back the pages of the window `in` before `upto`, from *done on. */
+static void af_bytes_release(const uint8_t *in, size_t upto, size_t *done)
+{
+	size_t page = (size_t)sysconf(_SC_PAGESIZE);
+
+	upto &= ~(page - 1);
+	if (upto > *done) {
+		madvise((void *)(in + *done), upto - *done, MADV_DONTNEED);
+		*done = upto;
+	}
+}
+
+af_status af_bytes_gunzip(af_mem *mem, const uint8_t *in, size_t len, int window,
+                          uint64_t max, const af_bytes_sniff *sniff, af_bytes *out,
                           af_error *err)
 {
 	z_stream z;
 	uint8_t *buf = NULL;
 	size_t cap = 0, used = 0;
 	uint64_t total = 0; /* inflated, with what went to the spill */
+	size_t released = 0; /* of a window `in`: bytes handed back */
 	af_status st = AF_OK;
 	int r, sniffed = 0, spill = -1, tried = 0;
 
@@ -332,6 +345,8 @@ af_status af_bytes_gunzip(af_mem *mem, const uint8_t *in, size_t len, uint64_t m
 		r = inflate(&z, Z_NO_FLUSH);
 		used = (size_t)(z.next_out - buf);
 		total += used - before_out;
+		if (window)
+			af_bytes_release(in, (size_t)(z.next_in - in), &released);
 		if (!sniffed && total >= 4096) {
 			sniffed = 1;
 			if (sniff->refuse(buf, used)) {
@@ -385,6 +400,8 @@ af_status af_bytes_gunzip(af_mem *mem, const uint8_t *in, size_t len, uint64_t m
 	buf = NULL;
 out:
 	inflateEnd(&z);
+	if (window) /* read once: none of it is needed again */
+		af_bytes_release(in, len, &released);
 	if (spill >= 0)
 		close(spill);
 	af_free(mem, buf);

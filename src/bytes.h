@@ -49,9 +49,11 @@ af_status af_bytes_read_path(af_mem *mem, const char *path, uint64_t max,
 int af_bytes_is_gzip(const uint8_t *b, size_t len);
 
 /** Inflates gzip (one or more members) into `out`, at most `max` bytes;
- * `sniff` looks at the first inflated kilobytes. */
-af_status af_bytes_gunzip(af_mem *mem, const uint8_t *in, size_t len, uint64_t max,
-                          const af_bytes_sniff *sniff, af_bytes *out,
+ * `sniff` looks at the first inflated kilobytes.  `window`: `in` is a
+ * window (af_bytes.window), whose pages are handed back as they are
+ * inflated. */
+af_status af_bytes_gunzip(af_mem *mem, const uint8_t *in, size_t len, int window,
+                          uint64_t max, const af_bytes_sniff *sniff, af_bytes *out,
                           af_error *err);
 
 #endif

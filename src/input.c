@@ -86,7 +86,7 @@ static af_status af_parse_bytes(af_trace *t, const uint8_t *b, size_t len,
 		if (depth > 0)
 			return af_fail(err, AF_ERR_FORMAT, 0,
 			               "gzip data inside gzip data");
-		AF_FORWARD(af_bytes_gunzip(t->mem, b, len, t->limits.max_input,
+		AF_FORWARD(af_bytes_gunzip(t->mem, b, len, window, t->limits.max_input,
 		                           &af_gzip_sniff, &raw, err));
 		t->info.gzip = 1;
 		st = af_parse_bytes(t, raw.data, raw.len, depth + 1, raw.window, err);
@@ -396,7 +396,7 @@ static af_status af_open_many_into(af_trace *t, const char *const *paths, size_t
 		len = b.len;
 		af_bytes_init(&raw, t->mem);
 		if (af_bytes_is_gzip(data, len)) {
-			st = af_bytes_gunzip(t->mem, data, len, t->limits.max_input,
+			st = af_bytes_gunzip(t->mem, data, len, b.window, t->limits.max_input,
 			                     &af_gzip_sniff, &raw, err);
 			if (st != AF_OK) {
 				af_bytes_free(&b);

@@ -30,6 +30,62 @@ void af_pb_alloc_init(af_pb_alloc *a, af_mem *mem)
 	a->pc.allocator_data = a;
 	a->mem = mem;
 	a->failed = 0;
+	a->chunk = a->next = NULL;
+	a->left = 0;
+}
+
+/* An arena's chunks: 1 MiB, or one block larger than that. */
+#define AF_PB_CHUNK (1u << 20)
+#define AF_PB_ALIGN 16u
+
+static void *af_pb_arena_malloc(void *data, size_t size)
+{
+	af_pb_alloc *a = data;
+	size_t need = (size + AF_PB_ALIGN - 1) & ~(size_t)(AF_PB_ALIGN - 1);
+	char *p;
+
+	if (need < size)
+		return a->failed = 1, NULL;
+	if (need > a->left) {
+		/* a new chunk; its first AF_PB_ALIGN bytes link the one before */
+		size_t n = need > AF_PB_CHUNK - AF_PB_ALIGN ? need + AF_PB_ALIGN : AF_PB_CHUNK;
+		char *c = af_malloc(a->mem, n);
+		if (!c)
+			return a->failed = 1, NULL;
+		memcpy(c, &a->chunk, sizeof a->chunk);
+		a->chunk = c;
+		a->next = c + AF_PB_ALIGN;
+		a->left = n - AF_PB_ALIGN;
+	}
+	p = a->next;
+	a->next += need;
+	a->left -= need;
+	return p;
+}
+
+static void af_pb_arena_free(void *data, void *p)
+{
+	(void)data;
+	(void)p;
+}
+
+void af_pb_arena_init(af_pb_alloc *a, af_mem *mem)
+{
+	af_pb_alloc_init(a, mem);
+	a->pc.alloc = af_pb_arena_malloc;
+	a->pc.free = af_pb_arena_free;
+}
+
+void af_pb_alloc_release(af_pb_alloc *a)
+{
+	while (a->chunk) {
+		char *before;
+		memcpy(&before, a->chunk, sizeof before);
+		af_free(a->mem, a->chunk);
+		a->chunk = before;
+	}
+	a->next = NULL;
+	a->left = 0;
 }
 
 /* The most nested messages the walk follows (protobuf's own default). */

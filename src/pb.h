@@ -20,10 +20,25 @@ typedef struct af_pb_alloc {
 	ProtobufCAllocator pc; /* what protobuf-c's functions take */
 	af_mem *mem;
 	int failed;
+	char *chunk;           /* an arena's newest chunk (each links the one
+	                          before), where its free part begins, and
+	                          its size */
+	char *next;
+	size_t left;
 } af_pb_alloc;
 
 /** Sets `a` up over `mem`; `a` must outlive every message decoded with it. */
 void af_pb_alloc_init(af_pb_alloc *a, af_mem *mem);
+
+/** As af_pb_alloc_init(), as an arena: blocks are carved from large
+ * chunks and freed only all together by af_pb_alloc_release(), for one
+ * large message decoded once (a pprof profile's hundreds of thousands of
+ * small arrays cost a malloc and a free each otherwise). */
+void af_pb_arena_init(af_pb_alloc *a, af_mem *mem);
+
+/** Frees an arena's chunks (after protobuf-c freed the message, which
+ * for an arena frees nothing).  A no-op for a plain allocator. */
+void af_pb_alloc_release(af_pb_alloc *a);
 
 /** Walks `len` bytes as message `desc`, into every field whose type is a
  * message `desc` knows, without recursion.  AF_OK when every tag, varint,

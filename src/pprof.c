@@ -90,10 +90,14 @@ static int af_pp_id_cmp(const void *a, const void *b)
 	return x->index < y->index ? -1 : x->index > y->index;
 }
 
-/* The index of the entry with id `id`, or AF_NONE. */
+/* The index of the entry with id `id`, or AF_NONE.  Most writers number
+ * their entries 1, 2, 3...: the entry id - 1 is looked at first. */
 static uint32_t af_pp_find(const af_pp_id *ids, size_t n, uint64_t id)
 {
 	size_t lo = 0, hi = n;
+
+	if (id - 1 < n && ids[id - 1].id == id)
+		return ids[id - 1].index;
 
 	while (lo < hi) {
 		size_t mid = lo + (hi - lo) / 2;
@@ -431,11 +435,12 @@ af_status af_trace_pprof(af_trace *t, const uint8_t *buf, size_t len, af_error *
 	af_status st;
 	size_t ti = 0;
 
-	af_pb_alloc_init(&alloc, t->mem);
+	af_pb_arena_init(&alloc, t->mem);
 	t->info.variant = AF_VARIANT_FOLDED;
 	t->info.pprof = 1;
 	pp.p = aflame__pprof__profile__unpack(&alloc.pc, len, buf);
 	if (!pp.p) {
+		af_pb_alloc_release(&alloc); /* what protobuf-c took before it gave up */
 		if (alloc.failed)
 			return af_fail(err, AF_ERR_NOMEM, 0, "out of memory decoding the " AF_PP);
 		st = af_pb_check(&aflame__pprof__profile__descriptor, buf, len, 0, AF_PP, err);
@@ -467,6 +472,7 @@ af_status af_trace_pprof(af_trace *t, const uint8_t *buf, size_t len, af_error *
 	t->info.has_clock[AF_CLOCK_WALL] = 1;
 out:
 	aflame__pprof__profile__free_unpacked(pp.p, &alloc.pc);
+	af_pb_alloc_release(&alloc);
 	af_free(t->mem, pp.loc_ids);
 	af_free(t->mem, pp.fn_ids);
 	af_free(t->mem, pp.fn_name);

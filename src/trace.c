@@ -832,17 +832,18 @@ const char *af_empty_message(const af_trace *trace, const af_tree_options *opt)
  * behind or ahead (a page it needs again is only mapped again). */
 #define AF_WINDOW_LAG (16u << 20)
 
-void af_trace_tick(af_trace *t, const uint8_t *at, size_t done, size_t total)
+void af_trace_window(af_trace *t, const uint8_t *at)
 {
 	static size_t page;
+	size_t done;
 
-	if (t->progress)
-		t->progress(t->progress_ctx, done, total);
 	if (!t->window || at < t->window || at > t->window + t->window_len)
 		return;
 	if (!page)
 		page = (size_t)sysconf(_SC_PAGESIZE);
 	done = (size_t)(at - t->window);
+	if (done + AF_WINDOW_LAG < t->window_freed)
+		t->window_freed = 0; /* a pass over the bytes again */
 	if (done <= AF_WINDOW_LAG)
 		return;
 	done = (done - AF_WINDOW_LAG) & ~(page - 1);
@@ -852,4 +853,11 @@ void af_trace_tick(af_trace *t, const uint8_t *at, size_t done, size_t total)
 		        MADV_DONTNEED);
 		t->window_freed = done;
 	}
+}
+
+void af_trace_tick(af_trace *t, const uint8_t *at, size_t done, size_t total)
+{
+	if (t->progress)
+		t->progress(t->progress_ctx, done, total);
+	af_trace_window(t, at);
 }

@@ -154,6 +154,10 @@ static inline int af_trace_method(const af_trace *t, uint32_t mid, uint32_t *idx
  * behind.  `at` is where the parse is in the bytes. */
 void af_trace_tick(af_trace *t, const uint8_t *at, size_t done, size_t total);
 
+/** Hands back the pages of the window well behind `at` (a pass that
+ * starts over is followed again); nothing when the input is no window. */
+void af_trace_window(af_trace *t, const uint8_t *at);
+
 static inline void af_trace_progress(af_trace *t, const uint8_t *at, size_t done,
                                      size_t total)
 {

@@ -36,11 +36,11 @@ static af_status af_regular_feed(af_trace *t, const uint8_t *data, size_t from,
 			t0 = af_rd32(p + 6);
 			t1 = rs >= 14 ? af_rd32(p + 10) : t0;
 		}
+		af_trace_progress(t, p, pos, to);
 		if (owner && owner[tid & t->tid_mask] != me)
 			continue;
 		AF_FORWARD(af_trace_record(t, tid, ma, t0, t1,
 		                           base + (long long)pos, err));
-		af_trace_progress(t, p, pos, to);
 	}
 	return AF_OK;
 }
@@ -100,8 +100,11 @@ static af_status af_regular_split(af_trace *t, const uint8_t *data, size_t from,
 	owner = af_calloc(t->mem, ntid, 1);
 	if (!count || !owner)
 		goto out;
-	for (pos = from; pos < to; pos += rs)
+	for (pos = from; pos < to; pos += rs) {
 		count[(rs == 9 ? data[pos] : af_rd16(data + pos)) & t->tid_mask]++;
+		if ((pos & ((4u << 20) - 1)) < rs)
+			af_trace_window(t, data + pos);
+	}
 	for (i = 0; i < ntid; i++)
 		busy += count[i] != 0;
 	if (busy < 2 || !(order = af_malloc(t->mem, busy * sizeof *order)))
@@ -125,6 +128,10 @@ static af_status af_regular_split(af_trace *t, const uint8_t *data, size_t from,
 			goto out;
 	w[0]->progress = t->progress;
 	w[0]->progress_ctx = t->progress_ctx;
+	for (i = 0; i < 2; i++) { /* each hands back what it has read */
+		w[i]->window = t->window;
+		w[i]->window_len = t->window_len;
+	}
 	job = (af_feed_job){w[1], data, from, to, rs, base, owner, AF_OK, {0}};
 	if (pthread_create(&th, NULL, af_feed_worker, &job) != 0)
 		goto out;
