@@ -27,6 +27,8 @@ static const struct af_kind_style {
 	{"idle", {185, 185, 185}, 25},
 	{"blocked", {215, 60, 60}, 35},
 	{"thread", {215, 205, 150}, 20},
+	{"native", {160, 110, 190}, 35},
+	{"kernel", {120, 120, 130}, 30},
 };
 
 static int af_has_prefix(const char *s, const char *const *heads)
@@ -42,6 +44,12 @@ static int af_has_prefix(const char *s, const char *const *heads)
 			return 1;
 	}
 	return 0;
+}
+
+static int af_ends_with(const char *s, const char *tail)
+{
+	size_t n = strlen(s), t = strlen(tail);
+	return n >= t && strcmp(s + n - t, tail) == 0;
 }
 
 /* Which of af_android[] a frame is. */
@@ -71,8 +79,21 @@ static int af_android_kind(const af_node_info *ni)
 		"java.", "javax.", "jdk.", "sun.", "kotlin.", "kotlinx.", "androidx.",
 		"com.google.", "okhttp3.", "okio.", "retrofit2.", "io.reactivex.", NULL};
 
+	/* native frames of profiles: the kernel's (perf's "_[k]" mark,
+	 * symbols of [kernel.kallsyms]), ART's own C++ (art::) as the
+	 * platform's, other C++ names and frames named by their library
+	 * ("libc.so+0x4a2c"), a mangled name kept as written */
+	static const char *const art[] = {"art::", "android::", NULL};
+
 	if (ni->depth == 0 || ni->thread)
 		return 5;
+	if (strstr(ni->full_name, "[kernel.kallsyms]") || af_ends_with(ni->full_name, "_[k]"))
+		return 7;
+	if (af_has_prefix(ni->full_name, art))
+		return 1;
+	if (strstr(ni->full_name, "::") || strstr(ni->full_name, ".so+0x") ||
+	    (ni->full_name[0] == '_' && ni->full_name[1] == 'Z'))
+		return 6;
 	if (af_has_prefix(ni->full_name, idle))
 		return 3;
 	if (af_has_prefix(ni->full_name, blocked))
@@ -228,12 +249,6 @@ static void af_fractions(af_style *s, const char *name, double v[3])
 	v[0] = (double)(h & 0xFFFF) / 65536.0;
 	v[1] = (double)((h >> 16) & 0xFFFF) / 65536.0;
 	v[2] = (double)((h >> 32) & 0xFFFF) / 65536.0;
-}
-
-static int af_ends_with(const char *s, const char *tail)
-{
-	size_t n = strlen(s), t = strlen(tail);
-	return n >= t && strcmp(s + n - t, tail) == 0;
 }
 
 /* The palettes that pick a hue by what a frame is, by flamegraph.pl's

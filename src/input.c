@@ -17,6 +17,7 @@
 #include "bytes.h"
 #include "perfetto.h"
 #include "pftrace.h"
+#include "perfetto_prof.h"
 #include "systrace.h"
 #include "trace.h"
 
@@ -156,6 +157,10 @@ static af_status af_parse_plain(af_trace *t, const uint8_t *b, size_t len,
 		t->info.variant = AF_VARIANT_SYSTRACE;
 		return af_trace_systrace(t, b, len, err);
 	}
+	/* a Perfetto trace holding heap dumps or CPU samples (before pprof,
+	 * whose first field has a packet's number) */
+	if (af_pfprof_detect(t->mem, b, len))
+		return af_trace_pfprof(t, b, len, err);
 	/* a Perfetto trace: nothing but packets (field 1), which a pprof
 	 * profile's fields would also pass for */
 	pf = af_perfetto_detect(b, len);

@@ -204,3 +204,83 @@ void af_u32map_free(af_u32map *m)
 	memset(m, 0, sizeof *m);
 	m->mem = mem;
 }
+
+/* af_u64map: linear probing over two arrays, a power of two long. */
+static size_t af_u64_hash(uint64_t k)
+{
+	k ^= k >> 33;
+	k *= 0xFF51AFD7ED558CCDull;
+	k ^= k >> 33;
+	return (size_t)k;
+}
+
+int af_u64map_get(const af_u64map *m, uint64_t k, uint32_t *v)
+{
+	size_t i;
+
+	if (!m->cap)
+		return 0;
+	for (i = af_u64_hash(k) & (m->cap - 1); m->vals[i] != AF_NONE; i = (i + 1) & (m->cap - 1))
+		if (m->keys[i] == k) {
+			*v = m->vals[i];
+			return 1;
+		}
+	return 0;
+}
+
+int af_u64map_put(af_mem *mem, af_u64map *m, uint64_t k, uint32_t v)
+{
+	size_t i;
+
+	if ((m->len + 1) * 2 > m->cap) {
+		size_t cap = m->cap ? m->cap * 2 : 64, j;
+		uint64_t *keys = af_malloc(mem, cap * sizeof *keys);
+		uint32_t *vals = af_malloc(mem, cap * sizeof *vals);
+		if (!keys || !vals || cap > SIZE_MAX / 2 / sizeof *keys) {
+			af_free(mem, keys);
+			af_free(mem, vals);
+			return -1;
+		}
+		for (j = 0; j < cap; j++)
+			vals[j] = AF_NONE;
+		for (j = 0; j < m->cap; j++) {
+			if (m->vals[j] == AF_NONE)
+				continue;
+			for (i = af_u64_hash(m->keys[j]) & (cap - 1); vals[i] != AF_NONE;
+			     i = (i + 1) & (cap - 1))
+				;
+			keys[i] = m->keys[j];
+			vals[i] = m->vals[j];
+		}
+		af_free(mem, m->keys);
+		af_free(mem, m->vals);
+		m->keys = keys;
+		m->vals = vals;
+		m->cap = cap;
+	}
+	for (i = af_u64_hash(k) & (m->cap - 1); m->vals[i] != AF_NONE; i = (i + 1) & (m->cap - 1))
+		if (m->keys[i] == k) {
+			m->vals[i] = v;
+			return 0;
+		}
+	m->keys[i] = k;
+	m->vals[i] = v;
+	m->len++;
+	return 0;
+}
+
+void af_u64map_clear(af_u64map *m)
+{
+	size_t i;
+
+	for (i = 0; i < m->cap; i++)
+		m->vals[i] = AF_NONE;
+	m->len = 0;
+}
+
+void af_u64map_free(af_mem *mem, af_u64map *m)
+{
+	af_free(mem, m->keys);
+	af_free(mem, m->vals);
+	memset(m, 0, sizeof *m);
+}

@@ -45,4 +45,22 @@ int af_u32map_get(const af_u32map *m, uint32_t key, uint32_t *value);
 int af_u32map_put(af_u32map *m, uint32_t key, uint32_t value);
 void af_u32map_free(af_u32map *m);
 
+/** A map from any 64-bit key to an index below AF_NONE (Perfetto's
+ * interning ids, pid and tid pairs).  Zeroed is empty. */
+typedef struct af_u64map {
+	uint64_t *keys;
+	uint32_t *vals;  /* AF_NONE: an empty slot */
+	size_t cap, len; /* cap is 0 or a power of two */
+} af_u64map;
+
+/** Looks `k` up; returns 1 and sets *v when present. */
+int af_u64map_get(const af_u64map *m, uint64_t k, uint32_t *v);
+/** Sets `k` to `v` (replacing its value when present), allocating from
+ * `mem`; -1 when out of memory. */
+int af_u64map_put(af_mem *mem, af_u64map *m, uint64_t k, uint32_t v);
+/** Empties the map, keeping its room. */
+void af_u64map_clear(af_u64map *m);
+/** Frees the map's room; it is empty and usable again. */
+void af_u64map_free(af_mem *mem, af_u64map *m);
+
 #endif

@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "demangle.h"
 #include "pb.h"
 #include "pprof.pb-c.h"
 #include "trace.h"
@@ -119,6 +120,7 @@ typedef struct af_pp {
 	uint32_t *loc_first;  /* per location: where its frames begin in frames */
 	uint32_t *frames;     /* every location's frames, outermost first */
 	size_t nframes, frames_cap;
+	af_buf dm;            /* a demangled name (af_demangle) */
 } af_pp;
 
 /* The byte offset of the `index`-th message `field` of the profile. */
@@ -167,6 +169,14 @@ static af_status af_pp_sort_ids(const af_pp *pp, af_pp_id *ids, size_t n, uint32
 static af_status af_pp_intern(af_pp *pp, const char *s, size_t len, uint32_t field,
                               size_t index, uint32_t *id, af_error *err)
 {
+	int dm = pp->t->no_demangle ? 0 : af_demangle(&pp->dm, s, len);
+
+	if (dm < 0)
+		return af_fail(err, AF_ERR_NOMEM, af_pp_at(pp, field, index), "out of memory");
+	if (dm) {
+		s = pp->dm.data;
+		len = pp->dm.len;
+	}
 	/* the offset is found only for a message: finding it walks the profile */
 	if (len > pp->t->limits.max_name_len)
 		return af_fail(err, AF_ERR_LIMIT, af_pp_at(pp, field, index),
@@ -421,7 +431,7 @@ out:
 af_status af_trace_pprof(af_trace *t, const uint8_t *buf, size_t len, af_error *err)
 {
 	af_pb_alloc alloc;
-	af_pp pp = {.t = t, .buf = buf, .len = len};
+	af_pp pp = {.t = t, .buf = buf, .len = len, .dm = {.mem = t->mem}};
 	af_status st;
 	size_t ti = 0;
 
@@ -468,5 +478,6 @@ out:
 	af_free(t->mem, pp.fn_name);
 	af_free(t->mem, pp.loc_first);
 	af_free(t->mem, pp.frames);
+	af_buf_free(&pp.dm);
 	return st;
 }

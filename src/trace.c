@@ -49,6 +49,9 @@ static af_trace *af_trace_alloc(af_mem *mem, af_limits lim,
 		t->jobs = opt->jobs;
 		t->sample_type = opt->sample_type;
 		t->btrace_mapping = opt->btrace_mapping;
+		t->heap_view = opt->heap_view;
+		t->heap_dump = opt->heap_dump;
+		t->no_demangle = opt->no_demangle;
 		t->progress = opt->progress;
 		t->progress_ctx = opt->progress_ctx;
 	}
@@ -803,12 +806,16 @@ int af_first_frame_selected(const af_trace *trace, uint32_t node,
 const char *af_empty_message(const af_trace *trace, const af_tree_options *opt)
 {
 	if (!opt || (!opt->nthreads && !opt->nprocesses) || opt->one_thread)
-		return trace->info.variant == AF_VARIANT_FOLDED ? "the input has no stacks"
+		return trace->info.perfetto_profile == 1
+		       ? "the heap dump has no call path with a value in this view (--heap-view)"
+		       : trace->info.perfetto_profile ? "the trace has no CPU sample with a callstack"
+		       : trace->info.variant == AF_VARIANT_FOLDED ? "the input has no stacks"
 		       : trace->info.variant == AF_VARIANT_SYSTRACE ||
 		         trace->info.variant == AF_VARIANT_PERFETTO
 		       ? "the trace has no begin/end slices"
 		       : "the trace has no method records";
-	if (opt->nprocesses && trace->info.variant == AF_VARIANT_FOLDED)
+	if (opt->nprocesses && trace->info.variant == AF_VARIANT_FOLDED &&
+	    !trace->info.perfetto_profile)
 		return "folded stacks name no processes (--process)";
 	if (opt->nprocesses && !trace->info.processes)
 		return "the trace names no processes (--process needs systrace or "
@@ -818,7 +825,7 @@ const char *af_empty_message(const af_trace *trace, const af_tree_options *opt)
 		       "--process filters";
 	if (opt->nprocesses)
 		return "no thread with records matches the --process filter";
-	return trace->info.variant == AF_VARIANT_FOLDED
+	return trace->info.variant == AF_VARIANT_FOLDED && !trace->info.perfetto_profile
 	       ? "no line's first frame matches the --thread filter"
 	       : "no thread with records matches the --thread filter";
 }

@@ -88,6 +88,9 @@ struct af_trace {
 	int jobs;                 /* af_parse_options.jobs */
 	const char *sample_type;  /* af_parse_options.sample_type (the caller's) */
 	const af_btrace_mapping *btrace_mapping; /* af_parse_options' (the caller's) */
+	const char *heap_view;    /* af_parse_options.heap_view (the caller's) */
+	unsigned heap_dump;       /* af_parse_options.heap_dump */
+	int no_demangle;          /* af_parse_options.no_demangle */
 	void (*progress)(void *ctx, uint64_t done, uint64_t total);
 	void *progress_ctx;
 	uint64_t (*totals)[AF_CLOCK_RECORDED]; /* per raw node, its subtree's time:

@@ -9,8 +9,9 @@
  * which `.ci/deps test` installs) with the same sample type, every node
  * listed (-nodecount=1000000 -nodefraction=0 -edgefraction=0) and values in
  * the sample type's own unit (-unit=ns, -unit=B) so that they print as exact
- * integers, and names as the profile writes them (-symbolize=none: pprof
- * would otherwise demangle C++ names, which this reader leaves as they are).  Its "of N total" must be the method table's total, and for
+ * integers, and names as the profile writes them (-symbolize=none here, and
+ * --no-demangle's option on this side: pprof's own demangling also cuts the
+ * parameters of Julia's names, which this reader keeps).  Its "of N total" must be the method table's total, and for
  * every function its flat and cum the table's exclusive and inclusive value.
  * Without ../shared the real-profile tests skip; with it but without `go`
  * they fail, since CI installs it.
@@ -446,7 +447,7 @@ static int method_cmp(const void *a, const void *b)
 static void compare(const char *dir, const char *file, const char *type)
 {
 	char path[1024], cmd[4096], *text, *line, *save = NULL;
-	af_parse_options o = {.sample_type = type};
+	af_parse_options o = {.sample_type = type, .no_demangle = 1};
 	af_trace *t = NULL;
 	af_method_table *m = NULL;
 	af_error e = {0};
@@ -632,4 +633,42 @@ Test(pprof, every_real_profile_is_checked)
 	}
 	free(list);
 	free(dir);
+}
+
+/* C++ names are demangled (libiberty), unless no_demangle asks to keep
+ * them as written. */
+Test(pprof, cpp_names_demangled)
+{
+	static const char *const s[] = {"", "samples", "count",
+	                                "_ZN7android14AndroidRuntime15javaThreadShellEPv"};
+	static const uint64_t fn[] = {1}, loc[] = {1};
+	static const int64_t val[] = {5};
+	af_parse_options o = {.no_demangle = 1};
+	af_trace *t = NULL;
+	af_tree *tree = NULL;
+	af_error e = {0};
+	pb p = {0};
+	char *f, *out = NULL;
+	size_t i, n = 0;
+	FILE *mf;
+
+	pb_value_type(&p, 1, 2);
+	pb_sample(&p, loc, 1, val, 1);
+	pb_location(&p, 1, fn, 1);
+	pb_function(&p, 1, 3);
+	for (i = 0; i < sizeof s / sizeof *s; i++)
+		pb_str(&p, 6, s[i]);
+	f = folded_of(&p, NULL);
+	cr_expect_str_eq(f, "android::AndroidRuntime::javaThreadShell(void*) 5\n");
+	free(f);
+	cr_assert_eq(af_trace_parse(p.b, p.len, &o, &t, &e), AF_OK, "%s", e.message);
+	cr_assert_eq(af_tree_from_trace(t, NULL, &tree, &e), AF_OK, "%s", e.message);
+	mf = open_memstream(&out, &n);
+	cr_assert_eq(af_folded_write(tree, AF_CLOCK_WALL, mf, &e), AF_OK, "%s", e.message);
+	fclose(mf);
+	cr_expect_str_eq(out, "_ZN7android14AndroidRuntime15javaThreadShellEPv 5\n");
+	free(out);
+	af_tree_free(tree);
+	af_trace_free(t);
+	free(p.b);
 }

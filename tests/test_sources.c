@@ -331,6 +331,11 @@ static const t_file files[] = {
 	{"src/pftrace.h", INPUTS}, /* a Perfetto trace's packets, for its readers */
 	{"src/pftrace.c", INPUTS},
 	{"src/pprof.c", INPUTS},
+	{"src/demangle.h", INPUTS}, /* C++ names of native frames, by libiberty */
+	{"src/demangle.c", INPUTS},
+	{"src/perfetto_prof.h", INPUTS}, /* a Perfetto trace's heap dumps and CPU samples */
+	{"src/perfetto_prof.c", INPUTS},
+	{"perfetto_prof.pb-c.h", INPUTS}, /* made from src/perfetto_prof.proto at build time */
 	{"pprof.pb-c.h", INPUTS}, /* made from src/pprof.proto by protoc-c at build time */
 	{"src/slices.h", INPUTS},
 	{"src/slices.c", INPUTS},

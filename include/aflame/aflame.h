@@ -202,6 +202,11 @@ typedef struct af_trace_info {
 	const char *sample_type; /* pprof: the sample type drawn ("cpu",
 	                            "alloc_space"), owned by the trace; NULL
 	                            for other inputs */
+	int perfetto_profile;    /* the input was a Perfetto trace's profile,
+	                            read as stacks with values (variant
+	                            AF_VARIANT_FOLDED, threads of the tree
+	                            named): 1 heapprofd heap dumps, 2 CPU
+	                            samples (perf_sample); 0 for other inputs */
 	const char *sample_unit; /* pprof: its unit ("nanoseconds", "bytes",
 	                            "count"), owned by the trace; NULL else */
 	/* Slices (systrace text): begin/end pairs as calls, in µs of wall time.
@@ -292,6 +297,16 @@ typedef struct af_parse_options {
 	                    named "method#ID" (af_trace_info.names_missing).
 	                    A record whose id the mapping lacks fails the
 	                    parse.  Other inputs ignore it. */
+	const char *heap_view; /* heapprofd heap dumps (Perfetto traces): the
+	                    values drawn, "unreleased-size" (NULL: the
+	                    default), "unreleased-count", "total-size" or
+	                    "total-count".  Other inputs ignore it. */
+	unsigned heap_dump; /* heapprofd: the dump drawn, from 1 in the order
+	                    of each packet sequence; 0: the last */
+	int no_demangle;  /* keep C++ names of native frames (pprof, Perfetto
+	                    profiles) as written ("_ZN7android..."); by
+	                    default they are demangled by libiberty.  Folded
+	                    text is never demangled (as flamegraph.pl) */
 } af_parse_options;
 
 /** Parses a trace held in memory, detecting the variant from the bytes

@@ -24,7 +24,8 @@ enum {
 	O_FACTOR, O_TOTAL, O_ENCODING, O_FONTWIDTH, O_SORT, O_THEME, O_NAMEATTR, O_JOBS,
 	O_MIN_SHARE, O_THUMBNAIL, O_MAX_DEPTH, O_MAX_NODES, O_MAX_MEMORY, O_REPORT,
 	O_REPORT_FORMAT, O_DIFF, O_MAPPING, O_FOCUS, O_EXCLUDE, O_CALL_GRAPH,
-	O_CALL_GRAPH_THRESHOLD, O_DUMP, O_SAMPLE_TYPE, O_BTRACE_MAPPING
+	O_CALL_GRAPH_THRESHOLD, O_DUMP, O_SAMPLE_TYPE, O_BTRACE_MAPPING, O_HEAP_VIEW,
+	O_HEAP_DUMP, O_NO_DEMANGLE
 };
 
 const char *const cli_section_titles[CLI_NSECTIONS] = {
@@ -63,6 +64,13 @@ const cli_option cli_options[] = {
 	OPT("btrace-mapping", 0, "FILE", DRAW, O_BTRACE_MAPPING,
 	    "btrace 2.0 input: its method mapping (methodMapping.txt), which "
 	    "names its method ids (without it: method#ID)"),
+	OPT("heap-view", 0, "NAME", DRAW, O_HEAP_VIEW,
+	    "heapprofd dumps (Perfetto traces): unreleased-size (default), "
+	    "unreleased-count, total-size or total-count"),
+	OPT("heap-dump", 0, "N", DRAW, O_HEAP_DUMP,
+	    "heapprofd: draw the N-th heap dump (from 1; default: the last)"),
+	OPT("no-demangle", 0, NULL, DRAW, O_NO_DEMANGLE,
+	    "keep C++ names of native frames (pprof, Perfetto) as written"),
 	OPT("thread", 0, "T", DRAW, O_THREAD,
 	    "only thread T: its name or id; for folded input, the lines whose "
 	    "first frame is T (repeat for more)"),
@@ -395,6 +403,7 @@ static int apply_flag(cli *c, int id)
 	case O_VERBOSE: c->verbose = 1; break;
 	case O_QUIET: c->quiet = 1; break;
 	case O_SIGNATURES: c->tree.signatures = 1; break;
+	case O_NO_DEMANGLE: c->parse.no_demangle = 1; break;
 	case O_NOJS: c->render.no_javascript = 1; break;
 	case O_REVERSE: c->tree.reverse = 1; break;
 	case O_INVERTED: c->layout.inverted = 1; break;
@@ -448,6 +457,12 @@ static int apply(cli *c, int id, const char *val)
 	case O_DIFF: c->before = val; break;
 	case O_SAMPLE_TYPE: c->parse.sample_type = val; break;
 	case O_BTRACE_MAPPING: c->btrace_mapping = val; break;
+	case O_HEAP_VIEW: c->parse.heap_view = val; break;
+	case O_HEAP_DUMP:
+		if (parse_number(val, 1, 4294967295.0, &d) || d != (double)(unsigned)d)
+			return bad_usage("--heap-dump takes a dump number from 1, not '%s'", val);
+		c->parse.heap_dump = (unsigned)d;
+		break;
 	case O_JOBS:
 		if (parse_number(val, 1, 256, &d) || d != (int)d)
 			return bad_usage("--jobs takes a whole number from 1 to 256, not '%s'", val);

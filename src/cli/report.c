@@ -75,6 +75,16 @@ void print_summary(const char *name, const af_trace *t)
 		        (unsigned long long)i->lines);
 		return;
 	}
+	if (i->perfetto_profile) {
+		char type[256];
+		safe(i->sample_type, type, sizeof type);
+		fprintf(stderr, "%s: Perfetto trace%s, %s: %llu samples with a value in "
+		        "%zu %s, %u processes\n", file, i->gzip ? " (gzip)" : "",
+		        i->perfetto_profile == 1 ? type : "CPU samples",
+		        (unsigned long long)i->records, af_trace_thread_count(t),
+		        i->perfetto_profile == 1 ? "heaps" : "threads", i->processes);
+		return;
+	}
 	if (i->variant == AF_VARIANT_FOLDED) {
 		fprintf(stderr, "%s: folded stacks%s%s: %llu lines, %llu ignored\n", file,
 		        i->gzip ? " (gzip)" : "", i->differential ? ", differential" : "",
