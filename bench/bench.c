@@ -654,9 +654,104 @@ static int gigabyte(const char *self, const char *cli, const char *dir, int runs
 	return 0;
 }
 
+/* A protobuf field written into `b` (tag, then a varint or bytes). */
+static size_t pb_varint(uint8_t *b, uint64_t v)
+{
+	size_t n = 0;
+	do {
+		b[n++] = (uint8_t)((v & 0x7F) | (v > 0x7F ? 0x80 : 0));
+		v >>= 7;
+	} while (v);
+	return n;
+}
+
+static size_t pb_uint(uint8_t *b, unsigned field, uint64_t v)
+{
+	size_t n = pb_varint(b, (uint64_t)field << 3);
+	return n + pb_varint(b + n, v);
+}
+
+static size_t pb_bytes(uint8_t *b, unsigned field, const void *p, size_t len)
+{
+	size_t n = pb_varint(b, (uint64_t)field << 3 | 2);
+	n += pb_varint(b + n, len);
+	memcpy(b + n, p, len);
+	return n + len;
+}
+
+/* A Perfetto trace of `events` TrackEvent slice begins and ends on 16
+ * threads of one process, named from 2,000 interned names: each thread
+ * walks a random call tree up to 24 deep, 1 µs a step. */
+static int write_perfetto(const char *path, long events)
+{
+	enum { PF_THREADS = 16, PF_NAMES = 2000 };
+	uint8_t pkt[512], inner[256], packet[600];
+	int depth[PF_THREADS] = {0};
+	uint64_t ts = 1000000000;
+	FILE *f = fopen(path, "wb");
+	long k;
+	int i;
+
+	if (!f)
+		return -1;
+	for (i = 0; i <= PF_THREADS; i++) { /* the process's track, then each thread's */
+		char name[32];
+		size_t n = 0, m = 0, d = 0;
+		uint8_t desc[64];
+		if (i == 0) {
+			d += pb_uint(desc, 1, 4242);
+			d += pb_bytes(desc + d, 6, "com.example.app", 15);
+			m += pb_uint(inner, 1, 1);
+			m += pb_bytes(inner + m, 3, desc, d);
+		} else {
+			snprintf(name, sizeof name, "worker-%d", i);
+			d += pb_uint(desc, 1, 4242);
+			d += pb_uint(desc + d, 2, 4242 + (unsigned)i);
+			d += pb_bytes(desc + d, 5, name, strlen(name));
+			m += pb_uint(inner, 1, 100 + (unsigned)i);
+			m += pb_uint(inner + m, 5, 1);
+			m += pb_bytes(inner + m, 4, desc, d);
+		}
+		n += pb_bytes(pkt, 60, inner, m);
+		fwrite(packet, 1, pb_bytes(packet, 1, pkt, n), f);
+	}
+	for (i = 1; i <= PF_NAMES; i++) { /* interned on sequence 1, in batches */
+		char name[48];
+		size_t n = 0, m = 0, e = 0;
+		uint8_t ev[64];
+		snprintf(name, sizeof name, "com.example.Module%d.step%d", i % 97, i);
+		e += pb_uint(ev, 1, (uint64_t)i);
+		e += pb_bytes(ev + e, 2, name, strlen(name));
+		m += pb_bytes(inner, 2, ev, e);
+		n += pb_uint(pkt, 10, 1);
+		n += pb_uint(pkt + n, 13, i == 1 ? 1 : 2);
+		n += pb_bytes(pkt + n, 12, inner, m);
+		fwrite(packet, 1, pb_bytes(packet, 1, pkt, n), f);
+	}
+	for (k = 0; k < events; k++) {
+		int th = (int)(next_random() % PF_THREADS);
+		int begin = depth[th] == 0 || (depth[th] < 24 && next_random() % 2 == 0);
+		size_t n = 0, m = 0;
+		if (k >= events - 24 * PF_THREADS && depth[th] > 0)
+			begin = 0; /* the tail closes what is open */
+		m += pb_uint(inner, 9, begin ? 1 : 2);
+		if (begin)
+			m += pb_uint(inner + m, 10, 1 + next_random() % PF_NAMES);
+		m += pb_uint(inner + m, 11, 101 + (unsigned)th);
+		n += pb_uint(pkt, 8, ts += 1000);
+		n += pb_uint(pkt + n, 10, 1);
+		n += pb_uint(pkt + n, 13, 2);
+		n += pb_bytes(pkt + n, 11, inner, m);
+		depth[th] += begin ? 1 : -1;
+		fwrite(packet, 1, pb_bytes(packet, 1, pkt, n), f);
+	}
+	return fclose(f) == 0 ? 0 : -1;
+}
+
 /* A pprof profile of the 4M-record trace's 397,639 call paths, written by
  * the command itself: written, then read back and drawn, and what
- * `go tool pprof -top` takes over the same file when go is there. */
+ * `go tool pprof -top` takes over the same file when go is there; and a
+ * Perfetto trace of 8M slice events. */
 static int formats(const char *self, const char *cli, const char *dir, int runs,
                    double scale)
 {
@@ -688,6 +783,15 @@ static int formats(const char *self, const char *cli, const char *dir, int runs,
 		if (step("the same pprof, `go tool pprof -top`", cmd, runs, 0, mb))
 			return -1;
 	}
+	snprintf(trace, sizeof trace, "%s/slices-8000000.perfetto-trace", dir);
+	if (size_of(trace) == 0 && write_perfetto(trace, 8000000))
+		return -1;
+	mb = (double)size_of(trace);
+	snprintf(cmd, sizeof cmd, "'%s' -q -o '%s/perfetto.svg' '%s'", cli, dir, trace);
+	snprintf(label, sizeof label, "Perfetto trace, 8M TrackEvent slice events on 16 "
+	         "threads (%.1f MB) → merged SVG", mb / 1e6);
+	if (step(label, cmd, runs, 8e6, mb))
+		return -1;
 	return 0;
 }
 

@@ -31,6 +31,7 @@ void af_pb_alloc_init(af_pb_alloc *a, af_mem *mem)
 	a->mem = mem;
 	a->failed = 0;
 	a->chunk = a->next = NULL;
+	a->size = 0;
 	a->left = 0;
 }
 
@@ -56,6 +57,7 @@ static void *af_pb_arena_malloc(void *data, size_t size)
 		a->chunk = c;
 		a->next = c + AF_PB_ALIGN;
 		a->left = n - AF_PB_ALIGN;
+		a->size = n;
 	}
 	p = a->next;
 	a->next += need;
@@ -74,6 +76,21 @@ void af_pb_arena_init(af_pb_alloc *a, af_mem *mem)
 	af_pb_alloc_init(a, mem);
 	a->pc.alloc = af_pb_arena_malloc;
 	a->pc.free = af_pb_arena_free;
+}
+
+void af_pb_arena_reset(af_pb_alloc *a)
+{
+	char *newest = a->chunk, *before, *none = NULL;
+
+	if (!newest)
+		return;
+	memcpy(&before, newest, sizeof before);
+	a->chunk = before;
+	af_pb_alloc_release(a); /* the older chunks */
+	memcpy(newest, &none, sizeof none); /* now the only one */
+	a->chunk = newest;
+	a->next = newest + AF_PB_ALIGN;
+	a->left = a->size - AF_PB_ALIGN;
 }
 
 void af_pb_alloc_release(af_pb_alloc *a)

@@ -24,7 +24,7 @@ typedef struct af_pb_alloc {
 	                          before), where its free part begins, and
 	                          its size */
 	char *next;
-	size_t left;
+	size_t left, size;
 } af_pb_alloc;
 
 /** Sets `a` up over `mem`; `a` must outlive every message decoded with it. */
@@ -35,6 +35,10 @@ void af_pb_alloc_init(af_pb_alloc *a, af_mem *mem);
  * large message decoded once (a pprof profile's hundreds of thousands of
  * small arrays cost a malloc and a free each otherwise). */
 void af_pb_arena_init(af_pb_alloc *a, af_mem *mem);
+
+/** Empties an arena for the next message, keeping its newest chunk (all
+ * of whose blocks are then free). */
+void af_pb_arena_reset(af_pb_alloc *a);
 
 /** Frees an arena's chunks (after protobuf-c freed the message, which
  * for an arena frees nothing).  A no-op for a plain allocator. */

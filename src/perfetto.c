@@ -651,7 +651,10 @@ static af_status af_pf_feed(af_pf *pf, af_error *err)
 {
 	size_t i;
 
-	if (pf->nevs) /* qsort wants a base even for nothing */
+	/* most writers emit in time order already: sorted only when not */
+	for (i = 1; i < pf->nevs && af_pf_ev_cmp(&pf->evs[i - 1], &pf->evs[i]) <= 0; i++)
+		;
+	if (i < pf->nevs)
 		qsort(pf->evs, pf->nevs, sizeof *pf->evs, af_pf_ev_cmp);
 	for (i = 0; i < pf->nevs; i++) {
 		const af_pf_ev *ev = &pf->evs[i];
@@ -686,7 +689,7 @@ static af_status af_pf_read(af_pf *pf, af_error *err)
 
 	if (!err)
 		err = &own; /* the reader's status is read back from it */
-	af_pb_alloc_init(&alloc, t->mem);
+	af_pb_arena_init(&alloc, t->mem); /* emptied after each packet */
 	r = af_pf_reader_new(t->mem, pf->buf, pf->len);
 	if (!r)
 		return af_pf_nomem(0, err);
@@ -704,11 +707,13 @@ static af_status af_pf_read(af_pf *pf, af_error *err)
 		t->info.lines++;
 		st = af_pf_packet_read(pf, p, off, err);
 		aflame__pftrace__trace_packet__free_unpacked(p, &alloc.pc);
+		af_pb_arena_reset(&alloc);
 		if (st != AF_OK)
 			break;
 	}
 	if (got < 0)
 		st = err->status;
+	af_pb_alloc_release(&alloc);
 	af_pf_reader_free(r);
 	return st;
 }
