@@ -167,7 +167,7 @@ Test(pprof_out, go_tool_pprof_reads_the_graph, .timeout = 600)
 		cr_assert_fail("go not found: the written profiles are checked with go tool "
 		               "pprof (apt-get install golang-go; .ci/deps test installs it)");
 	for (i = 0; i < sizeof inputs / sizeof *inputs; i++) {
-		char in[2048], args[8192], cmd[4096], *pb = t_tmp("pprof-out.pb.gz"), *out, *err, *raw;
+		char in[2048], args[8192], cmd[4096], *pb, *out, *err, *raw;
 		const char *clocks = inputs[i].clocks;
 		int col = 0;
 
@@ -186,6 +186,7 @@ Test(pprof_out, go_tool_pprof_reads_the_graph, .timeout = 600)
 			cr_log_info("%s is absent (no ../shared): not checked", in);
 			continue;
 		}
+		pb = t_tmp("pprof-out.pb.gz");
 		snprintf(args, sizeof args, "%s%s -o '%s' '%s'",
 		         inputs[i].sample_type ? "--sample-type " : "",
 		         inputs[i].sample_type ? inputs[i].sample_type : "", pb, in);
