@@ -174,7 +174,7 @@ static int render_job(pool *pl, job *j, af_font *font)
 	af_layout *layout = NULL;
 	af_error e = {0};
 	char title[512], t[48];
-	size_t i, n;
+	size_t i;
 	int f, r = -1;
 	const char *clock_name = pl->clock == AF_CLOCK_WALL ? "wall clock"
 	                         : pl->clock == AF_CLOCK_CPU ? "thread-cpu" : "wait (off-CPU)";
@@ -184,15 +184,12 @@ static int render_job(pool *pl, job *j, af_font *font)
 		return r > 0 ? 0 : -1;
 	r = -1;
 	/* the index shows the frame with the most self time */
-	n = af_tree_size(tree);
-	for (i = 1; i < n; i++) {
+	if ((i = af_tree_hottest(tree, pl->clock, 2)) != 0) {
 		af_node_info ni;
 		af_tree_node(tree, i, &ni);
-		if (ni.depth >= 2 && ni.self[pl->clock] > j->hot_self) {
-			free(j->hot);
-			j->hot = strdup(ni.name);
-			j->hot_self = ni.self[pl->clock];
-		}
+		free(j->hot);
+		j->hot = strdup(ni.name);
+		j->hot_self = ni.self[pl->clock];
 	}
 	{
 		af_node_info root;
