@@ -386,7 +386,7 @@ int run_set(const cli *c, const af_trace *trace, af_clock clock)
 	long cores = sysconf(_SC_NPROCESSORS_ONLN);
 	int workers = c->jobs > 0 ? c->jobs : cores > 0 ? (int)cores : 1;
 	pthread_t *tids = NULL;
-	int status = 1, w, started = 0;
+	int status = 1, w, started = 0, sure;
 	af_error e = {0};
 
 	memset(&pl, 0, sizeof pl);
@@ -436,9 +436,13 @@ int run_set(const cli *c, const af_trace *trace, af_clock clock)
 	}
 	for (i = 0; i < pl.njobs; i++)
 		pl.drawn += !pl.jobs[i].skipped;
-	/* the merged graph says whether there is anything to draw: before
-	 * the folder is made */
-	if (job_tree(&pl, &pl.jobs[pl.njobs - 1], &pl.jobs[pl.njobs - 1].tree) != 0 ||
+	/* the merged graph says whether there is anything to draw, before
+	 * the folder is made; threads with time on a recorded clock and no
+	 * rule that takes frames away always draw something, and then the
+	 * merged graph is built by the pool, alongside the threads' */
+	sure = sum > 0 && clock != AF_CLOCK_WAIT && !c->tree.focus && !c->tree.exclude &&
+	       !(c->tree.min_share > 0);
+	if ((!sure && job_tree(&pl, &pl.jobs[pl.njobs - 1], &pl.jobs[pl.njobs - 1].tree) != 0) ||
 	    out_dir_begin(&pl.dir, c->output) != 0) {
 		af_tree_free(pl.jobs[pl.njobs - 1].tree);
 		for (i = 0; i < pl.njobs; i++)
