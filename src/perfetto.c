@@ -1,13 +1,22 @@
 /*
- * perfetto.c - the slices of a Perfetto trace (perfetto.h).  Two passes:
- * the packets are read one at a time (pftrace.h frames them, protobuf-c
- * decodes each from src/perfetto.proto), keeping the names of threads and
- * processes, the tracks, each sequence's interned names and defaults, and
- * every begin and end as a small record; then the records, sorted by time
- * (their order in the file breaking ties), go to slices.h.  Perfetto
- * writes its packets in the order of its buffers' chunks, not of time, so
- * the sort is what puts each thread's events in order; memory is the
- * records', a few dozen bytes a slice event, not the trace's.
+ * perfetto.c - the slices of a Perfetto trace (perfetto.h).  The packets
+ * are read one at a time (pftrace.h frames them, protobuf-c decodes each
+ * from src/perfetto.proto), keeping the names of threads and processes,
+ * the tracks, and each sequence's interned names and defaults; each begin
+ * and end becomes a small record in the queue of its source: its packet
+ * sequence (TrackEvent), or its CPU (ftrace bundles).  Each source writes
+ * in time order, while Perfetto writes the packets of different sources in
+ * the order of its buffers' chunks, not of time: the queues are merged in
+ * time order (their order in the file breaking ties) into slices.h as soon
+ * as no earlier event can still come, that is up to the oldest of the
+ * latest times of the sources still writing (a source whose queue is empty
+ * and which wrote nothing over the last AF_PF_WINDOW events no longer
+ * holds the others back).  Memory is that of the call paths and of the
+ * events of that interleaving window, not of the trace: past 2 *
+ * AF_PF_WINDOW events waiting, the oldest are fed regardless (an event that
+ * then comes later than its thread's last is counted as time going back,
+ * as slices.h does).  A trace that never needs that gives the same order
+ * as sorting all its events by time.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -130,7 +139,7 @@ typedef struct af_pf_track {
 
 enum { AF_PF_BEGIN, AF_PF_END };
 
-/* A begin or end, until the sort. */
+/* A begin or end, until it is fed. */
 typedef struct af_pf_ev {
 	uint64_t ts;
 	uint64_t track;       /* on_track: the track's uuid */
@@ -140,6 +149,24 @@ typedef struct af_pf_ev {
 	uint32_t tid, pid;    /* not on_track: the thread */
 	uint8_t kind, on_track;
 } af_pf_ev;
+
+/* Events waiting in the queues: past this many, those no earlier event
+ * can precede are fed; past twice as many, the oldest are fed anyway. */
+#ifndef AF_PF_WINDOW
+#define AF_PF_WINDOW ((size_t)1 << 18)
+#endif
+
+/* A source of events in time order: a packet sequence's track events, or
+ * a CPU's ftrace events.  Its queue, q[head, len), is in time order. */
+typedef struct af_pf_src {
+	af_pf_ev *q;
+	size_t head, len, cap;
+	uint64_t latest;      /* the latest time it gave */
+	uint32_t last;        /* the `order` of its last event */
+} af_pf_src;
+
+/* Sources' keys: a sequence's id, or this plus a CPU's number. */
+#define AF_PF_CPU_SRC ((uint64_t)1 << 32)
 
 typedef struct af_pf {
 	af_trace *t;
@@ -153,8 +180,14 @@ typedef struct af_pf {
 	af_pf_map track_of;   /* uuid -> index in tracks */
 	af_pf_track *tracks;
 	size_t ntracks, tracks_cap;
-	af_pf_ev *evs;
-	size_t nevs, evs_cap;
+	af_pf_map src_of;     /* source key -> index in srcs */
+	af_pf_src *srcs;
+	size_t nsrcs, srcs_cap;
+	uint32_t *heap;       /* sources with events waiting, while merging */
+	size_t heap_cap;
+	size_t nevs;          /* events so far (the next one's `order`) */
+	size_t waiting;       /* events in the queues */
+	size_t next_drain;    /* when to merge them again */
 	uint32_t npseudo;
 } af_pf;
 
@@ -194,16 +227,45 @@ static af_status af_pf_intern(af_pf *pf, const char *s, size_t n, long long off,
 	return *id == AF_NONE ? af_pf_nomem(off, err) : AF_OK;
 }
 
-static af_status af_pf_add(af_pf *pf, const af_pf_ev *ev, af_error *err)
+/* Queues event `ev` of source `key`, in time order within it (a source
+ * that steps back has the event put in its place). */
+static af_status af_pf_add(af_pf *pf, uint64_t key, const af_pf_ev *ev, af_error *err)
 {
+	af_pf_src *src;
+	uint32_t k;
+	size_t i;
+
 	if (pf->nevs >= UINT32_MAX - 1)
 		return af_fail(err, AF_ERR_LIMIT, ev->off, AF_PF ": more than %u slice events",
 		               UINT32_MAX - 2);
-	if (AF_GROW(pf->t->mem, pf->evs, pf->evs_cap, pf->nevs + 1))
+	if (!af_pf_map_get(&pf->src_of, key, &k)) {
+		if (pf->nsrcs >= UINT32_MAX - 1 ||
+		    AF_GROW(pf->t->mem, pf->srcs, pf->srcs_cap, pf->nsrcs + 1) ||
+		    af_pf_map_put(pf->t->mem, &pf->src_of, key, (uint32_t)pf->nsrcs))
+			return af_pf_nomem(ev->off, err);
+		k = (uint32_t)pf->nsrcs++;
+		memset(&pf->srcs[k], 0, sizeof pf->srcs[k]);
+	}
+	src = &pf->srcs[k];
+	if (src->head && src->len == src->cap) {
+		/* room at the front, from events fed: moved back */
+		memmove(src->q, src->q + src->head, (src->len - src->head) * sizeof *src->q);
+		src->len -= src->head;
+		src->head = 0;
+	}
+	if (AF_GROW(pf->t->mem, src->q, src->cap, src->len + 1))
 		return af_pf_nomem(ev->off, err);
-	pf->evs[pf->nevs] = *ev;
-	pf->evs[pf->nevs].order = (uint32_t)pf->nevs;
-	pf->nevs++;
+	for (i = src->len; i > src->head && src->q[i - 1].ts > ev->ts; i--)
+		;
+	if (i < src->len)
+		memmove(src->q + i + 1, src->q + i, (src->len - i) * sizeof *src->q);
+	src->q[i] = *ev;
+	src->q[i].order = (uint32_t)pf->nevs;
+	src->len++;
+	if (ev->ts > src->latest)
+		src->latest = ev->ts;
+	src->last = (uint32_t)pf->nevs++;
+	pf->waiting++;
 	return AF_OK;
 }
 
@@ -236,7 +298,7 @@ static int af_pf_u32(const char *s, size_t n, uint32_t *out)
  * from text).  The kernel keeps the writer's line end: it is not part of
  * the name. */
 static af_status af_pf_print(af_pf *pf, const char *m, uint64_t ts, uint32_t tid,
-                             long long off, af_error *err)
+                             uint32_t cpu, long long off, af_error *err)
 {
 	af_trace *t = pf->t;
 	size_t n = strlen(m), i;
@@ -269,10 +331,10 @@ static af_status af_pf_print(af_pf *pf, const char *m, uint64_t ts, uint32_t tid
 		ev.pid = pid;
 		AF_FORWARD(af_pf_intern(pf, m + i + 1, n - i - 1, off, "slice name", &ev.name,
 		                        err));
-		return af_pf_add(pf, &ev, err);
+		return af_pf_add(pf, AF_PF_CPU_SRC + cpu, &ev, err);
 	case 'E':
 		ev.kind = AF_PF_END;
-		return af_pf_add(pf, &ev, err);
+		return af_pf_add(pf, AF_PF_CPU_SRC + cpu, &ev, err);
 	case 'S': case 'F': case 'T': case 'U': case 'G': case 'H':
 		t->info.async_ignored++;
 		return AF_OK;
@@ -298,7 +360,8 @@ static af_status af_pf_ftrace(af_pf *pf, const Aflame__Pftrace__FtraceEventBundl
 			return af_fail(err, AF_ERR_RECORD, off, AF_PF ": an ftrace print event "
 			               "(event %zu of the cpu %u bundle) without a timestamp",
 			               i + 1, b->cpu);
-		AF_FORWARD(af_pf_print(pf, e->print->buf, e->timestamp, e->pid, off, err));
+		AF_FORWARD(af_pf_print(pf, e->print->buf, e->timestamp, e->pid, b->cpu, off,
+		                       err));
 	}
 	return AF_OK;
 }
@@ -481,7 +544,7 @@ static af_status af_pf_track_event(af_pf *pf, const af_pf_packet *p, af_pf_seq *
 		ev.on_track = 1; /* the trace's global track, uuid 0 */
 		ev.track = 0;
 	}
-	return af_pf_add(pf, &ev, err);
+	return af_pf_add(pf, seq, &ev, err);
 }
 
 /* The offset to report for a fault `at` bytes into a packet at `off`: a
@@ -646,33 +709,101 @@ static af_status af_pf_track_thread(af_pf *pf, uint64_t uuid, long long off,
 	return AF_OK;
 }
 
-/* The records, in time order, into the slices. */
-static af_status af_pf_feed(af_pf *pf, af_error *err)
+/* One event into the slices. */
+static af_status af_pf_feed(af_pf *pf, const af_pf_ev *ev, af_error *err)
 {
-	size_t i;
+	uint32_t tid = ev->tid, pid = ev->pid;
 
-	/* most writers emit in time order already: sorted only when not */
-	for (i = 1; i < pf->nevs && af_pf_ev_cmp(&pf->evs[i - 1], &pf->evs[i]) <= 0; i++)
-		;
-	if (i < pf->nevs)
-		qsort(pf->evs, pf->nevs, sizeof *pf->evs, af_pf_ev_cmp);
-	for (i = 0; i < pf->nevs; i++) {
-		const af_pf_ev *ev = &pf->evs[i];
-		uint32_t tid = ev->tid, pid = ev->pid;
-		if (ev->on_track)
-			AF_FORWARD(af_pf_track_thread(pf, ev->track, ev->off, &tid, &pid, err));
-		if (tid == UINT32_MAX)
-			return af_fail(err, AF_ERR_FORMAT, ev->off, AF_PF ": thread id "
-			               "4294967295 is out of range");
-		if (ev->kind == AF_PF_BEGIN) {
-			const char *name = pf->pool.str[ev->name];
-			AF_FORWARD(af_slices_begin(pf->s, tid, pid, ev->ts, name, strlen(name),
-			                           ev->off, err));
-		} else {
-			AF_FORWARD(af_slices_end(pf->s, tid, ev->ts, ev->off, err));
-		}
+	if (ev->on_track)
+		AF_FORWARD(af_pf_track_thread(pf, ev->track, ev->off, &tid, &pid, err));
+	if (tid == UINT32_MAX)
+		return af_fail(err, AF_ERR_FORMAT, ev->off, AF_PF ": thread id "
+		               "4294967295 is out of range");
+	if (ev->kind == AF_PF_BEGIN) {
+		const char *name = pf->pool.str[ev->name];
+		return af_slices_begin(pf->s, tid, pid, ev->ts, name, strlen(name), ev->off,
+		                       err);
 	}
-	return AF_OK;
+	return af_slices_end(pf->s, tid, ev->ts, ev->off, err);
+}
+
+/* Whether source a's next event comes before source b's. */
+static int af_pf_before(const af_pf *pf, uint32_t a, uint32_t b)
+{
+	const af_pf_src *x = &pf->srcs[a], *y = &pf->srcs[b];
+
+	return af_pf_ev_cmp(&x->q[x->head], &y->q[y->head]) < 0;
+}
+
+static void af_pf_sift_down(af_pf *pf, size_t n, size_t i)
+{
+	uint32_t *h = pf->heap;
+
+	for (;;) {
+		size_t l = 2 * i + 1, m = i;
+		uint32_t tmp;
+		if (l < n && af_pf_before(pf, h[l], h[m]))
+			m = l;
+		if (l + 1 < n && af_pf_before(pf, h[l + 1], h[m]))
+			m = l + 1;
+		if (m == i)
+			return;
+		tmp = h[i];
+		h[i] = h[m];
+		h[m] = tmp;
+		i = m;
+	}
+}
+
+/* Feeds the waiting events in time order: all of them when `all`, else
+ * those no earlier event can still precede, and then, while more than
+ * twice AF_PF_WINDOW wait, the oldest down to AF_PF_WINDOW.  A
+ * merge that feeds nothing is not tried again before a quarter of a window
+ * more has come. */
+static af_status af_pf_drain(af_pf *pf, int all, af_error *err)
+{
+	uint64_t upto = UINT64_MAX;
+	size_t i, n = 0;
+	af_status st = AF_OK;
+	int forced = 0;
+
+	if (!all)
+		for (i = 0; i < pf->nsrcs; i++) {
+			const af_pf_src *src = &pf->srcs[i];
+			if ((src->head < src->len || pf->nevs - src->last <= AF_PF_WINDOW) &&
+			    src->latest < upto)
+				upto = src->latest;
+		}
+	if (AF_GROW(pf->t->mem, pf->heap, pf->heap_cap, pf->nsrcs + 1))
+		return af_pf_nomem(0, err);
+	for (i = 0; i < pf->nsrcs; i++)
+		if (pf->srcs[i].head < pf->srcs[i].len)
+			pf->heap[n++] = (uint32_t)i;
+	for (i = n / 2; i-- > 0;)
+		af_pf_sift_down(pf, n, i);
+	while (n) {
+		af_pf_src *src = &pf->srcs[pf->heap[0]];
+		const af_pf_ev *ev = &src->q[src->head];
+		if (!all && !forced && ev->ts > upto) {
+			if (pf->waiting <= 2 * AF_PF_WINDOW)
+				break;
+			forced = 1; /* past the bound: the oldest, down to the window */
+		}
+		if (forced && pf->waiting <= AF_PF_WINDOW)
+			break;
+		st = af_pf_feed(pf, ev, err);
+		if (st != AF_OK)
+			break;
+		pf->waiting--;
+		if (++src->head == src->len) {
+			src->head = src->len = 0;
+			pf->heap[0] = pf->heap[--n];
+		}
+		af_pf_sift_down(pf, n, 0);
+	}
+	/* not again before a quarter of a window more has come */
+	pf->next_drain = pf->waiting + AF_PF_WINDOW / 4;
+	return st;
 }
 
 static af_status af_pf_read(af_pf *pf, af_error *err)
@@ -708,6 +839,8 @@ static af_status af_pf_read(af_pf *pf, af_error *err)
 		st = af_pf_packet_read(pf, p, off, err);
 		aflame__pftrace__trace_packet__free_unpacked(p, &alloc.pc);
 		af_pb_arena_reset(&alloc);
+		if (st == AF_OK && pf->waiting > AF_PF_WINDOW && pf->waiting >= pf->next_drain)
+			st = af_pf_drain(pf, 0, err);
 		if (st != AF_OK)
 			break;
 	}
@@ -732,7 +865,7 @@ af_status af_trace_perfetto(af_trace *t, const uint8_t *buf, size_t len, af_erro
 		return af_pf_nomem(0, err);
 	st = af_pf_read(&pf, err);
 	if (st == AF_OK)
-		st = af_pf_feed(&pf, err);
+		st = af_pf_drain(&pf, 1, err);
 	if (st == AF_OK)
 		st = af_slices_finish(pf.s, err);
 	af_slices_free(pf.s);
@@ -742,7 +875,11 @@ af_status af_trace_perfetto(af_trace *t, const uint8_t *buf, size_t len, af_erro
 	af_u32map_free(&pf.seq_of);
 	af_free(t->mem, pf.track_of.slots);
 	af_free(t->mem, pf.tracks);
-	af_free(t->mem, pf.evs);
+	for (i = 0; i < pf.nsrcs; i++)
+		af_free(t->mem, pf.srcs[i].q);
+	af_free(t->mem, pf.srcs);
+	af_free(t->mem, pf.src_of.slots);
+	af_free(t->mem, pf.heap);
 	af_names_free(&pf.pool);
 	return st;
 }
