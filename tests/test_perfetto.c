@@ -427,6 +427,73 @@ Test(perfetto, atrace_marks_across_cpus_in_time_order)
 	free(t.b);
 }
 
+/* Two sequences, threads 11 "a" and 12 "b" (by their ThreadDescriptors),
+ * each repeating outer 0-4 µs { inner 1-3 µs } every 5 µs, `chunks`
+ * chunks of 500 such cycles: sequence 1's chunk, then sequence 2's of the
+ * same times (older than what sequence 1 has just written), as Perfetto
+ * writes its buffers' chunks. */
+static uint8_t *two_sequences(unsigned chunks, size_t *len)
+{
+	pb t = {0}, pkt = {0}, d = {0};
+	unsigned c, k, s;
+
+	for (s = 1; s <= 2; s++) {
+		pb_uint(&pkt, P_SEQ, s);
+		pb_uint(&pkt, P_FLAGS, CLEARED);
+		pb_uint(&d, 1, 10);
+		pb_uint(&d, 2, 10 + s);
+		pb_str(&d, 5, s == 1 ? "a" : "b");
+		pb_msg(&pkt, P_THREAD_DESC, &d);
+		pb_msg(&t, TRACE_PACKET, &pkt);
+	}
+	for (c = 0; c < chunks; c++)
+		for (s = 1; s <= 2; s++)
+			for (k = 0; k < 500; k++) {
+				uint64_t at = ((uint64_t)c * 500 + k) * 5000 + 1000000;
+				track_event(&t, s, NEEDS, at, BEGIN, -1, "outer", 0);
+				track_event(&t, s, NEEDS, at + 1000, BEGIN, -1, "inner", 0);
+				track_event(&t, s, NEEDS, at + 3000, END, -1, NULL, 0);
+				track_event(&t, s, NEEDS, at + 4000, END, -1, NULL, 0);
+			}
+	*len = t.len;
+	return t.b;
+}
+
+Test(perfetto, interleaved_sequences_stream_in_memory_of_a_window)
+{
+	/* 1.6M events: kept all until the end (48 bytes each, in an array
+	 * grown by doubling), more than the 48 MiB given here; merged as they
+	 * come, a window of them */
+	size_t len;
+	uint8_t *buf = two_sequences(400, &len);
+	af_parse_options po = {.limits = {.max_memory = 48u << 20}};
+	af_trace *tr = NULL;
+	af_tree *tree = NULL;
+	af_error e = {0};
+	char *text = NULL, want[128];
+	size_t tlen = 0;
+	FILE *f;
+
+	cr_assert_eq(af_trace_parse(buf, len, &po, &tr, &e), AF_OK, "%s (byte %lld)",
+	             e.message, e.offset);
+	cr_expect_eq(af_trace_get_info(tr)->enters, 800000);
+	cr_expect_eq(af_trace_get_info(tr)->exits, 800000);
+	cr_expect_eq(af_trace_get_info(tr)->time_backwards[AF_CLOCK_WALL], 0);
+	cr_assert_eq(af_tree_from_trace(tr, NULL, &tree, &e), AF_OK, "%s", e.message);
+	f = open_memstream(&text, &tlen);
+	cr_assert_not_null(f);
+	cr_assert_eq(af_folded_write(tree, AF_CLOCK_WALL, f, &e), AF_OK, "%s", e.message);
+	fclose(f);
+	/* each thread: 200,000 cycles, 2 µs in outer alone and 2 in inner */
+	snprintf(want, sizeof want, "a;outer 400000\na;outer;inner 400000\n"
+	         "b;outer 400000\nb;outer;inner 400000\n");
+	cr_expect_str_eq(text, want);
+	free(text);
+	af_tree_free(tree);
+	af_trace_free(tr);
+	free(buf);
+}
+
 Test(perfetto, ends_without_begins_draw_nothing_and_say_so)
 {
 	/* an end with no slice open is ignored (a capture that began inside
