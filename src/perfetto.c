@@ -228,8 +228,10 @@ static af_status af_pf_intern(af_pf *pf, const char *s, size_t n, long long off,
 }
 
 /* Queues event `ev` of source `key`, in time order within it (a source
- * that steps back has the event put in its place). */
-static af_status af_pf_add(af_pf *pf, uint64_t key, const af_pf_ev *ev, af_error *err)
+ * that steps back has the event put in its place).  `ahead`: the end of a
+ * complete slice, whose time is not one the source has reached. */
+static af_status af_pf_add(af_pf *pf, uint64_t key, const af_pf_ev *ev, int ahead,
+                           af_error *err)
 {
 	af_pf_src *src;
 	uint32_t k;
@@ -262,7 +264,7 @@ static af_status af_pf_add(af_pf *pf, uint64_t key, const af_pf_ev *ev, af_error
 	src->q[i] = *ev;
 	src->q[i].order = (uint32_t)pf->nevs;
 	src->len++;
-	if (ev->ts > src->latest)
+	if (!ahead && ev->ts > src->latest)
 		src->latest = ev->ts;
 	src->last = (uint32_t)pf->nevs++;
 	pf->waiting++;
@@ -331,10 +333,10 @@ static af_status af_pf_print(af_pf *pf, const char *m, uint64_t ts, uint32_t tid
 		ev.pid = pid;
 		AF_FORWARD(af_pf_intern(pf, m + i + 1, n - i - 1, off, "slice name", &ev.name,
 		                        err));
-		return af_pf_add(pf, AF_PF_CPU_SRC + cpu, &ev, err);
+		return af_pf_add(pf, AF_PF_CPU_SRC + cpu, &ev, 0, err);
 	case 'E':
 		ev.kind = AF_PF_END;
-		return af_pf_add(pf, AF_PF_CPU_SRC + cpu, &ev, err);
+		return af_pf_add(pf, AF_PF_CPU_SRC + cpu, &ev, 0, err);
 	case 'S': case 'F': case 'T': case 'U': case 'G': case 'H':
 		t->info.async_ignored++;
 		return AF_OK;
@@ -480,27 +482,82 @@ static af_status af_pf_interned(af_pf *pf, af_pf_seq *sq,
 	return AF_OK;
 }
 
-/* A TrackEvent of packet `p` on sequence `sq` (`seq` its id). */
+/* The time of packet `p` of sequence `sq` (`seq` its id), in ns of the
+ * trace's clock. */
+static af_status af_pf_time(af_pf *pf, const af_pf_packet *p, af_pf_seq *sq, uint32_t seq,
+                            long long off, uint64_t *ts, af_error *err)
+{
+	uint32_t clock = p->has_timestamp_clock_id ? p->timestamp_clock_id : sq->clock;
+
+	(void)pf;
+	(void)seq;
+	if (clock >= AF_PF_SEQ_CLOCKS)
+		return af_fail(err, AF_ERR_FORMAT, off, AF_PF ": a track event timed by "
+		               "clock %u, a sequence's own (incremental) clock, which is "
+		               "not read", clock);
+	*ts = p->timestamp;
+	return AF_OK;
+}
+
+/* What a legacy event's phase (the JSON trace format's letter) is:
+ * AF_PF_BEGIN, AF_PF_END, AF_PF_COMPLETE, or -1 when it is counted and
+ * ignored (instants, counters, async and flow events). */
+#define AF_PF_COMPLETE 2
+static int af_pf_legacy_kind(af_trace *t, int32_t phase)
+{
+	switch (phase) {
+	case 'B':
+		return AF_PF_BEGIN;
+	case 'E':
+		return AF_PF_END;
+	case 'X':
+		return AF_PF_COMPLETE;
+	case 'C':
+		t->info.counters_ignored++;
+		return -1;
+	case 'b': case 'e': case 'n': case 'S': case 'T': case 'p': case 'F':
+	case 's': case 't': case 'f':
+		t->info.async_ignored++;
+		return -1;
+	default:
+		t->info.marks_ignored++; /* instants ('I', 'i', 'R'), metadata... */
+		return -1;
+	}
+}
+
+/* A TrackEvent of packet `p` on sequence `sq` (`seq` its id): a slice's
+ * begin or end, or a complete slice (the legacy form's phase 'X', with its
+ * duration), which becomes both. */
 static af_status af_pf_track_event(af_pf *pf, const af_pf_packet *p, af_pf_seq *sq,
                                    uint32_t seq, long long off, af_error *err)
 {
 	const af_pf_tevent *e = p->track_event;
+	const Aflame__Pftrace__TrackEvent__LegacyEvent *lg = e->legacy_event;
 	af_trace *t = pf->t;
 	af_pf_ev ev = {.off = off};
-	uint32_t clock = p->has_timestamp_clock_id ? p->timestamp_clock_id : sq->clock;
+	uint64_t dur = 0;
+	int kind;
 
 	switch (e->has_type ? e->type : 0) {
 	case AFLAME__PFTRACE__TRACK_EVENT__TYPE__TYPE_SLICE_BEGIN:
-		ev.kind = AF_PF_BEGIN;
+		kind = AF_PF_BEGIN;
 		break;
 	case AFLAME__PFTRACE__TRACK_EVENT__TYPE__TYPE_SLICE_END:
-		ev.kind = AF_PF_END;
+		kind = AF_PF_END;
 		break;
 	case AFLAME__PFTRACE__TRACK_EVENT__TYPE__TYPE_COUNTER:
 		t->info.counters_ignored++;
 		return AF_OK;
+	case AFLAME__PFTRACE__TRACK_EVENT__TYPE__TYPE_UNSPECIFIED:
+		if (lg && lg->has_phase) {
+			kind = af_pf_legacy_kind(t, lg->phase);
+			if (kind < 0)
+				return AF_OK;
+			break;
+		}
+		/* fall through */
 	default:
-		t->info.marks_ignored++; /* instants, and the legacy form */
+		t->info.marks_ignored++; /* instants */
 		return AF_OK;
 	}
 	if ((p->has_sequence_flags &&
@@ -514,27 +571,38 @@ static af_status af_pf_track_event(af_pf *pf, const af_pf_packet *p, af_pf_seq *
 	if (!p->has_timestamp)
 		return af_fail(err, AF_ERR_RECORD, off, AF_PF ": a track event without a "
 		               "timestamp");
-	if (clock >= AF_PF_SEQ_CLOCKS)
-		return af_fail(err, AF_ERR_FORMAT, off, AF_PF ": a track event timed by "
-		               "clock %u, a sequence's own (incremental) clock, which is "
-		               "not read", clock);
-	ev.ts = p->timestamp;
+	AF_FORWARD(af_pf_time(pf, p, sq, seq, off, &ev.ts, err));
+	if (kind == AF_PF_COMPLETE) {
+		if (!lg->has_duration_us || lg->duration_us < 0)
+			return af_fail(err, AF_ERR_RECORD, off, AF_PF ": a complete event "
+			               "(legacy phase 'X') without a duration");
+		if ((uint64_t)lg->duration_us > (UINT64_MAX - ev.ts) / 1000)
+			return af_fail(err, AF_ERR_RECORD, off, AF_PF ": a complete event "
+			               "(legacy phase 'X') ends past the clock's range");
+		dur = (uint64_t)lg->duration_us * 1000;
+	}
+	ev.kind = kind == AF_PF_END ? AF_PF_END : AF_PF_BEGIN;
 	if (ev.kind == AF_PF_BEGIN) {
 		if (e->name) {
 			AF_FORWARD(af_pf_intern(pf, e->name, strlen(e->name), off, "slice name",
 			                        &ev.name, err));
-		} else if (e->has_name_iid) {
-			if (!af_pf_map_get(&sq->names, e->name_iid, &ev.name))
+		} else if (e->has_name_iid || (lg && lg->has_name_iid)) {
+			uint64_t iid = e->has_name_iid ? e->name_iid : lg->name_iid;
+			if (!af_pf_map_get(&sq->names, iid, &ev.name))
 				return af_fail(err, AF_ERR_RECORD, off, AF_PF ": a track event "
 				               "names interned event name %llu, which packet "
 				               "sequence %u has not defined",
-				               (unsigned long long)e->name_iid, seq);
+				               (unsigned long long)iid, seq);
 		} else {
 			AF_FORWARD(af_pf_intern(pf, "(unnamed)", 9, off, "slice name", &ev.name,
 			                        err));
 		}
 	}
-	if (e->has_track_uuid || sq->has_track) {
+	if (lg && lg->has_tid_override && lg->tid_override > 0) {
+		/* written on behalf of another thread */
+		ev.tid = (uint32_t)lg->tid_override;
+		ev.pid = lg->has_pid_override ? af_pf_id(1, lg->pid_override) : sq->td_pid;
+	} else if (e->has_track_uuid || sq->has_track) {
 		ev.on_track = 1;
 		ev.track = e->has_track_uuid ? e->track_uuid : sq->track;
 	} else if (sq->td_tid) {
@@ -544,7 +612,13 @@ static af_status af_pf_track_event(af_pf *pf, const af_pf_packet *p, af_pf_seq *
 		ev.on_track = 1; /* the trace's global track, uuid 0 */
 		ev.track = 0;
 	}
-	return af_pf_add(pf, seq, &ev, err);
+	AF_FORWARD(af_pf_add(pf, seq, &ev, 0, err));
+	if (kind != AF_PF_COMPLETE)
+		return AF_OK;
+	/* its end: queued now, fed in its time's place */
+	ev.kind = AF_PF_END;
+	ev.ts += dur;
+	return af_pf_add(pf, seq, &ev, 1, err);
 }
 
 /* The offset to report for a fault `at` bytes into a packet at `off`: a

@@ -427,6 +427,84 @@ Test(perfetto, atrace_marks_across_cpus_in_time_order)
 	free(t.b);
 }
 
+/* A TrackEvent of the legacy form (no type, a LegacyEvent with a phase):
+ * its name given (`name`), or interned in the TrackEvent's LegacyEvent
+ * (`iid`); a duration for 'X' (-1: none); written for thread `tid` (0:
+ * the sequence's own). */
+static void legacy_event(pb *trace, unsigned seq, uint64_t ts, int phase, const char *name,
+                         uint64_t iid, int64_t dur_us, unsigned tid)
+{
+	pb pkt = {0}, te = {0}, lg = {0};
+
+	if (iid)
+		pb_uint(&lg, 1, iid);          /* LegacyEvent.name_iid */
+	pb_uint(&lg, 2, (uint64_t)phase);  /* phase */
+	if (dur_us >= 0)
+		pb_uint(&lg, 3, (uint64_t)dur_us); /* duration_us */
+	if (tid) {
+		pb_uint(&lg, 18, 4);           /* pid_override */
+		pb_uint(&lg, 19, tid);         /* tid_override */
+	}
+	if (name)
+		pb_str(&te, TE_NAME, name);
+	pb_msg(&te, 6, &lg);                   /* TrackEvent.legacy_event */
+	pb_uint(&pkt, P_TIMESTAMP, ts);
+	pb_uint(&pkt, P_SEQ, seq);
+	pb_uint(&pkt, P_FLAGS, NEEDS);
+	pb_msg(&pkt, P_TRACK_EVENT, &te);
+	pb_msg(trace, TRACE_PACKET, &pkt);
+}
+
+Test(perfetto, legacy_events_complete_begin_end_and_ignored)
+{
+	pb t = {0}, pkt = {0}, d = {0}, id = {0}, en = {0};
+	af_trace *tr;
+	const af_trace_info *i;
+	char *f;
+	af_error e = {0};
+
+	/* sequence 4: thread 40 "legacy" of process 4, "frame" interned */
+	pb_uint(&pkt, P_SEQ, 4);
+	pb_uint(&pkt, P_FLAGS, CLEARED);
+	pb_uint(&d, 1, 4);
+	pb_uint(&d, 2, 40);
+	pb_str(&d, 5, "legacy");
+	pb_msg(&pkt, P_THREAD_DESC, &d);
+	pb_uint(&en, 1, 1);
+	pb_str(&en, 2, "frame");
+	pb_msg(&id, 2, &en);
+	pb_msg(&pkt, P_INTERNED, &id);
+	pb_msg(&t, TRACE_PACKET, &pkt);
+	legacy_event(&t, 4, 1000000, 'X', NULL, 1, 1000, 0);  /* frame 1,000-2,000 µs */
+	legacy_event(&t, 4, 1200000, 'X', "draw", 0, 300, 0); /* draw 1,200-1,500 */
+	legacy_event(&t, 4, 1600000, 'I', "tick", 0, -1, 0);
+	legacy_event(&t, 4, 1700000, 'C', "bytes", 0, -1, 0);
+	legacy_event(&t, 4, 1800000, 'b', "fetch", 0, -1, 0);
+	track_event(&t, 4, NEEDS, 1900000, INSTANT, -1, "tap", 0);
+	legacy_event(&t, 4, 2500000, 'X', "other", 0, 100, 41); /* for thread 41 */
+	legacy_event(&t, 4, 3000000, 'B', "load", 0, -1, 0);
+	legacy_event(&t, 4, 3500000, 'E', NULL, 0, -1, 0);
+	f = t_folded(t.b, t.len, AF_CLOCK_WALL, NULL);
+	cr_expect_str_eq(f, "Thread-41;other 100\nlegacy;frame 700\nlegacy;frame;draw 300\n"
+	                    "legacy;load 500\n");
+	free(f);
+	tr = t_parse(t.b, t.len);
+	i = af_trace_get_info(tr);
+	cr_expect_eq(i->enters, 4);
+	cr_expect_eq(i->exits, 4);
+	cr_expect_eq(i->marks_ignored, 2);   /* 'I' and the typed instant */
+	cr_expect_eq(i->counters_ignored, 1);
+	cr_expect_eq(i->async_ignored, 1);
+	af_trace_free(tr);
+	/* a complete event without its duration */
+	legacy_event(&t, 4, 4000000, 'X', "bad", 0, -1, 0);
+	cr_assert_eq(af_trace_parse(t.b, t.len, NULL, &tr, &e), AF_ERR_RECORD);
+	cr_expect_str_eq(e.message, "Perfetto trace: a complete event (legacy phase 'X') "
+	                            "without a duration");
+	cr_expect_eq(e.offset, packet_at(t.b, t.len, 10));
+	free(t.b);
+}
+
 /* Two sequences, threads 11 "a" and 12 "b" (by their ThreadDescriptors),
  * each repeating outer 0-4 µs { inner 1-3 µs } every 5 µs, `chunks`
  * chunks of 500 such cycles: sequence 1's chunk, then sequence 2's of the
