@@ -33,9 +33,24 @@ typedef Aflame__Pftrace__TrackEvent af_pf_tevent;
 
 #define AF_PF "Perfetto trace"
 
-/* Clock ids from 64 on are a sequence's own clocks (incremental
- * timestamps, ClockSnapshot-relative), which are not read. */
+/* Clock ids: 1-63 the builtin clocks (6, BOOTTIME, the trace's by
+ * default), taken as one timeline as they come; 64-127 a sequence's own,
+ * related to a builtin clock by the sequence's ClockSnapshots; from 128 on
+ * reserved (not read). */
 #define AF_PF_SEQ_CLOCKS 64
+#define AF_PF_SEQ_CLOCKS_END 128
+#define AF_PF_BOOTTIME 6
+
+/* A sequence's own clock, as its last ClockSnapshot gave it. */
+typedef struct af_pf_clock {
+	uint8_t defined;      /* a snapshot related it to a builtin clock */
+	uint8_t incremental;  /* timestamps are deltas from the last one */
+	uint8_t last_bad;     /* the running sum left the clock's range */
+	uint64_t mult;        /* ns per unit */
+	uint64_t snap;        /* its reading at the snapshot, ns */
+	uint64_t ref;         /* the trace clock's at the same moment, ns */
+	uint64_t last;        /* incremental: the last timestamp, units */
+} af_pf_clock;
 
 /* Pseudo-threads of tracks with no thread: tids no kernel gives. */
 #define AF_PF_PSEUDO_TID 0x80000000u
@@ -126,6 +141,7 @@ typedef struct af_pf_seq {
 	uint64_t track;
 	uint32_t clock;       /* TracePacketDefaults.timestamp_clock_id */
 	uint32_t td_tid, td_pid; /* its ThreadDescriptor (td_tid 0: none) */
+	af_pf_clock *clocks;  /* ids 64-127; NULL until a snapshot has one */
 } af_pf_seq;
 
 /* A TrackDescriptor. */
@@ -189,6 +205,9 @@ typedef struct af_pf {
 	size_t waiting;       /* events in the queues */
 	size_t next_drain;    /* when to merge them again */
 	uint32_t npseudo;
+	uint32_t primary;     /* the trace's clock (ClockSnapshot) */
+	uint8_t has_off[AF_PF_SEQ_CLOCKS];
+	int64_t off[AF_PF_SEQ_CLOCKS]; /* builtin clock -> primary: add this */
 } af_pf;
 
 static af_status af_pf_nomem(long long off, af_error *err)
@@ -482,20 +501,135 @@ static af_status af_pf_interned(af_pf *pf, af_pf_seq *sq,
 	return AF_OK;
 }
 
+/* A ClockSnapshot on sequence `sq`: the trace's clock, the offsets of the
+ * builtin clocks to it, and the sequence's own clocks, each related to the
+ * snapshot's reading of the trace's clock (or of another builtin clock,
+ * through the offsets, else as it is: builtin clocks are one timeline
+ * here unless a snapshot says how they differ). */
+static af_status af_pf_snapshot(af_pf *pf, af_pf_seq *sq,
+                                const Aflame__Pftrace__ClockSnapshot *cs, long long off,
+                                af_error *err)
+{
+	const Aflame__Pftrace__ClockSnapshot__Clock *ref = NULL, *c;
+	uint64_t ref_ns = 0, prim = 0;
+	int has_prim = 0;
+	size_t i;
+
+	if (cs->has_primary_trace_clock && cs->primary_trace_clock > 0 &&
+	    cs->primary_trace_clock < AF_PF_SEQ_CLOCKS)
+		pf->primary = cs->primary_trace_clock;
+	for (i = 0; i < cs->n_clocks; i++) {
+		c = cs->clocks[i];
+		if (c->has_clock_id && c->clock_id == pf->primary && c->has_timestamp) {
+			has_prim = 1;
+			prim = c->timestamp;
+			ref = c;
+		}
+	}
+	for (i = 0; i < cs->n_clocks; i++) {
+		c = cs->clocks[i];
+		if (!c->has_clock_id || !c->has_timestamp || c->clock_id == 0 ||
+		    c->clock_id >= AF_PF_SEQ_CLOCKS)
+			continue;
+		if (!ref)
+			ref = c;
+		if (has_prim && (prim >= c->timestamp ? prim - c->timestamp
+		                                      : c->timestamp - prim) <= INT64_MAX) {
+			pf->has_off[c->clock_id] = 1;
+			pf->off[c->clock_id] = prim >= c->timestamp
+			                       ? (int64_t)(prim - c->timestamp)
+			                       : -(int64_t)(c->timestamp - prim);
+		}
+	}
+	if (ref) {
+		ref_ns = ref->timestamp;
+		if (ref->clock_id != pf->primary && pf->has_off[ref->clock_id]) {
+			int64_t o = pf->off[ref->clock_id];
+			if (o >= 0 ? ref_ns > UINT64_MAX - (uint64_t)o : ref_ns < (uint64_t)-(o + 1) + 1)
+				ref = NULL; /* out of the clock's range: unrelated */
+			else
+				ref_ns = o >= 0 ? ref_ns + (uint64_t)o : ref_ns - ((uint64_t)-(o + 1) + 1);
+		}
+	}
+	for (i = 0; i < cs->n_clocks; i++) {
+		af_pf_clock *k;
+		uint64_t mult;
+		c = cs->clocks[i];
+		if (!c->has_clock_id || c->clock_id < AF_PF_SEQ_CLOCKS ||
+		    c->clock_id >= AF_PF_SEQ_CLOCKS_END)
+			continue;
+		if (!sq->clocks) {
+			sq->clocks = af_calloc(pf->t->mem, AF_PF_SEQ_CLOCKS_END - AF_PF_SEQ_CLOCKS,
+			                       sizeof *sq->clocks);
+			if (!sq->clocks)
+				return af_pf_nomem(off, err);
+		}
+		k = &sq->clocks[c->clock_id - AF_PF_SEQ_CLOCKS];
+		memset(k, 0, sizeof *k);
+		mult = c->has_unit_multiplier_ns && c->unit_multiplier_ns ? c->unit_multiplier_ns : 1;
+		if (!ref || !c->has_timestamp || c->timestamp > UINT64_MAX / mult)
+			continue; /* nothing to relate it to: its events are refused */
+		k->defined = 1;
+		k->incremental = c->has_is_incremental && c->is_incremental;
+		k->mult = mult;
+		k->snap = c->timestamp * mult;
+		k->ref = ref_ns;
+		k->last = c->timestamp;
+	}
+	return AF_OK;
+}
+
+/* Packet `p` of sequence `sq` has a timestamp: on an incremental clock of
+ * the sequence, it moves the clock's running sum. */
+static void af_pf_tick(af_pf *pf, const af_pf_packet *p, af_pf_seq *sq)
+{
+	uint32_t clock = p->has_timestamp_clock_id ? p->timestamp_clock_id : sq->clock;
+	af_pf_clock *k;
+
+	(void)pf;
+	if (!p->has_timestamp || clock < AF_PF_SEQ_CLOCKS || clock >= AF_PF_SEQ_CLOCKS_END ||
+	    !sq->clocks)
+		return;
+	k = &sq->clocks[clock - AF_PF_SEQ_CLOCKS];
+	if (!k->defined || !k->incremental)
+		return;
+	if (k->last > UINT64_MAX - p->timestamp)
+		k->last_bad = 1;
+	else
+		k->last += p->timestamp;
+}
+
 /* The time of packet `p` of sequence `sq` (`seq` its id), in ns of the
  * trace's clock. */
 static af_status af_pf_time(af_pf *pf, const af_pf_packet *p, af_pf_seq *sq, uint32_t seq,
                             long long off, uint64_t *ts, af_error *err)
 {
 	uint32_t clock = p->has_timestamp_clock_id ? p->timestamp_clock_id : sq->clock;
+	const af_pf_clock *k;
+	uint64_t units, ns;
 
 	(void)pf;
-	(void)seq;
-	if (clock >= AF_PF_SEQ_CLOCKS)
+	if (clock < AF_PF_SEQ_CLOCKS) {
+		*ts = p->timestamp;
+		return AF_OK;
+	}
+	k = clock < AF_PF_SEQ_CLOCKS_END && sq->clocks ? &sq->clocks[clock - AF_PF_SEQ_CLOCKS]
+	                                               : NULL;
+	if (!k || !k->defined)
 		return af_fail(err, AF_ERR_FORMAT, off, AF_PF ": a track event timed by "
-		               "clock %u, a sequence's own (incremental) clock, which is "
-		               "not read", clock);
-	*ts = p->timestamp;
+		               "clock %u, which no clock snapshot of its packet sequence "
+		               "relates to a builtin clock", clock);
+	units = k->incremental ? k->last : p->timestamp;
+	if (k->last_bad || units > UINT64_MAX / k->mult)
+		return af_fail(err, AF_ERR_RECORD, off, AF_PF ": a track event's time on "
+		               "clock %u of packet sequence %u is past the clock's range",
+		               clock, seq);
+	ns = units * k->mult;
+	if (ns >= k->snap ? ns - k->snap > UINT64_MAX - k->ref : k->snap - ns > k->ref)
+		return af_fail(err, AF_ERR_RECORD, off, AF_PF ": a track event's time on "
+		               "clock %u of packet sequence %u is outside the trace "
+		               "clock's range", clock, seq);
+	*ts = ns >= k->snap ? k->ref + (ns - k->snap) : k->ref - (k->snap - ns);
 	return AF_OK;
 }
 
@@ -689,6 +823,9 @@ static af_status af_pf_packet_read(af_pf *pf, const af_pf_packet *p, long long o
 			sq->track = d->track_event_defaults->track_uuid;
 		}
 	}
+	if (p->clock_snapshot)
+		AF_FORWARD(af_pf_snapshot(pf, sq, p->clock_snapshot, off, err));
+	af_pf_tick(pf, p, sq);
 	if (p->interned_data)
 		AF_FORWARD(af_pf_interned(pf, sq, p->interned_data, off, err));
 	if (p->process_tree)
@@ -927,7 +1064,7 @@ static af_status af_pf_read(af_pf *pf, af_error *err)
 
 af_status af_trace_perfetto(af_trace *t, const uint8_t *buf, size_t len, af_error *err)
 {
-	af_pf pf = {.t = t, .buf = buf, .len = len};
+	af_pf pf = {.t = t, .buf = buf, .len = len, .primary = AF_PF_BOOTTIME};
 	af_status st;
 	size_t i;
 
@@ -943,8 +1080,10 @@ af_status af_trace_perfetto(af_trace *t, const uint8_t *buf, size_t len, af_erro
 	if (st == AF_OK)
 		st = af_slices_finish(pf.s, err);
 	af_slices_free(pf.s);
-	for (i = 0; i < pf.nseqs; i++)
+	for (i = 0; i < pf.nseqs; i++) {
 		af_free(t->mem, pf.seqs[i].names.slots);
+		af_free(t->mem, pf.seqs[i].clocks);
+	}
 	af_free(t->mem, pf.seqs);
 	af_u32map_free(&pf.seq_of);
 	af_free(t->mem, pf.track_of.slots);

@@ -505,6 +505,96 @@ Test(perfetto, legacy_events_complete_begin_end_and_ignored)
 	free(t.b);
 }
 
+/* A ClockSnapshot clock: {id, timestamp, incremental, unit in ns (0: none)}. */
+static void snap_clock(pb *cs, unsigned id, uint64_t ts, int incremental, uint64_t unit)
+{
+	pb c = {0};
+
+	pb_uint(&c, 1, id);
+	pb_uint(&c, 2, ts);
+	if (incremental)
+		pb_uint(&c, 3, 1);
+	if (unit)
+		pb_uint(&c, 4, unit);
+	pb_msg(cs, 1, &c); /* ClockSnapshot.clocks */
+}
+
+/* Sequence `seq` of thread 60 "inc" (process 6): its state cleared, clock
+ * 64 its default (TracePacketDefaults.timestamp_clock_id) when `dflt`, and
+ * the snapshot `cs` (none when NULL). */
+static void clock_sequence(pb *t, unsigned seq, int dflt, pb *cs)
+{
+	pb pkt = {0}, d = {0}, def = {0};
+
+	pb_uint(&pkt, P_SEQ, seq);
+	pb_uint(&pkt, P_FLAGS, CLEARED);
+	pb_uint(&d, 1, 6);
+	pb_uint(&d, 2, 60);
+	pb_str(&d, 5, "inc");
+	pb_msg(&pkt, P_THREAD_DESC, &d);
+	if (dflt) {
+		pb_uint(&def, 58, 64);
+		pb_msg(&pkt, 59, &def); /* trace_packet_defaults */
+	}
+	if (cs)
+		pb_msg(&pkt, 6, cs);    /* clock_snapshot */
+	pb_msg(t, TRACE_PACKET, &pkt);
+}
+
+Test(perfetto, incremental_clock_resolved_by_the_sequence_snapshot)
+{
+	pb t = {0}, cs = {0};
+	af_trace *tr = NULL;
+	af_error e = {0};
+	char *f;
+
+	/* clock 64 counts µs, incrementally, from 1,000 when BOOTTIME read
+	 * 5 s; seq 7 ends the slice on BOOTTIME itself, at 5,000,050 µs:
+	 * a 40 µs, 20 of them in b */
+	snap_clock(&cs, 6, 5000000000u, 0, 0);
+	snap_clock(&cs, 64, 1000, 1, 1000);
+	clock_sequence(&t, 6, 1, &cs);
+	clock_sequence(&t, 7, 0, NULL);
+	track_event(&t, 6, NEEDS, 10, BEGIN, -1, "a", 0);   /* 5,000,010 µs */
+	track_event(&t, 6, NEEDS, 5, BEGIN, -1, "b", 0);    /* 5,000,015 */
+	track_event(&t, 6, NEEDS, 20, END, -1, NULL, 0);    /* 5,000,035 */
+	track_event(&t, 7, NEEDS, 5000050000u, END, -1, NULL, 0);
+	f = t_folded(t.b, t.len, AF_CLOCK_WALL, NULL);
+	cr_expect_str_eq(f, "inc;a 20\ninc;a;b 20\n");
+	free(f);
+	free(t.b);
+	memset(&t, 0, sizeof t);
+	memset(&cs, 0, sizeof cs);
+	/* absolute on clock 64 (ms), the snapshot reading MONOTONIC, which a
+	 * snapshot of sequence 8 puts 2 s behind BOOTTIME */
+	snap_clock(&cs, 6, 9000000000u, 0, 0);
+	snap_clock(&cs, 3, 7000000000u, 0, 0);
+	clock_sequence(&t, 8, 0, &cs);
+	memset(&cs, 0, sizeof cs);
+	snap_clock(&cs, 3, 1000000000u, 0, 0);
+	snap_clock(&cs, 64, 40, 0, 1000000);
+	clock_sequence(&t, 6, 1, &cs);
+	clock_sequence(&t, 7, 0, NULL);
+	track_event(&t, 6, NEEDS, 41, BEGIN, -1, "c", 0);          /* mono 1.001 s: boot 3.001 s */
+	track_event(&t, 7, NEEDS, 3004000000u, END, -1, NULL, 0);  /* boot 3.004 s */
+	f = t_folded(t.b, t.len, AF_CLOCK_WALL, NULL);
+	cr_expect_str_eq(f, "inc;c 3000\n");
+	free(f);
+	free(t.b);
+	memset(&t, 0, sizeof t);
+	memset(&cs, 0, sizeof cs);
+	/* a snapshot with no builtin clock relates clock 64 to nothing */
+	snap_clock(&cs, 64, 1000, 1, 1000);
+	clock_sequence(&t, 6, 1, &cs);
+	track_event(&t, 6, NEEDS, 10, BEGIN, -1, "a", 0);
+	cr_assert_eq(af_trace_parse(t.b, t.len, NULL, &tr, &e), AF_ERR_FORMAT);
+	cr_expect_str_eq(e.message, "Perfetto trace: a track event timed by clock 64, "
+	                            "which no clock snapshot of its packet sequence relates "
+	                            "to a builtin clock");
+	cr_expect_eq(e.offset, packet_at(t.b, t.len, 1));
+	free(t.b);
+}
+
 /* Two sequences, threads 11 "a" and 12 "b" (by their ThreadDescriptors),
  * each repeating outer 0-4 µs { inner 1-3 µs } every 5 µs, `chunks`
  * chunks of 500 such cycles: sequence 1's chunk, then sequence 2's of the
