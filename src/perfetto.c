@@ -296,25 +296,6 @@ static uint32_t af_pf_id(int has, int32_t v)
 	return has && v > 0 ? (uint32_t)v : 0;
 }
 
-/* Decimal digits [s, s + n) into a u32: 0 on success. */
-static int af_pf_u32(const char *s, size_t n, uint32_t *out)
-{
-	uint64_t v = 0;
-	size_t i;
-
-	if (n == 0 || n > 10)
-		return -1;
-	for (i = 0; i < n; i++) {
-		if (s[i] < '0' || s[i] > '9')
-			return -1;
-		v = v * 10 + (uint64_t)(s[i] - '0');
-	}
-	if (v >= UINT32_MAX)
-		return -1;
-	*out = (uint32_t)v;
-	return 0;
-}
-
 /* One ftrace print event: an atrace mark (systrace.c reads the same marks
  * from text).  The kernel keeps the writer's line end: it is not part of
  * the name. */
@@ -322,48 +303,27 @@ static af_status af_pf_print(af_pf *pf, const char *m, uint64_t ts, uint32_t tid
                              uint32_t cpu, long long off, af_error *err)
 {
 	af_trace *t = pf->t;
-	size_t n = strlen(m), i;
+	size_t n = strlen(m);
 	af_pf_ev ev = {.ts = ts, .off = off, .tid = tid};
-	uint32_t pid;
+	af_mark mk;
 
 	while (n && (m[n - 1] == '\n' || m[n - 1] == '\r'))
 		n--;
-	if (n == 0 || (n >= 2 && m[1] != '|')) {
-		t->info.marks_ignored++;
-		return AF_OK;
-	}
-	switch (m[0]) {
-	case 'B':
-		if (n < 2) {
-			t->info.marks_ignored++;
-			return AF_OK;
-		}
-		for (i = 2; i < n && m[i] != '|'; i++)
-			;
-		if (af_pf_u32(m + 2, i - 2, &pid))
-			return af_fail(err, AF_ERR_FORMAT, off, AF_PF ": a begin mark whose pid "
-			               "is not a number: \"%.*s\"", (int)(i - 2 > 40 ? 40 : i - 2),
-			               m + 2);
-		if (i == n) {
-			t->info.marks_ignored++; /* "B|pid" names no slice */
-			return AF_OK;
-		}
+	switch (af_mark_parse(t, m, n, &mk)) {
+	case AF_MARK_BEGIN:
 		ev.kind = AF_PF_BEGIN;
-		ev.pid = pid;
-		AF_FORWARD(af_pf_intern(pf, m + i + 1, n - i - 1, off, "slice name", &ev.name,
+		ev.pid = mk.pid;
+		AF_FORWARD(af_pf_intern(pf, mk.name, mk.name_len, off, "slice name", &ev.name,
 		                        err));
 		return af_pf_add(pf, AF_PF_CPU_SRC + cpu, &ev, 0, err);
-	case 'E':
+	case AF_MARK_END:
 		ev.kind = AF_PF_END;
 		return af_pf_add(pf, AF_PF_CPU_SRC + cpu, &ev, 0, err);
-	case 'S': case 'F': case 'T': case 'U': case 'G': case 'H':
-		t->info.async_ignored++;
-		return AF_OK;
-	case 'C':
-		t->info.counters_ignored++;
-		return AF_OK;
+	case AF_MARK_BAD_PID:
+		return af_fail(err, AF_ERR_FORMAT, off, AF_PF ": a begin mark whose pid is "
+		               "not a number: \"%.*s\"",
+		               (int)(mk.pid_len > 40 ? 40 : mk.pid_len), m + mk.pid_at);
 	default:
-		t->info.marks_ignored++;
 		return AF_OK;
 	}
 }
