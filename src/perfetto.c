@@ -25,6 +25,7 @@
 #include "pb.h"
 #include "perfetto.h"
 #include "perfetto.pb-c.h"
+#include "pfclock.h"
 #include "pftrace.h"
 #include "slices.h"
 
@@ -33,110 +34,14 @@ typedef Aflame__Pftrace__TrackEvent af_pf_tevent;
 
 #define AF_PF "Perfetto trace"
 
-/* Clock ids: 1-63 the builtin clocks (6, BOOTTIME, the trace's by
- * default), taken as one timeline as they come; 64-127 a sequence's own,
- * related to a builtin clock by the sequence's ClockSnapshots; from 128 on
- * reserved (not read). */
-#define AF_PF_SEQ_CLOCKS 64
-#define AF_PF_SEQ_CLOCKS_END 128
-#define AF_PF_BOOTTIME 6
-
-/* A sequence's own clock, as its last ClockSnapshot gave it. */
-typedef struct af_pf_clock {
-	uint8_t defined;      /* a snapshot related it to a builtin clock */
-	uint8_t incremental;  /* timestamps are deltas from the last one */
-	uint8_t last_bad;     /* the running sum left the clock's range */
-	uint64_t mult;        /* ns per unit */
-	uint64_t snap;        /* its reading at the snapshot, ns */
-	uint64_t ref;         /* the trace clock's at the same moment, ns */
-	uint64_t last;        /* incremental: the last timestamp, units */
-} af_pf_clock;
 
 /* Pseudo-threads of tracks with no thread: tids no kernel gives. */
 #define AF_PF_PSEUDO_TID 0x80000000u
 
-/* A map from u64 keys (interning ids, track uuids) to u32. */
-typedef struct af_pf_slot {
-	uint64_t key;
-	uint32_t val;
-	uint32_t used;
-} af_pf_slot;
-
-typedef struct af_pf_map {
-	af_pf_slot *slots;
-	size_t nslots, len; /* nslots: 0 or a power of two */
-} af_pf_map;
-
-static size_t af_pf_hash(uint64_t k, size_t mask)
-{
-	k ^= k >> 33;
-	k *= 0xff51afd7ed558ccdULL;
-	k ^= k >> 33;
-	return (size_t)k & mask;
-}
-
-static int af_pf_map_get(const af_pf_map *m, uint64_t key, uint32_t *val)
-{
-	size_t i;
-
-	if (!m->nslots)
-		return 0;
-	for (i = af_pf_hash(key, m->nslots - 1); m->slots[i].used;
-	     i = (i + 1) & (m->nslots - 1))
-		if (m->slots[i].key == key) {
-			*val = m->slots[i].val;
-			return 1;
-		}
-	return 0;
-}
-
-/* Sets `key` to `val`; -1 when out of memory. */
-static int af_pf_map_put(af_mem *mem, af_pf_map *m, uint64_t key, uint32_t val)
-{
-	size_t i;
-
-	if ((m->len + 1) * 2 > m->nslots) {
-		size_t n = m->nslots ? m->nslots * 2 : 64, k;
-		af_pf_slot *s;
-		if (n > SIZE_MAX / sizeof *s)
-			return -1;
-		s = af_calloc(mem, n, sizeof *s);
-		if (!s)
-			return -1;
-		for (k = 0; k < m->nslots; k++) {
-			if (!m->slots[k].used)
-				continue;
-			for (i = af_pf_hash(m->slots[k].key, n - 1); s[i].used; i = (i + 1) & (n - 1))
-				;
-			s[i] = m->slots[k];
-		}
-		af_free(mem, m->slots);
-		m->slots = s;
-		m->nslots = n;
-	}
-	for (i = af_pf_hash(key, m->nslots - 1); m->slots[i].used; i = (i + 1) & (m->nslots - 1))
-		if (m->slots[i].key == key) {
-			m->slots[i].val = val;
-			return 0;
-		}
-	m->slots[i].key = key;
-	m->slots[i].val = val;
-	m->slots[i].used = 1;
-	m->len++;
-	return 0;
-}
-
-static void af_pf_map_clear(af_pf_map *m)
-{
-	if (m->nslots)
-		memset(m->slots, 0, m->nslots * sizeof *m->slots);
-	m->len = 0;
-}
-
 /* A packet sequence's incremental state. */
 typedef struct af_pf_seq {
 	int valid;            /* cleared once and not lost since */
-	af_pf_map names;      /* event name iid -> name in `pool` */
+	af_u64map names;      /* event name iid -> name in `pool` */
 	int has_track;        /* TrackEventDefaults.track_uuid */
 	uint64_t track;
 	uint32_t clock;       /* TracePacketDefaults.timestamp_clock_id */
@@ -193,10 +98,10 @@ typedef struct af_pf {
 	af_u32map seq_of;     /* trusted_packet_sequence_id -> index in seqs */
 	af_pf_seq *seqs;
 	size_t nseqs, seqs_cap;
-	af_pf_map track_of;   /* uuid -> index in tracks */
+	af_u64map track_of;   /* uuid -> index in tracks */
 	af_pf_track *tracks;
 	size_t ntracks, tracks_cap;
-	af_pf_map src_of;     /* source key -> index in srcs */
+	af_u64map src_of;     /* source key -> index in srcs */
 	af_pf_src *srcs;
 	size_t nsrcs, srcs_cap;
 	uint32_t *heap;       /* sources with events waiting, while merging */
@@ -205,9 +110,7 @@ typedef struct af_pf {
 	size_t waiting;       /* events in the queues */
 	size_t next_drain;    /* when to merge them again */
 	uint32_t npseudo;
-	uint32_t primary;     /* the trace's clock (ClockSnapshot) */
-	uint8_t has_off[AF_PF_SEQ_CLOCKS];
-	int64_t off[AF_PF_SEQ_CLOCKS]; /* builtin clock -> primary: add this */
+	af_pf_clocks clocks;  /* the trace's clock, the builtin ones' offsets */
 } af_pf;
 
 static af_status af_pf_nomem(long long off, af_error *err)
@@ -259,10 +162,10 @@ static af_status af_pf_add(af_pf *pf, uint64_t key, const af_pf_ev *ev, int ahea
 	if (pf->nevs >= UINT32_MAX - 1)
 		return af_fail(err, AF_ERR_LIMIT, ev->off, AF_PF ": more than %u slice events",
 		               UINT32_MAX - 2);
-	if (!af_pf_map_get(&pf->src_of, key, &k)) {
+	if (!af_u64map_get(&pf->src_of, key, &k)) {
 		if (pf->nsrcs >= UINT32_MAX - 1 ||
 		    AF_GROW(pf->t->mem, pf->srcs, pf->srcs_cap, pf->nsrcs + 1) ||
-		    af_pf_map_put(pf->t->mem, &pf->src_of, key, (uint32_t)pf->nsrcs))
+		    af_u64map_put(pf->t->mem, &pf->src_of, key, (uint32_t)pf->nsrcs))
 			return af_pf_nomem(ev->off, err);
 		k = (uint32_t)pf->nsrcs++;
 		memset(&pf->srcs[k], 0, sizeof pf->srcs[k]);
@@ -356,13 +259,13 @@ static af_status af_pf_process(af_pf *pf, uint32_t pid, const char *name, long l
 	return af_slices_process(pf->s, pid, name, strlen(name), off, err);
 }
 
-static af_status af_pf_tree(af_pf *pf, const Aflame__Pftrace__ProcessTree *pt, long long off,
+static af_status af_pf_tree(af_pf *pf, const Aflame__Pfcommon__ProcessTree *pt, long long off,
                             af_error *err)
 {
 	size_t i;
 
 	for (i = 0; i < pt->n_processes; i++) {
-		const Aflame__Pftrace__ProcessTree__Process *p = pt->processes[i];
+		const Aflame__Pfcommon__ProcessTree__Process *p = pt->processes[i];
 		uint32_t pid = af_pf_id(p->has_pid, p->pid);
 		if (!p->n_cmdline || !pid)
 			continue;
@@ -372,7 +275,7 @@ static af_status af_pf_tree(af_pf *pf, const Aflame__Pftrace__ProcessTree *pt, l
 		                            strlen(p->cmdline[0]), off, err));
 	}
 	for (i = 0; i < pt->n_threads; i++) {
-		const Aflame__Pftrace__ProcessTree__Thread *th = pt->threads[i];
+		const Aflame__Pfcommon__ProcessTree__Thread *th = pt->threads[i];
 		uint32_t tid = af_pf_id(th->has_tid, th->tid);
 		if (tid)
 			AF_FORWARD(af_slices_thread(pf->s, tid, af_pf_id(th->has_tgid, th->tgid),
@@ -382,7 +285,7 @@ static af_status af_pf_tree(af_pf *pf, const Aflame__Pftrace__ProcessTree *pt, l
 	return AF_OK;
 }
 
-static af_status af_pf_pdesc(af_pf *pf, const Aflame__Pftrace__ProcessDescriptor *d,
+static af_status af_pf_pdesc(af_pf *pf, const Aflame__Pfcommon__ProcessDescriptor *d,
                              long long off, af_error *err)
 {
 	uint32_t pid = af_pf_id(d->has_pid, d->pid);
@@ -391,7 +294,7 @@ static af_status af_pf_pdesc(af_pf *pf, const Aflame__Pftrace__ProcessDescriptor
 	                              : d->n_cmdline ? d->cmdline[0] : NULL, off, err);
 }
 
-static af_status af_pf_tdesc(af_pf *pf, const Aflame__Pftrace__ThreadDescriptor *d,
+static af_status af_pf_tdesc(af_pf *pf, const Aflame__Pfcommon__ThreadDescriptor *d,
                              long long off, af_error *err)
 {
 	uint32_t tid = af_pf_id(d->has_tid, d->tid);
@@ -404,7 +307,7 @@ static af_status af_pf_tdesc(af_pf *pf, const Aflame__Pftrace__ThreadDescriptor 
 
 /* A TrackDescriptor: kept (the first one of a uuid, completed by those
  * emitted again after a loss of state), and its thread and process named. */
-static af_status af_pf_track_desc(af_pf *pf, const Aflame__Pftrace__TrackDescriptor *d,
+static af_status af_pf_track_desc(af_pf *pf, const Aflame__Pfcommon__TrackDescriptor *d,
                                   long long off, af_error *err)
 {
 	af_pf_track *tr;
@@ -416,10 +319,10 @@ static af_status af_pf_track_desc(af_pf *pf, const Aflame__Pftrace__TrackDescrip
 		AF_FORWARD(af_pf_tdesc(pf, d->thread, off, err));
 	if (!d->has_uuid)
 		return AF_OK;
-	if (!af_pf_map_get(&pf->track_of, d->uuid, &k)) {
+	if (!af_u64map_get(&pf->track_of, d->uuid, &k)) {
 		if (pf->ntracks >= UINT32_MAX - 1 ||
 		    AF_GROW(pf->t->mem, pf->tracks, pf->tracks_cap, pf->ntracks + 1) ||
-		    af_pf_map_put(pf->t->mem, &pf->track_of, d->uuid, (uint32_t)pf->ntracks))
+		    af_u64map_put(pf->t->mem, &pf->track_of, d->uuid, (uint32_t)pf->ntracks))
 			return af_pf_nomem(off, err);
 		k = (uint32_t)pf->ntracks++;
 		tr = &pf->tracks[k];
@@ -455,142 +358,21 @@ static af_status af_pf_interned(af_pf *pf, af_pf_seq *sq,
 		const char *name = en->name ? en->name : "";
 		uint32_t id;
 		AF_FORWARD(af_pf_intern(pf, name, strlen(name), off, "event name", &id, err));
-		if (af_pf_map_put(pf->t->mem, &sq->names, en->iid, id))
+		if (af_u64map_put(pf->t->mem, &sq->names, en->iid, id))
 			return af_pf_nomem(off, err);
 	}
 	return AF_OK;
 }
 
-/* A ClockSnapshot on sequence `sq`: the trace's clock, the offsets of the
- * builtin clocks to it, and the sequence's own clocks, each related to the
- * snapshot's reading of the trace's clock (or of another builtin clock,
- * through the offsets, else as it is: builtin clocks are one timeline
- * here unless a snapshot says how they differ). */
-static af_status af_pf_snapshot(af_pf *pf, af_pf_seq *sq,
-                                const Aflame__Pftrace__ClockSnapshot *cs, long long off,
-                                af_error *err)
-{
-	const Aflame__Pftrace__ClockSnapshot__Clock *ref = NULL, *c;
-	uint64_t ref_ns = 0, prim = 0;
-	int has_prim = 0;
-	size_t i;
-
-	if (cs->has_primary_trace_clock && cs->primary_trace_clock > 0 &&
-	    cs->primary_trace_clock < AF_PF_SEQ_CLOCKS)
-		pf->primary = cs->primary_trace_clock;
-	for (i = 0; i < cs->n_clocks; i++) {
-		c = cs->clocks[i];
-		if (c->has_clock_id && c->clock_id == pf->primary && c->has_timestamp) {
-			has_prim = 1;
-			prim = c->timestamp;
-			ref = c;
-		}
-	}
-	for (i = 0; i < cs->n_clocks; i++) {
-		c = cs->clocks[i];
-		if (!c->has_clock_id || !c->has_timestamp || c->clock_id == 0 ||
-		    c->clock_id >= AF_PF_SEQ_CLOCKS)
-			continue;
-		if (!ref)
-			ref = c;
-		if (has_prim && (prim >= c->timestamp ? prim - c->timestamp
-		                                      : c->timestamp - prim) <= INT64_MAX) {
-			pf->has_off[c->clock_id] = 1;
-			pf->off[c->clock_id] = prim >= c->timestamp
-			                       ? (int64_t)(prim - c->timestamp)
-			                       : -(int64_t)(c->timestamp - prim);
-		}
-	}
-	if (ref) {
-		ref_ns = ref->timestamp;
-		if (ref->clock_id != pf->primary && pf->has_off[ref->clock_id]) {
-			int64_t o = pf->off[ref->clock_id];
-			if (o >= 0 ? ref_ns > UINT64_MAX - (uint64_t)o : ref_ns < (uint64_t)-(o + 1) + 1)
-				ref = NULL; /* out of the clock's range: unrelated */
-			else
-				ref_ns = o >= 0 ? ref_ns + (uint64_t)o : ref_ns - ((uint64_t)-(o + 1) + 1);
-		}
-	}
-	for (i = 0; i < cs->n_clocks; i++) {
-		af_pf_clock *k;
-		uint64_t mult;
-		c = cs->clocks[i];
-		if (!c->has_clock_id || c->clock_id < AF_PF_SEQ_CLOCKS ||
-		    c->clock_id >= AF_PF_SEQ_CLOCKS_END)
-			continue;
-		if (!sq->clocks) {
-			sq->clocks = af_calloc(pf->t->mem, AF_PF_SEQ_CLOCKS_END - AF_PF_SEQ_CLOCKS,
-			                       sizeof *sq->clocks);
-			if (!sq->clocks)
-				return af_pf_nomem(off, err);
-		}
-		k = &sq->clocks[c->clock_id - AF_PF_SEQ_CLOCKS];
-		memset(k, 0, sizeof *k);
-		mult = c->has_unit_multiplier_ns && c->unit_multiplier_ns ? c->unit_multiplier_ns : 1;
-		if (!ref || !c->has_timestamp || c->timestamp > UINT64_MAX / mult)
-			continue; /* nothing to relate it to: its events are refused */
-		k->defined = 1;
-		k->incremental = c->has_is_incremental && c->is_incremental;
-		k->mult = mult;
-		k->snap = c->timestamp * mult;
-		k->ref = ref_ns;
-		k->last = c->timestamp;
-	}
-	return AF_OK;
-}
-
-/* Packet `p` of sequence `sq` has a timestamp: on an incremental clock of
- * the sequence, it moves the clock's running sum. */
-static void af_pf_tick(af_pf *pf, const af_pf_packet *p, af_pf_seq *sq)
-{
-	uint32_t clock = p->has_timestamp_clock_id ? p->timestamp_clock_id : sq->clock;
-	af_pf_clock *k;
-
-	(void)pf;
-	if (!p->has_timestamp || clock < AF_PF_SEQ_CLOCKS || clock >= AF_PF_SEQ_CLOCKS_END ||
-	    !sq->clocks)
-		return;
-	k = &sq->clocks[clock - AF_PF_SEQ_CLOCKS];
-	if (!k->defined || !k->incremental)
-		return;
-	if (k->last > UINT64_MAX - p->timestamp)
-		k->last_bad = 1;
-	else
-		k->last += p->timestamp;
-}
-
 /* The time of packet `p` of sequence `sq` (`seq` its id), in ns of the
- * trace's clock. */
+ * trace's clock (pfclock.h). */
 static af_status af_pf_time(af_pf *pf, const af_pf_packet *p, af_pf_seq *sq, uint32_t seq,
                             long long off, uint64_t *ts, af_error *err)
 {
 	uint32_t clock = p->has_timestamp_clock_id ? p->timestamp_clock_id : sq->clock;
-	const af_pf_clock *k;
-	uint64_t units, ns;
 
 	(void)pf;
-	if (clock < AF_PF_SEQ_CLOCKS) {
-		*ts = p->timestamp;
-		return AF_OK;
-	}
-	k = clock < AF_PF_SEQ_CLOCKS_END && sq->clocks ? &sq->clocks[clock - AF_PF_SEQ_CLOCKS]
-	                                               : NULL;
-	if (!k || !k->defined)
-		return af_fail(err, AF_ERR_FORMAT, off, AF_PF ": a track event timed by "
-		               "clock %u, which no clock snapshot of its packet sequence "
-		               "relates to a builtin clock", clock);
-	units = k->incremental ? k->last : p->timestamp;
-	if (k->last_bad || units > UINT64_MAX / k->mult)
-		return af_fail(err, AF_ERR_RECORD, off, AF_PF ": a track event's time on "
-		               "clock %u of packet sequence %u is past the clock's range",
-		               clock, seq);
-	ns = units * k->mult;
-	if (ns >= k->snap ? ns - k->snap > UINT64_MAX - k->ref : k->snap - ns > k->ref)
-		return af_fail(err, AF_ERR_RECORD, off, AF_PF ": a track event's time on "
-		               "clock %u of packet sequence %u is outside the trace "
-		               "clock's range", clock, seq);
-	*ts = ns >= k->snap ? k->ref + (ns - k->snap) : k->ref - (k->snap - ns);
-	return AF_OK;
+	return af_pfclock_time(sq->clocks, clock, p->timestamp, seq, off, ts, err);
 }
 
 /* What a legacy event's phase (the JSON trace format's letter) is:
@@ -682,7 +464,7 @@ static af_status af_pf_track_event(af_pf *pf, const af_pf_packet *p, af_pf_seq *
 			                        &ev.name, err));
 		} else if (e->has_name_iid || (lg && lg->has_name_iid)) {
 			uint64_t iid = e->has_name_iid ? e->name_iid : lg->name_iid;
-			if (!af_pf_map_get(&sq->names, iid, &ev.name))
+			if (!af_u64map_get(&sq->names, iid, &ev.name))
 				return af_fail(err, AF_ERR_RECORD, off, AF_PF ": a track event "
 				               "names interned event name %llu, which packet "
 				               "sequence %u has not defined",
@@ -768,7 +550,7 @@ static af_status af_pf_packet_read(af_pf *pf, const af_pf_packet *p, long long o
 	if ((p->has_incremental_state_cleared && p->incremental_state_cleared) ||
 	    (p->has_sequence_flags &&
 	     (p->sequence_flags & AFLAME__PFTRACE__SEQUENCE_FLAGS__SEQ_INCREMENTAL_STATE_CLEARED))) {
-		af_pf_map_clear(&sq->names);
+		af_u64map_clear(&sq->names);
 		sq->has_track = 0;
 		sq->clock = 0;
 		sq->td_tid = sq->td_pid = 0;
@@ -784,8 +566,11 @@ static af_status af_pf_packet_read(af_pf *pf, const af_pf_packet *p, long long o
 		}
 	}
 	if (p->clock_snapshot)
-		AF_FORWARD(af_pf_snapshot(pf, sq, p->clock_snapshot, off, err));
-	af_pf_tick(pf, p, sq);
+		AF_FORWARD(af_pfclock_snapshot(pf->t->mem, &pf->clocks, &sq->clocks,
+		                               p->clock_snapshot, off, err));
+	if (p->has_timestamp)
+		af_pfclock_tick(sq->clocks, p->has_timestamp_clock_id ? p->timestamp_clock_id
+		                                                      : sq->clock, p->timestamp);
 	if (p->interned_data)
 		AF_FORWARD(af_pf_interned(pf, sq, p->interned_data, off, err));
 	if (p->process_tree)
@@ -793,7 +578,7 @@ static af_status af_pf_packet_read(af_pf *pf, const af_pf_packet *p, long long o
 	if (p->process_descriptor)
 		AF_FORWARD(af_pf_pdesc(pf, p->process_descriptor, off, err));
 	if (p->thread_descriptor) {
-		const Aflame__Pftrace__ThreadDescriptor *d = p->thread_descriptor;
+		const Aflame__Pfcommon__ThreadDescriptor *d = p->thread_descriptor;
 		AF_FORWARD(af_pf_tdesc(pf, d, off, err));
 		sq->td_tid = af_pf_id(d->has_tid, d->tid);
 		sq->td_pid = af_pf_id(d->has_pid, d->pid);
@@ -828,12 +613,12 @@ static af_status af_pf_track_thread(af_pf *pf, uint64_t uuid, long long off,
 	const char *name;
 	size_t n;
 
-	if (!af_pf_map_get(&pf->track_of, uuid, &k)) {
+	if (!af_u64map_get(&pf->track_of, uuid, &k)) {
 		/* described nowhere: a track of its own all the same */
 		af_pf_track nt = {.uuid = uuid, .name = AF_NONE};
 		if (pf->ntracks >= UINT32_MAX - 1 ||
 		    AF_GROW(pf->t->mem, pf->tracks, pf->tracks_cap, pf->ntracks + 1) ||
-		    af_pf_map_put(pf->t->mem, &pf->track_of, uuid, (uint32_t)pf->ntracks))
+		    af_u64map_put(pf->t->mem, &pf->track_of, uuid, (uint32_t)pf->ntracks))
 			return af_pf_nomem(off, err);
 		k = (uint32_t)pf->ntracks++;
 		pf->tracks[k] = nt;
@@ -859,7 +644,7 @@ static af_status af_pf_track_thread(af_pf *pf, uint64_t uuid, long long off,
 		const af_pf_track *a = tr;
 		for (hops = 0; !tr->pid && a->has_parent && hops < 64; hops++) {
 			uint32_t pk;
-			if (!af_pf_map_get(&pf->track_of, a->parent, &pk))
+			if (!af_u64map_get(&pf->track_of, a->parent, &pk))
 				break;
 			a = &pf->tracks[pk];
 			tr->pid = a->pid;
@@ -1024,12 +809,13 @@ static af_status af_pf_read(af_pf *pf, af_error *err)
 
 af_status af_trace_perfetto(af_trace *t, const uint8_t *buf, size_t len, af_error *err)
 {
-	af_pf pf = {.t = t, .buf = buf, .len = len, .primary = AF_PF_BOOTTIME};
+	af_pf pf = {.t = t, .buf = buf, .len = len};
 	af_status st;
 	size_t i;
 
 	t->info.variant = AF_VARIANT_PERFETTO;
 	pf.pool.mem = t->mem;
+	af_pfclock_init(&pf.clocks);
 	pf.seq_of.mem = t->mem;
 	pf.s = af_slices_new(t);
 	if (!pf.s)
@@ -1041,17 +827,17 @@ af_status af_trace_perfetto(af_trace *t, const uint8_t *buf, size_t len, af_erro
 		st = af_slices_finish(pf.s, err);
 	af_slices_free(pf.s);
 	for (i = 0; i < pf.nseqs; i++) {
-		af_free(t->mem, pf.seqs[i].names.slots);
+		af_u64map_free(t->mem, &pf.seqs[i].names);
 		af_free(t->mem, pf.seqs[i].clocks);
 	}
 	af_free(t->mem, pf.seqs);
 	af_u32map_free(&pf.seq_of);
-	af_free(t->mem, pf.track_of.slots);
+	af_u64map_free(t->mem, &pf.track_of);
 	af_free(t->mem, pf.tracks);
 	for (i = 0; i < pf.nsrcs; i++)
 		af_free(t->mem, pf.srcs[i].q);
 	af_free(t->mem, pf.srcs);
-	af_free(t->mem, pf.src_of.slots);
+	af_u64map_free(t->mem, &pf.src_of);
 	af_free(t->mem, pf.heap);
 	af_names_free(&pf.pool);
 	return st;
