@@ -343,7 +343,10 @@ static const t_file files[] = {
 	{"src/systrace.c", INPUTS},
 	{"src/perfetto.h", INPUTS}, /* a Perfetto trace's slices */
 	{"src/perfetto.c", INPUTS},
+	{"src/pfclock.h", INPUTS}, /* its track events' clocks */
+	{"src/pfclock.c", INPUTS},
 	{"perfetto.pb-c.h", INPUTS}, /* made from src/perfetto.proto by protoc-c */
+	{"perfetto_common.pb-c.h", INPUTS}, /* src/perfetto_common.proto, both readers' */
 	{"src/input.c", INPUTS},
 	{"src/mapping.h", INPUTS},
 	{"src/mapping.c", INPUTS},
