@@ -575,13 +575,7 @@ af_status af_trace_btrace_walk(af_trace *t, const uint8_t *buf, size_t len,
 	return st;
 }
 
-static af_status af_bt_feed(void *ctx, long long off, uint32_t tid, uint32_t ma,
-                            uint32_t t0, uint32_t t1, af_error *err)
-{
-	return af_trace_record(ctx, tid, ma, t0, t1, off, err);
-}
-
 af_status af_trace_btrace(af_trace *t, const uint8_t *buf, size_t len, af_error *err)
 {
-	return af_trace_btrace_walk(t, buf, len, 1, af_bt_feed, t, err);
+	return af_trace_btrace_walk(t, buf, len, 1, af_v2_feed, t, err);
 }
