@@ -17,47 +17,13 @@
 #include <stdlib.h>
 #include <string.h>
 
+#define T_CASE_IDS
 #include "support.h"
 
-#define A 4u
-#define B 8u
-#define C 12u
-#define D 16u
-#define X 20u
-#define Y 24u
-
-/* A case: threads and records, written in any form. */
-typedef struct op {
-	int thread;  /* 1: declare thread `tid` named `name`; 0: a record */
-	uint32_t tid;
-	const char *name;
-	uint32_t id;
-	int action;
-	uint32_t cpu, wall;
-} op;
+typedef t_op op;
 
 #define THREAD(t, n) {1, (t), (n), 0, 0, 0, 0}
 #define REC(t, m, a, c, w) {0, (t), NULL, (m), (a), (c), (w)}
-
-static uint8_t *write_case(af_writer_options o, const op *ops, size_t n, size_t *len)
-{
-	static const char *const names[] = {"a", "b", "c", "d", "x", "y"};
-	af_writer *w = af_writer_new(&o);
-	size_t i;
-
-	cr_assert_not_null(w, "writer rejected the options");
-	for (i = 0; i < 6; i++)
-		cr_assert_eq(af_writer_method(w, 4 * ((uint32_t)i + 1), "com.example.App",
-		                              names[i], "()V", "App.java"), 0);
-	for (i = 0; i < n; i++) {
-		if (ops[i].thread)
-			cr_assert_eq(af_writer_thread(w, ops[i].tid, ops[i].name), 0);
-		else
-			cr_assert_eq(af_writer_record(w, ops[i].tid, ops[i].id, ops[i].action,
-			                              ops[i].cpu, ops[i].wall), 0);
-	}
-	return t_finish(w, len, NULL);
-}
 
 /* The V2 forms a case is written in. */
 typedef struct form {
@@ -89,7 +55,7 @@ static void same_as_v1(const op *ops, size_t n, int orphans)
 	for (c = 0; c < 3; c++) {
 		af_writer_options v1 = {.variant = AF_VARIANT_REGULAR, .clock = clocks[c]};
 		size_t len1;
-		uint8_t *one = write_case(v1, ops, n, &len1);
+		uint8_t *one = t_write_case(v1, ops, n, &len1);
 		af_trace *t1 = t_parse(one, len1);
 		const af_trace_info *i1 = af_trace_get_info(t1);
 
@@ -104,7 +70,7 @@ static void same_as_v1(const op *ops, size_t n, int orphans)
 			if (orphans && !forms[f].orphans)
 				continue; /* revision C's exits do not name their method */
 			o.clock = clocks[c];
-			two = write_case(o, ops, n, &len2);
+			two = t_write_case(o, ops, n, &len2);
 			{
 				af_error e = {0};
 				cr_assert_eq(af_trace_parse(two, len2, NULL, &t2, &e), AF_OK,
@@ -218,7 +184,7 @@ Test(v2, kernel_thread_ids_of_any_size)
 	};
 	af_writer_options o = {.variant = AF_VARIANT_ART_V2, .clock = AF_WRITER_DUAL};
 	size_t len, i, n;
-	uint8_t *buf = write_case(o, ops, sizeof ops / sizeof *ops, &len);
+	uint8_t *buf = t_write_case(o, ops, sizeof ops / sizeof *ops, &len);
 	af_trace *t = t_parse(buf, len);
 	char *f;
 
@@ -293,7 +259,7 @@ Test(v2, variants_program_and_counts)
 	af_writer_options o = {.variant = AF_VARIANT_ART_V2, .clock = AF_WRITER_DUAL,
 	                       .v2_streaming = 1};
 	size_t len;
-	uint8_t *buf = write_case(o, ops, sizeof ops / sizeof *ops, &len);
+	uint8_t *buf = t_write_case(o, ops, sizeof ops / sizeof *ops, &len);
 	af_trace *t = t_parse(buf, len);
 	const af_trace_info *i = af_trace_get_info(t);
 
@@ -318,7 +284,7 @@ Test(v2, revision_c_ticks_become_time)
 	af_writer_options o = {.variant = AF_VARIANT_ART_V2, .clock = AF_WRITER_WALL,
 	                       .v2_revision = 'C'};
 	size_t len;
-	uint8_t *buf = write_case(o, ops, sizeof ops / sizeof *ops, &len);
+	uint8_t *buf = t_write_case(o, ops, sizeof ops / sizeof *ops, &len);
 	char *f;
 
 	cr_assert_eq(buf[22] | buf[23] << 8 | buf[24] << 16 | buf[25] << 24,
@@ -347,7 +313,7 @@ Test(v2, cut_at_every_byte)
 		uint8_t *buf;
 
 		o.clock = AF_WRITER_DUAL;
-		buf = write_case(o, ops, sizeof ops / sizeof *ops, &len);
+		buf = t_write_case(o, ops, sizeof ops / sizeof *ops, &len);
 		for (cut = 0; cut < len; cut++) {
 			af_trace *t = NULL;
 			af_error e = {0};
@@ -379,7 +345,7 @@ Test(v2, without_its_summary)
 	af_writer_options o = {.variant = AF_VARIANT_ART_V2, .clock = AF_WRITER_DUAL,
 	                       .no_summary = 1};
 	size_t len;
-	uint8_t *buf = write_case(o, ops, sizeof ops / sizeof *ops, &len);
+	uint8_t *buf = t_write_case(o, ops, sizeof ops / sizeof *ops, &len);
 	af_trace *t = t_parse(buf, len);
 	char *f;
 
@@ -483,7 +449,7 @@ Test(v2, dump_lists_every_record)
 		af_error e = {0};
 
 		o.clock = AF_WRITER_DUAL;
-		buf = write_case(o, ops, sizeof ops / sizeof *ops, &len);
+		buf = t_write_case(o, ops, sizeof ops / sizeof *ops, &len);
 		cr_assert_eq(af_trace_dump_buffer(buf, len, NULL, out, &e), AF_OK, "%s",
 		             e.message);
 		fclose(out);
@@ -509,7 +475,7 @@ Test(v2, command_line_reads_and_dumps_it)
 	af_writer_options o = {.variant = AF_VARIANT_ART_V2, .clock = AF_WRITER_DUAL,
 	                       .v2_revision = 'C'};
 	size_t len;
-	uint8_t *buf = write_case(o, ops, sizeof ops / sizeof *ops, &len);
+	uint8_t *buf = t_write_case(o, ops, sizeof ops / sizeof *ops, &len);
 	char *path = t_tmp("v2.trace"), *out = NULL, *err = NULL, *args;
 
 	t_write(path, buf, len);
