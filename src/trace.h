@@ -352,6 +352,8 @@ typedef struct af_v2_index {
 	uint32_t **stack;
 	size_t *depth, *cap, nstacks;
 	uint32_t *last_enter;
+	af_u64map unknown;      /* pointers no packet names: their dense id */
+	uint32_t nunknown;
 } af_v2_index;
 
 /** Sorts the method pointers and drops repeats. */
@@ -360,6 +362,13 @@ void af_v2_sort_ptrs(af_v2_index *ix);
 /** The rank of `ptr` among the sorted pointers: 1 and *idx, or 0 when it
  * is not one of them. */
 int af_v2_find_ptr(const af_v2_index *ix, uint64_t ptr, uint32_t *idx);
+
+/** The dense index of `ptr` as af_v2_find_ptr() gives it, or for a pointer
+ * no packet names one past them all, the same for each record of it (its
+ * calls are drawn as an unknown method): 0, -1 out of memory, -2 past 2^30
+ * methods. */
+int af_v2_method_or_unknown(af_v2_index *ix, af_mem *mem, uint64_t ptr,
+                            uint32_t *idx);
 
 /** Sorts the threads by id and keeps one of each, the highest `seq`. */
 void af_v2_sort_tids(af_v2_index *ix);

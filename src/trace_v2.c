@@ -26,9 +26,10 @@
  * machine as µs, as V1 traces hold them.
  *
  * A trace cut short (no summary, a packet cut by the end) is read up to
- * its last whole packet, as a streaming V1 trace is.  A record naming an
- * unknown method or thread, a bad or overlong LEB128, a record running
- * past its block are errors naming their byte.
+ * its last whole packet, as a streaming V1 trace is.  A record naming a
+ * method no packet names is drawn as an unknown method, as V1 draws an id
+ * its key lacks (§9.8).  A block of an unknown thread, a bad or overlong
+ * LEB128, a record running past its block are errors naming their byte.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -169,6 +170,20 @@ int af_v2_find_ptr(const af_v2_index *ix, uint64_t ptr, uint32_t *idx)
 	return 1;
 }
 
+int af_v2_method_or_unknown(af_v2_index *ix, af_mem *mem, uint64_t ptr,
+                            uint32_t *idx)
+{
+	if (af_v2_find_ptr(ix, ptr, idx) || af_u64map_get(&ix->unknown, ptr, idx))
+		return 0;
+	if (ix->nptrs + ix->nunknown >= (UINT32_MAX >> 2))
+		return -2;
+	*idx = (uint32_t)ix->nptrs + ix->nunknown;
+	if (af_u64map_put(mem, &ix->unknown, ptr, *idx))
+		return -1;
+	ix->nunknown++;
+	return 0;
+}
+
 uint32_t af_v2_find_tid(const af_v2_index *ix, uint32_t tid)
 {
 	size_t lo = 0, hi = ix->ntids;
@@ -219,6 +234,7 @@ void af_v2_index_free(af_v2_index *ix, af_mem *mem)
 	af_free(mem, ix->last_enter);
 	af_free(mem, ix->ptrs);
 	af_free(mem, ix->tids);
+	af_u64map_free(mem, &ix->unknown);
 }
 
 /* 1 when a line of the summary text begins with `line`. */
@@ -443,6 +459,21 @@ af_status af_v2_bad_leb(int r, const char *what, long long off, af_error *err)
 	               "the %s LEB128 is longer than 64 bits", what);
 }
 
+/* The dense id of the method a record at `off` names: one no packet names
+ * is drawn as an unknown method, as a V1 trace draws a method id its key
+ * lacks (trace-formats.md §9.8). */
+static af_status af_v2_method_at(af_v2 *v, uint64_t ptr, uint32_t *idx, long long off,
+                                 af_error *err)
+{
+	int r = af_v2_method_or_unknown(&v->ix, v->t->mem, ptr, idx);
+
+	if (r == -1)
+		return af_fail(err, AF_ERR_NOMEM, off, "out of memory");
+	if (r == -2)
+		return af_fail(err, AF_ERR_LIMIT, off, "more than 2^30 methods");
+	return AF_OK;
+}
+
 /* One event block's records. */
 static af_status af_v2_block(af_v2 *v, size_t pos, uint64_t prev[3], af_error *err)
 {
@@ -483,10 +514,7 @@ static af_status af_v2_block(af_v2 *v, size_t pos, uint64_t prev[3], af_error *e
 				cpu += d;
 			}
 			ptr = ma & ~(uint64_t)3;
-			if (!af_v2_find_ptr(&v->ix, ptr, &idx))
-				return af_fail(err, AF_ERR_RECORD, off,
-				               "record of method 0x%llx, which no method "
-				               "packet names", (unsigned long long)ptr);
+			AF_FORWARD(af_v2_method_at(v, ptr, &idx, off, err));
 			t1 = af_v2_us(wall, v->ns);
 			t0 = af_v2_us(cpu, v->ns);
 		} else {
@@ -509,10 +537,12 @@ static af_status af_v2_block(af_v2 *v, size_t pos, uint64_t prev[3], af_error *e
 					return af_v2_bad_leb(r, "method", (long long)(q - v->buf), err);
 				q += n;
 				entry += d;
-				if (entry & 3 || !af_v2_find_ptr(&v->ix, entry, &idx))
+				if (entry & 3)
 					return af_fail(err, AF_ERR_RECORD, off,
-					               "record of method 0x%llx, which no method "
-					               "packet names", (unsigned long long)entry);
+					               "entry of method 0x%llx, which has its low "
+					               "two bits set (no method pointer has)",
+					               (unsigned long long)entry);
+				AF_FORWARD(af_v2_method_at(v, entry, &idx, off, err));
 				if (af_v2_push(&v->ix, v->t->mem, k - 1, idx,
 				               v->t->limits.max_depth))
 					return af_fail(err, AF_ERR_NOMEM, off, "out of memory");
@@ -539,7 +569,8 @@ static af_status af_v2_block(af_v2 *v, size_t pos, uint64_t prev[3], af_error *e
 }
 
 /* Revision B: 1 when the block at `pos` reads as the rest of the flush
- * before it (its first method unknown from 0, known from `prev`). */
+ * before it (its first method unknown from 0, known from `prev`, or
+ * neither known and its first value not a pointer). */
 static int af_v2_continues(const af_v2 *v, size_t pos, const uint64_t prev[3])
 {
 	const uint8_t *p = v->buf + pos, *end = p + 12 + af_rd32(p + 8);
@@ -549,8 +580,14 @@ static int af_v2_continues(const af_v2 *v, size_t pos, const uint64_t prev[3])
 
 	if (af_v2_sleb(p + 12, end, &d, &n))
 		return 0;
-	return !af_v2_find_ptr(&v->ix, d & ~(uint64_t)3, &idx) &&
-	       af_v2_find_ptr(&v->ix, (prev[0] + d) & ~(uint64_t)3, &idx);
+	if (af_v2_find_ptr(&v->ix, d & ~(uint64_t)3, &idx))
+		return 0;
+	if (af_v2_find_ptr(&v->ix, (prev[0] + d) & ~(uint64_t)3, &idx))
+		return 1;
+	/* neither names a known method (one no packet names is drawn as
+	 * unknown): a delta is negative or below every method pointer, a
+	 * flush's first record a pointer */
+	return (int64_t)d < 0 || (v->ix.nptrs && (d & ~(uint64_t)3) < v->ix.ptrs[0]);
 }
 
 /* The second pass: every block's records to `cb`. */
