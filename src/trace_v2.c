@@ -12,10 +12,12 @@
  *    the same thread goes on from the block before (told by its first
  *    method being unknown when read from 0 and known when read on);
  *  - C (header bytes 14-29 not all zero: u8 start tick at 14, u8 tick
- *    frequency at 22): a SLEB delta of (time << 2 | action), the time being
- *    timestamp-counter ticks (or the thread-cpu ns in a thread-cpu trace),
- *    then in a dual trace a ULEB thread-cpu ns delta, then for entries only
- *    a SLEB delta of the method against the block's previous entry.  Exits
+ *    frequency at 22; or, those zero as ART's 2026 writer leaves them, a
+ *    first event block that reads as C and not as B; the rate is needed
+ *    only for a trace with a wall clock): a SLEB delta of
+ *    (time << 2 | action), the time being timestamp-counter ticks (or the
+ *    thread-cpu ns in a thread-cpu trace), then in a dual trace a ULEB
+ *    thread-cpu ns delta, then for entries only a SLEB delta of the method against the block's previous entry.  Exits
  *    name no method: they close the thread's innermost frame.
  *
  * The packets are read twice: once to learn the threads, the methods (by
@@ -46,6 +48,7 @@ typedef struct af_v2 {
 	size_t end;            /* where the whole packets end */
 	af_v2_index ix;         /* the methods, the threads, their stacks */
 	int rev_c;
+	int summary;           /* the summary packet is there */
 	int dual, wall;        /* the clocks the records hold */
 	int ns;                /* revision B: deltas in ns (else µs) */
 	uint64_t start_tick, freq; /* revision C */
@@ -271,7 +274,6 @@ static af_status af_v2_scan(af_v2 *v, int declare, af_error *err)
 	const uint8_t *buf = v->buf;
 	size_t pos = 32, len = v->len;
 	uint64_t seq = 0;
-	int summary = 0;
 
 	while (pos < len) {
 		const uint8_t *p = buf + pos;
@@ -318,7 +320,7 @@ static af_status af_v2_scan(af_v2 *v, int declare, af_error *err)
 				AF_FORWARD(af_trace_key(t, p + 3, need, off + 3, &end, err));
 			v->ns = af_v2_has_line(p + 3, need, "elapsed-time-nsec=");
 			pos += 3 + need;
-			summary = 1;
+			v->summary = 1;
 			break;
 		}
 		default:
@@ -331,7 +333,7 @@ cut:
 	if (declare) {
 		t->info.truncated_bytes = len - pos;
 		t->info.data_end = pos;
-		if (!summary) {
+		if (!v->summary) {
 			t->info.summary_missing = 1;
 			t->clock_named = 0;
 			t->single_clock = AF_CLOCK_WALL; /* ART's one-clock default */
@@ -346,11 +348,6 @@ cut:
 	if (v->ix.ntids > 0xFFFF)
 		return af_fail(err, AF_ERR_LIMIT, 32,
 		               "more than 65535 threads in one trace");
-	if (!summary && !v->rev_c) {
-		v->ns = 0; /* revision B before the ns change: µs (assumed) */
-		if (declare)
-			t->info.clock_assumed = 1;
-	}
 	return AF_OK;
 }
 
@@ -568,6 +565,39 @@ static af_status af_v2_block(af_v2 *v, size_t pos, uint64_t prev[3], af_error *e
 	return AF_OK;
 }
 
+/* 1 when the first event block reads as revision C and not as B: its first
+ * record's method, read as B, is not a known one, and read as C it is an
+ * entry of a known one (trace-formats.md §12: a trace with zero tick
+ * fields is told by decoding its first block both ways). */
+static int af_v2_looks_c(const af_v2 *v)
+{
+	size_t pos = 32;
+	const uint8_t *p, *q, *end;
+	uint64_t d, ptr;
+	size_t n;
+	uint32_t idx;
+
+	while (pos < v->end &&
+	       (v->buf[pos] == AF_V2_THREAD || v->buf[pos] == AF_V2_METHOD))
+		pos += v->buf[pos] == AF_V2_THREAD ? 7 + (size_t)af_rd16(v->buf + pos + 5)
+		                                   : 11 + (size_t)af_rd16(v->buf + pos + 9);
+	if (pos >= v->end || v->buf[pos] != AF_V2_BLOCK)
+		return 0;
+	p = v->buf + pos;
+	q = p + 12;
+	end = q + af_rd32(p + 8);
+	if (af_v2_sleb(q, end, &d, &n) || af_v2_find_ptr(&v->ix, d & ~(uint64_t)3, &idx))
+		return 0;
+	if (d & 3)
+		return 0; /* as C: not an entry */
+	q += n;
+	if (v->dual && (af_v2_uleb(q, end, &d, &n) == 0))
+		q += n;
+	else if (v->dual)
+		return 0;
+	return af_v2_sleb(q, end, &ptr, &n) == 0 && af_v2_find_ptr(&v->ix, ptr, &idx);
+}
+
 /* Revision B: 1 when the block at `pos` reads as the rest of the flush
  * before it (its first method unknown from 0, known from `prev`, or
  * neither known and its first value not a pointer). */
@@ -641,15 +671,18 @@ af_status af_trace_v2_walk(af_trace *t, const uint8_t *buf, size_t len, int decl
 	v.dual = (version & 0xF) == 5;
 	for (i = 14; i < 30; i++)
 		v.rev_c |= buf[i] != 0;
-	if (v.rev_c) {
-		v.start_tick = af_rd64(buf + 14);
-		v.freq = af_rd64(buf + 22);
-		if (v.freq == 0 || v.freq > 10000000000ull)
-			return af_fail(err, AF_ERR_HEADER, 22,
-			               "timestamp-counter frequency %llu Hz (expected 1 Hz "
-			               "to 10 GHz)", (unsigned long long)v.freq);
-	}
+	v.start_tick = af_rd64(buf + 14);
+	v.freq = af_rd64(buf + 22);
 	st = af_v2_scan(&v, declare, err);
+	/* zero tick fields: revision C all the same when its first block reads
+	 * as C (ART's writer of 2026 leaves them zero) */
+	if (st == AF_OK && !v.rev_c)
+		v.rev_c = af_v2_looks_c(&v);
+	if (st == AF_OK && !v.summary && !v.rev_c) {
+		v.ns = 0; /* revision B before the ns change: µs (assumed) */
+		if (declare)
+			t->info.clock_assumed = 1;
+	}
 	if (st == AF_OK && declare)
 		st = af_v2_declare(&v, err);
 	if (st == AF_OK && declare) {
@@ -659,6 +692,12 @@ af_status af_trace_v2_walk(af_trace *t, const uint8_t *buf, size_t len, int decl
 		af_trace_set_clocks(t, v.dual);
 	}
 	v.wall = v.dual || t->info.has_clock[AF_CLOCK_WALL];
+	/* the ticks of a trace with a wall clock need their rate */
+	if (st == AF_OK && v.rev_c && v.wall &&
+	    (v.freq == 0 || v.freq > 10000000000ull))
+		st = af_fail(err, AF_ERR_HEADER, 22,
+		             "timestamp-counter frequency %llu Hz (expected 1 Hz to 10 GHz)",
+		             (unsigned long long)v.freq);
 	if (st == AF_OK && v.rev_c) {
 		if (af_v2_stacks_new(&v.ix, t->mem))
 			st = af_fail(err, AF_ERR_NOMEM, 32, "out of memory");

@@ -295,6 +295,46 @@ Test(v2, revision_c_ticks_become_time)
 	free(buf);
 }
 
+/* A revision C trace of one clock, thread-cpu, needs no tick rate: with
+ * its header's tick fields zero (bytes 14-29, as ART's 2026 writer leaves
+ * them) it is still read as revision C, told by its first block, and folds
+ * as its V1 form; a wall-clock one without its rate is refused. */
+Test(v2, revision_c_with_zero_tick_fields)
+{
+	static const op ops[] = {
+		THREAD(1, "main"),          THREAD(2, "worker"),
+		REC(1, A, AF_ENTER, 0, 0),  REC(1, B, AF_ENTER, 10, 20),
+		REC(1, B, AF_EXIT, 40, 50), REC(2, C, AF_ENTER, 5, 5),
+		REC(2, C, AF_EXIT, 12, 30), REC(1, A, AF_EXIT, 70, 90),
+	};
+	size_t n = sizeof ops / sizeof *ops, len, len1;
+	af_writer_options o = {.variant = AF_VARIANT_ART_V2, .clock = AF_WRITER_THREAD_CPU,
+	                       .v2_revision = 'C'};
+	af_writer_options v1 = {.variant = AF_VARIANT_REGULAR,
+	                        .clock = AF_WRITER_THREAD_CPU};
+	uint8_t *buf = t_write_case(o, ops, n, &len), *one = t_write_case(v1, ops, n, &len1);
+	char *got, *want = t_folded(one, len1, AF_CLOCK_CPU, NULL);
+	af_trace *t;
+	af_error e = {0};
+
+	memset(buf + 14, 0, 16);
+	got = t_folded(buf, len, AF_CLOCK_CPU, NULL);
+	cr_assert_str_eq(got, want);
+	free(got);
+	free(buf);
+
+	o.clock = AF_WRITER_WALL;
+	buf = t_write_case(o, ops, n, &len);
+	memset(buf + 14, 0, 16);
+	cr_assert_eq(af_trace_parse(buf, len, NULL, &t, &e), AF_ERR_HEADER);
+	cr_assert_str_eq(e.message, "timestamp-counter frequency 0 Hz (expected 1 Hz to "
+	                            "10 GHz)");
+	cr_assert_eq(e.offset, 22);
+	free(buf);
+	free(want);
+	free(one);
+}
+
 /* Cut at every byte: never a crash; the whole packets before the cut are
  * read (no summary: said so), or the cut is an error naming its byte. */
 Test(v2, cut_at_every_byte)
