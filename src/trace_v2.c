@@ -17,8 +17,9 @@
  *    only for a trace with a wall clock): a SLEB delta of
  *    (time << 2 | action), the time being timestamp-counter ticks (or the
  *    thread-cpu ns in a thread-cpu trace), then in a dual trace a ULEB
- *    thread-cpu ns delta, then for entries only a SLEB delta of the method against the block's previous entry.  Exits
- *    name no method: they close the thread's innermost frame.
+ *    thread-cpu ns delta, then for entries only a SLEB delta of the method
+ *    against the block's previous entry.  Exits name no method: they close
+ *    the thread's innermost frame.
  *
  * The packets are read twice: once to learn the threads, the methods (by
  * pointer) and the summary wherever they are, once for the records, so
