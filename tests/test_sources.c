@@ -369,6 +369,8 @@ static const t_file files[] = {
 	{"render/png.c", FONT},
 	{"render/out.h", FONT}, /* buffered writing: knows no layout */
 	{"render/out.c", FONT},
+	{"render/raster.h", FONT}, /* boxes into pixels: knows no layout */
+	{"render/raster.c", FONT},
 	{"render/style.h", STYLE},
 	{"render/style.c", STYLE},
 	{"render/legend.h", STYLE},
