@@ -44,6 +44,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "mapping.h"
 #include "trace.h"
 
 #define AF_BT_HEADER 32u
@@ -286,44 +287,15 @@ af_status af_btrace_mapping_parse(const void *buf, size_t len,
 af_status af_btrace_mapping_load(const char *path, af_btrace_mapping **out,
                                  af_error *err)
 {
-	FILE *f;
 	af_mem *mem;
-	af_buf b = {0};
-	char chunk[65536];
-	size_t n;
+	af_buf b;
 	af_status st;
 
 	*out = NULL;
 	if (err)
 		err->line = 0;
-	if (!(f = fopen(path, "rb")))
-		return af_fail(err, AF_ERR_IO, -1, "cannot open: %s", strerror(errno));
-	if (!(mem = af_mem_new(NULL, UINT64_MAX))) {
-		fclose(f);
-		return af_fail(err, AF_ERR_NOMEM, -1, "out of memory reading the mapping");
-	}
-	b.mem = mem;
-	/* a NUL ends the reading (the parse names its line): /dev/zero stops */
-	while ((n = fread(chunk, 1, sizeof chunk, f)) > 0) {
-		if (b.len + n > AF_DEFAULT_MAX_INPUT) {
-			st = af_fail(err, AF_ERR_LIMIT, -1, "method mapping is larger than "
-			             "the %llu-byte input limit", AF_DEFAULT_MAX_INPUT);
-			goto out;
-		}
-		if (af_buf_append(&b, chunk, n)) {
-			st = af_fail(err, AF_ERR_NOMEM, -1, "out of memory reading the mapping");
-			goto out;
-		}
-		if (memchr(chunk, '\0', n))
-			break;
-	}
-	if (ferror(f)) {
-		st = af_fail(err, AF_ERR_IO, -1, "read failed: %s", strerror(errno));
-		goto out;
-	}
+	AF_FORWARD(af_mapping_read(path, NULL, "method mapping", &mem, &b, err));
 	st = af_bt_mapping_parse_mem(b.data ? b.data : "", b.len, mem, out, err);
-out:
-	fclose(f);
 	af_buf_free(&b);
 	af_mem_unref(mem);
 	return st;
@@ -575,13 +547,7 @@ af_status af_trace_btrace_walk(af_trace *t, const uint8_t *buf, size_t len,
 	return st;
 }
 
-static af_status af_bt_feed(void *ctx, long long off, uint32_t tid, uint32_t ma,
-                            uint32_t t0, uint32_t t1, af_error *err)
-{
-	return af_trace_record(ctx, tid, ma, t0, t1, off, err);
-}
-
 af_status af_trace_btrace(af_trace *t, const uint8_t *buf, size_t len, af_error *err)
 {
-	return af_trace_btrace_walk(t, buf, len, 1, af_bt_feed, t, err);
+	return af_trace_btrace_walk(t, buf, len, 1, af_v2_feed, t, err);
 }

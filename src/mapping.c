@@ -499,46 +499,62 @@ af_status af_mapping_parse(const void *buf, size_t len, af_mapping **out,
 	return af_mapping_parse_with(buf, len, NULL, out, err);
 }
 
-af_status af_mapping_load_with(const char *path, const af_allocator *allocator,
-                               af_mapping **out, af_error *err)
+af_status af_mapping_read(const char *path, const af_allocator *allocator,
+                          const char *what, af_mem **mem, af_buf *b, af_error *err)
 {
 	FILE *f;
-	af_mem *mem;
-	af_buf b = {0};
 	char chunk[65536];
 	size_t n;
 	af_status st;
 
-	*out = NULL;
+	*mem = NULL;
+	*b = (af_buf){0};
 	if (!(f = fopen(path, "rb")))
 		return af_fail(err, AF_ERR_IO, -1, "cannot open: %s", strerror(errno));
-	if (!(mem = af_mem_new(allocator, UINT64_MAX))) {
+	if (!(*mem = af_mem_new(allocator, UINT64_MAX))) {
 		fclose(f);
 		return af_fail(err, AF_ERR_NOMEM, -1, "out of memory reading the mapping");
 	}
-	b.mem = mem;
+	b->mem = *mem;
 	/* bounded like a trace: a NUL ends the reading (the parse says where),
 	 * so /dev/zero is refused at once, and no file passes the input limit */
 	while ((n = fread(chunk, 1, sizeof chunk, f)) > 0) {
-		if (b.len + n > AF_DEFAULT_MAX_INPUT) {
-			st = af_fail(err, AF_ERR_LIMIT, -1, "mapping file is larger than the "
-			             "%llu-byte input limit", AF_DEFAULT_MAX_INPUT);
-			goto out;
+		if (b->len + n > AF_DEFAULT_MAX_INPUT) {
+			st = af_fail(err, AF_ERR_LIMIT, -1, "%s is larger than the %llu-byte "
+			             "input limit", what, AF_DEFAULT_MAX_INPUT);
+			goto fail;
 		}
-		if (af_buf_append(&b, chunk, n)) {
+		if (af_buf_append(b, chunk, n)) {
 			st = af_fail(err, AF_ERR_NOMEM, -1, "out of memory reading the mapping");
-			goto out;
+			goto fail;
 		}
 		if (memchr(chunk, '\0', n))
 			break;
 	}
 	if (ferror(f)) {
 		st = af_fail(err, AF_ERR_IO, -1, "read failed: %s", strerror(errno));
-		goto out;
+		goto fail;
 	}
-	st = af_mapping_parse_mem(b.data ? b.data : "", b.len, mem, out, err);
-out:
 	fclose(f);
+	return AF_OK;
+fail:
+	fclose(f);
+	af_buf_free(b);
+	af_mem_unref(*mem);
+	*mem = NULL;
+	return st;
+}
+
+af_status af_mapping_load_with(const char *path, const af_allocator *allocator,
+                               af_mapping **out, af_error *err)
+{
+	af_mem *mem;
+	af_buf b;
+	af_status st;
+
+	*out = NULL;
+	AF_FORWARD(af_mapping_read(path, allocator, "mapping file", &mem, &b, err));
+	st = af_mapping_parse_mem(b.data ? b.data : "", b.len, mem, out, err);
 	af_buf_free(&b);
 	af_mem_unref(mem);
 	return st;

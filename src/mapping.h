@@ -20,4 +20,11 @@ int af_mapping_params(const af_mapping *m, const char *desc, af_buf *out);
 int af_mapping_lookup(const af_mapping *m, const char *cls, const char *name,
                       const char *desc, af_mem *scratch, const char **out);
 
+/** Reads the text file at `path` as a mapping is read (up to the input
+ * limit, stopping after a NUL) into *b, drawn from a new *mem of
+ * `allocator`; `what` names it in the message of a file too large.  On an
+ * error nothing is left to give back. */
+af_status af_mapping_read(const char *path, const af_allocator *allocator,
+                          const char *what, af_mem **mem, af_buf *b, af_error *err);
+
 #endif

@@ -311,8 +311,90 @@ typedef af_status (*af_v2_record_fn)(void *ctx, long long off, uint32_t tid,
 af_status af_trace_v2_walk(af_trace *t, const uint8_t *buf, size_t len, int declare,
                            af_v2_record_fn cb, void *ctx, af_error *err);
 
+/** An af_v2_record_fn that hands the record to af_trace_record() (ctx the
+ * trace): the parse of ART V2, long-running methods and btrace traces. */
+af_status af_v2_feed(void *ctx, long long off, uint32_t tid, uint32_t ma,
+                     uint32_t t0, uint32_t t1, af_error *err);
+
 /** Parses a whole ART V2 (compact) trace. */
 af_status af_trace_v2(af_trace *t, const uint8_t *buf, size_t len, af_error *err);
+
+/* The packet reading ART V2 and long-running methods traces share
+ * (trace_v2.c; trace-formats.md §6.2, §7). */
+
+/** A kernel thread a packet or a block names: where its name is (name_len
+ * 0 for none), and `seq`, which of several entries of one id wins (the
+ * highest). */
+typedef struct af_v2_tid {
+	uint32_t tid;
+	size_t name_off, name_len;
+	uint64_t seq;
+} af_v2_tid;
+
+/** Reads a SLEB128 of at most 10 bytes from p (before `end`): 0 and the
+ * value (two's complement) in *out and its length in *n, -1 when it runs
+ * past `end`, -2 when it is longer than 64 bits. */
+int af_v2_sleb(const uint8_t *p, const uint8_t *end, uint64_t *out, size_t *n);
+
+/** The error for a LEB128 af_v2_sleb() could not read (r its -1 or -2). */
+af_status af_v2_bad_leb(int r, const char *what, long long off, af_error *err);
+
+/** What both readers index a trace by: the method pointers (sorted, unique,
+ * a method's rank its dense id), the kernel threads (sorted, unique, the
+ * rank + 1 a thread's record id), and per thread (by record id - 1) the
+ * methods entered and not yet left, innermost last, and the last method
+ * entered + 1 (0 for none). */
+typedef struct af_v2_index {
+	uint64_t *ptrs;
+	size_t nptrs, ptrs_cap;
+	af_v2_tid *tids;
+	size_t ntids, tids_cap;
+	uint32_t **stack;
+	size_t *depth, *cap, nstacks;
+	uint32_t *last_enter;
+	af_u64map unknown;      /* pointers no packet names: their dense id */
+	uint32_t nunknown;
+} af_v2_index;
+
+/** Sorts the method pointers and drops repeats. */
+void af_v2_sort_ptrs(af_v2_index *ix);
+
+/** The rank of `ptr` among the sorted pointers: 1 and *idx, or 0 when it
+ * is not one of them. */
+int af_v2_find_ptr(const af_v2_index *ix, uint64_t ptr, uint32_t *idx);
+
+/** The dense index of `ptr` as af_v2_find_ptr() gives it, or for a pointer
+ * no packet names one past them all, the same for each record of it (its
+ * calls are drawn as an unknown method): 0, -1 out of memory, -2 past 2^30
+ * methods. */
+int af_v2_method_or_unknown(af_v2_index *ix, af_mem *mem, uint64_t ptr,
+                            uint32_t *idx);
+
+/** Sorts the threads by id and keeps one of each, the highest `seq`. */
+void af_v2_sort_tids(af_v2_index *ix);
+
+/** The record id (rank + 1) of kernel thread `tid` among the sorted
+ * threads, 0 for none. */
+uint32_t af_v2_find_tid(const af_v2_index *ix, uint32_t tid);
+
+/** Empty stacks for the sorted threads (at least one): 0, or -1 out of
+ * memory (af_v2_index_free() gives back what was taken). */
+int af_v2_stacks_new(af_v2_index *ix, af_mem *mem);
+
+/** Pushes method `m` on the stack of thread k (record id - 1), none past
+ * `max_depth` (the record machine stops that with its message): 0, or -1
+ * out of memory. */
+int af_v2_push(af_v2_index *ix, af_mem *mem, uint32_t k, uint32_t m,
+               uint32_t max_depth);
+
+void af_v2_index_free(af_v2_index *ix, af_mem *mem);
+
+/** Declares the method of the method packet at byte `pos` as its dense id
+ * (`descriptors`: a class written "Lpkg/Cls;" is named dotted); `line`
+ * the caller's buffer, grown as needed. */
+af_status af_v2_declare_method(af_trace *t, const af_v2_index *ix, const uint8_t *buf,
+                               size_t pos, int descriptors, char **line,
+                               size_t *line_cap, af_error *err);
 
 /** 1 when the bytes begin as an ART long-running methods trace does: a
  * "SLOW" header of version 0xF6, or (the headerless dump) an event block

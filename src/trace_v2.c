@@ -12,11 +12,14 @@
  *    the same thread goes on from the block before (told by its first
  *    method being unknown when read from 0 and known when read on);
  *  - C (header bytes 14-29 not all zero: u8 start tick at 14, u8 tick
- *    frequency at 22): a SLEB delta of (time << 2 | action), the time being
- *    timestamp-counter ticks (or the thread-cpu ns in a thread-cpu trace),
- *    then in a dual trace a ULEB thread-cpu ns delta, then for entries only
- *    a SLEB delta of the method against the block's previous entry.  Exits
- *    name no method: they close the thread's innermost frame.
+ *    frequency at 22; or, those zero as ART's 2026 writer leaves them, a
+ *    first event block that reads as C and not as B; the rate is needed
+ *    only for a trace with a wall clock): a SLEB delta of
+ *    (time << 2 | action), the time being timestamp-counter ticks (or the
+ *    thread-cpu ns in a thread-cpu trace), then in a dual trace a ULEB
+ *    thread-cpu ns delta, then for entries only a SLEB delta of the method
+ *    against the block's previous entry.  Exits name no method: they close
+ *    the thread's innermost frame.
  *
  * The packets are read twice: once to learn the threads, the methods (by
  * pointer) and the summary wherever they are, once for the records, so
@@ -26,9 +29,10 @@
  * machine as µs, as V1 traces hold them.
  *
  * A trace cut short (no summary, a packet cut by the end) is read up to
- * its last whole packet, as a streaming V1 trace is.  A record naming an
- * unknown method or thread, a bad or overlong LEB128, a record running
- * past its block are errors naming their byte.
+ * its last whole packet, as a streaming V1 trace is.  A record naming a
+ * method no packet names is drawn as an unknown method, as V1 draws an id
+ * its key lacks (§9.8).  A block of an unknown thread, a bad or overlong
+ * LEB128, a record running past its block are errors naming their byte.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -38,28 +42,17 @@
 
 enum { AF_V2_THREAD = 0, AF_V2_METHOD = 1, AF_V2_BLOCK = 2, AF_V2_SUMMARY = 3 };
 
-typedef struct af_v2_tid {
-	uint32_t tid;
-	size_t name_off, name_len; /* the last name given */
-	uint64_t seq;              /* packet order, so the last one wins */
-} af_v2_tid;
-
 typedef struct af_v2 {
 	af_trace *t;
 	const uint8_t *buf;
 	size_t len;
 	size_t end;            /* where the whole packets end */
-	uint64_t *ptrs;        /* method pointers, sorted, unique */
-	size_t nptrs, ptrs_cap;
-	af_v2_tid *tids;       /* threads, sorted by kernel id, unique */
-	size_t ntids, tids_cap;
+	af_v2_index ix;         /* the methods, the threads, their stacks */
 	int rev_c;
+	int summary;           /* the summary packet is there */
 	int dual, wall;        /* the clocks the records hold */
 	int ns;                /* revision B: deltas in ns (else µs) */
 	uint64_t start_tick, freq; /* revision C */
-	uint64_t **stacks;     /* revision C: per thread, the methods entered */
-	size_t *depth, *cap;
-	uint32_t *last_enter;  /* revision C: per thread, its last entry + 1 */
 	af_v2_record_fn cb;
 	void *ctx;
 } af_v2;
@@ -89,8 +82,7 @@ static int af_v2_uleb(const uint8_t *p, const uint8_t *end, uint64_t *out,
 	return -2;
 }
 
-/* The same for a SLEB128, its value two's complement in *out. */
-static int af_v2_sleb(const uint8_t *p, const uint8_t *end, uint64_t *out,
+int af_v2_sleb(const uint8_t *p, const uint8_t *end, uint64_t *out,
                       size_t *n)
 {
 	uint64_t v = 0;
@@ -136,37 +128,117 @@ static int af_v2_cmp_tid(const void *a, const void *b)
 	return x->seq < y->seq ? -1 : x->seq > y->seq;
 }
 
-/* The dense index of method `ptr`: 1 and *idx, or 0 when none says it. */
-static int af_v2_method(const af_v2 *v, uint64_t ptr, uint32_t *idx)
+void af_v2_sort_ptrs(af_v2_index *ix)
 {
-	size_t lo = 0, hi = v->nptrs;
+	size_t i, k = 1;
+
+	if (ix->nptrs == 0)
+		return;
+	qsort(ix->ptrs, ix->nptrs, sizeof *ix->ptrs, af_v2_cmp_ptr);
+	for (i = 1; i < ix->nptrs; i++)
+		if (ix->ptrs[i] != ix->ptrs[k - 1])
+			ix->ptrs[k++] = ix->ptrs[i];
+	ix->nptrs = k;
+}
+
+void af_v2_sort_tids(af_v2_index *ix)
+{
+	size_t i, k = 0;
+
+	if (ix->ntids == 0)
+		return;
+	/* by id, then by seq: the last of each id is the one kept */
+	qsort(ix->tids, ix->ntids, sizeof *ix->tids, af_v2_cmp_tid);
+	for (i = 0; i < ix->ntids; i++) {
+		if (k && ix->tids[k - 1].tid == ix->tids[i].tid)
+			k--;
+		ix->tids[k++] = ix->tids[i];
+	}
+	ix->ntids = k;
+}
+
+int af_v2_find_ptr(const af_v2_index *ix, uint64_t ptr, uint32_t *idx)
+{
+	size_t lo = 0, hi = ix->nptrs;
 
 	while (lo < hi) {
 		size_t mid = lo + (hi - lo) / 2;
-		if (v->ptrs[mid] < ptr)
+		if (ix->ptrs[mid] < ptr)
 			lo = mid + 1;
 		else
 			hi = mid;
 	}
-	if (lo == v->nptrs || v->ptrs[lo] != ptr)
+	if (lo == ix->nptrs || ix->ptrs[lo] != ptr)
 		return 0;
 	*idx = (uint32_t)lo;
 	return 1;
 }
 
-/* The dense record id (rank + 1) of kernel thread `tid`, 0 for none. */
-static uint32_t af_v2_thread(const af_v2 *v, uint32_t tid)
+int af_v2_method_or_unknown(af_v2_index *ix, af_mem *mem, uint64_t ptr,
+                            uint32_t *idx)
 {
-	size_t lo = 0, hi = v->ntids;
+	if (af_v2_find_ptr(ix, ptr, idx) || af_u64map_get(&ix->unknown, ptr, idx))
+		return 0;
+	if (ix->nptrs + ix->nunknown >= (UINT32_MAX >> 2))
+		return -2;
+	*idx = (uint32_t)ix->nptrs + ix->nunknown;
+	if (af_u64map_put(mem, &ix->unknown, ptr, *idx))
+		return -1;
+	ix->nunknown++;
+	return 0;
+}
+
+uint32_t af_v2_find_tid(const af_v2_index *ix, uint32_t tid)
+{
+	size_t lo = 0, hi = ix->ntids;
 
 	while (lo < hi) {
 		size_t mid = lo + (hi - lo) / 2;
-		if (v->tids[mid].tid < tid)
+		if (ix->tids[mid].tid < tid)
 			lo = mid + 1;
 		else
 			hi = mid;
 	}
-	return lo < v->ntids && v->tids[lo].tid == tid ? (uint32_t)lo + 1 : 0;
+	return lo < ix->ntids && ix->tids[lo].tid == tid ? (uint32_t)lo + 1 : 0;
+}
+
+int af_v2_stacks_new(af_v2_index *ix, af_mem *mem)
+{
+	size_t n = AF_MAX(ix->ntids, 1u);
+
+	ix->stack = af_calloc(mem, n, sizeof *ix->stack);
+	ix->nstacks = ix->stack ? n : 0;
+	ix->depth = af_calloc(mem, n, sizeof *ix->depth);
+	ix->cap = af_calloc(mem, n, sizeof *ix->cap);
+	ix->last_enter = af_calloc(mem, n, sizeof *ix->last_enter);
+	return ix->stack && ix->depth && ix->cap && ix->last_enter ? 0 : -1;
+}
+
+int af_v2_push(af_v2_index *ix, af_mem *mem, uint32_t k, uint32_t m,
+               uint32_t max_depth)
+{
+	ix->last_enter[k] = m + 1;
+	if (ix->depth[k] >= max_depth)
+		return 0; /* the record machine stops it with its message */
+	if (AF_GROW(mem, ix->stack[k], ix->cap[k], ix->depth[k] + 1))
+		return -1;
+	ix->stack[k][ix->depth[k]++] = m;
+	return 0;
+}
+
+void af_v2_index_free(af_v2_index *ix, af_mem *mem)
+{
+	size_t i;
+
+	for (i = 0; i < ix->nstacks; i++)
+		af_free(mem, ix->stack[i]);
+	af_free(mem, ix->stack);
+	af_free(mem, ix->depth);
+	af_free(mem, ix->cap);
+	af_free(mem, ix->last_enter);
+	af_free(mem, ix->ptrs);
+	af_free(mem, ix->tids);
+	af_u64map_free(mem, &ix->unknown);
 }
 
 /* 1 when a line of the summary text begins with `line`. */
@@ -203,7 +275,6 @@ static af_status af_v2_scan(af_v2 *v, int declare, af_error *err)
 	const uint8_t *buf = v->buf;
 	size_t pos = 32, len = v->len;
 	uint64_t seq = 0;
-	int summary = 0;
 
 	while (pos < len) {
 		const uint8_t *p = buf + pos;
@@ -215,9 +286,9 @@ static af_status af_v2_scan(af_v2 *v, int declare, af_error *err)
 			if (left < 7 || left - 7 < (need = af_rd16(p + 5)))
 				goto cut;
 			AF_FORWARD(af_v2_no_nul(p + 7, need, off + 7, err));
-			if (AF_GROW(t->mem, v->tids, v->tids_cap, v->ntids + 1))
+			if (AF_GROW(t->mem, v->ix.tids, v->ix.tids_cap, v->ix.ntids + 1))
 				return af_fail(err, AF_ERR_NOMEM, off, "out of memory");
-			v->tids[v->ntids++] = (af_v2_tid){af_rd32(p + 1), pos + 7, need, seq++};
+			v->ix.tids[v->ix.ntids++] = (af_v2_tid){af_rd32(p + 1), pos + 7, need, seq++};
 			pos += 7 + need;
 			break;
 		case AF_V2_METHOD:
@@ -229,9 +300,9 @@ static af_status af_v2_scan(af_v2 *v, int declare, af_error *err)
 				               "method pointer 0x%llx has its low two bits "
 				               "set (they hold the action)",
 				               (unsigned long long)af_rd64(p + 1));
-			if (AF_GROW(t->mem, v->ptrs, v->ptrs_cap, v->nptrs + 1))
+			if (AF_GROW(t->mem, v->ix.ptrs, v->ix.ptrs_cap, v->ix.nptrs + 1))
 				return af_fail(err, AF_ERR_NOMEM, off, "out of memory");
-			v->ptrs[v->nptrs++] = af_rd64(p + 1);
+			v->ix.ptrs[v->ix.nptrs++] = af_rd64(p + 1);
 			pos += 11 + need;
 			break;
 		case AF_V2_BLOCK:
@@ -250,7 +321,7 @@ static af_status af_v2_scan(af_v2 *v, int declare, af_error *err)
 				AF_FORWARD(af_trace_key(t, p + 3, need, off + 3, &end, err));
 			v->ns = af_v2_has_line(p + 3, need, "elapsed-time-nsec=");
 			pos += 3 + need;
-			summary = 1;
+			v->summary = 1;
 			break;
 		}
 		default:
@@ -263,43 +334,53 @@ cut:
 	if (declare) {
 		t->info.truncated_bytes = len - pos;
 		t->info.data_end = pos;
-		if (!summary) {
+		if (!v->summary) {
 			t->info.summary_missing = 1;
 			t->clock_named = 0;
 			t->single_clock = AF_CLOCK_WALL; /* ART's one-clock default */
 		}
 	}
 	/* methods: sorted and unique, a method's rank its id */
-	if (v->nptrs) {
-		size_t i, n = 1;
-		qsort(v->ptrs, v->nptrs, sizeof *v->ptrs, af_v2_cmp_ptr);
-		for (i = 1; i < v->nptrs; i++)
-			if (v->ptrs[i] != v->ptrs[n - 1])
-				v->ptrs[n++] = v->ptrs[i];
-		v->nptrs = n;
-	}
-	if (v->nptrs > (UINT32_MAX >> 2))
+	af_v2_sort_ptrs(&v->ix);
+	if (v->ix.nptrs > (UINT32_MAX >> 2))
 		return af_fail(err, AF_ERR_LIMIT, 32, "more than 2^30 methods");
 	/* threads: sorted by id, the last name of each kept */
-	if (v->ntids) {
-		size_t i, n = 0;
-		qsort(v->tids, v->ntids, sizeof *v->tids, af_v2_cmp_tid);
-		for (i = 0; i < v->ntids; i++) {
-			if (n && v->tids[n - 1].tid == v->tids[i].tid)
-				n--;
-			v->tids[n++] = v->tids[i];
-		}
-		v->ntids = n;
-	}
-	if (v->ntids > 0xFFFF)
+	af_v2_sort_tids(&v->ix);
+	if (v->ix.ntids > 0xFFFF)
 		return af_fail(err, AF_ERR_LIMIT, 32,
 		               "more than 65535 threads in one trace");
-	if (!summary && !v->rev_c) {
-		v->ns = 0; /* revision B before the ns change: µs (assumed) */
-		if (declare)
-			t->info.clock_assumed = 1;
-	}
 	return AF_OK;
+}
+
+af_status af_v2_declare_method(af_trace *t, const af_v2_index *ix, const uint8_t *buf,
+                               size_t pos, int descriptors, char **line,
+                               size_t *line_cap, af_error *err)
+{
+	const uint8_t *p = buf + pos;
+	size_t need = af_rd16(p + 9);
+	uint32_t idx;
+	char *l;
+	int n;
+
+	if (!af_v2_find_ptr(ix, af_rd64(p + 1), &idx))
+		return AF_OK; /* cannot be: the scan put it there */
+	if (AF_GROW(t->mem, *line, *line_cap, need + 16))
+		return af_fail(err, AF_ERR_NOMEM, (long long)pos, "out of memory");
+	l = *line;
+	n = snprintf(l, 16, "%#x\t", idx << 2);
+	memcpy(l + n, p + 11, need);
+	if (need && l[n + need - 1] == '\n')
+		need--;
+	/* Perfetto's long-running reader takes "Lpkg/Cls;" classes too */
+	if (descriptors && need >= 2 && l[n] == 'L') {
+		char *tab = memchr(l + n, '\t', need);
+		if (tab && tab > l + n + 1 && tab[-1] == ';') {
+			memmove(l + n, l + n + 1, (size_t)(tab - l - n) - 2);
+			memmove(tab - 2, tab, need - (size_t)(tab - l - n));
+			need -= 2;
+		}
+	}
+	return af_trace_method_line(t, l, (size_t)n + need, (long long)pos, err);
 }
 
 /* Declares the threads and methods the scan found. */
@@ -312,8 +393,8 @@ static af_status af_v2_declare(af_v2 *v, af_error *err)
 	size_t line_cap = 0, i;
 	af_status st = AF_OK;
 
-	for (i = 0; i < v->ntids; i++) {
-		const af_v2_tid *d = &v->tids[i];
+	for (i = 0; i < v->ix.ntids; i++) {
+		const af_v2_tid *d = &v->ix.tids[i];
 		AF_FORWARD(af_trace_declare_thread(t, (uint32_t)i + 1,
 		                                   (const char *)buf + d->name_off,
 		                                   d->name_len, (long long)d->name_off,
@@ -323,9 +404,6 @@ static af_status af_v2_declare(af_v2 *v, af_error *err)
 	/* methods in file order, so that the first definition of one wins */
 	while (pos < v->end && st == AF_OK) {
 		const uint8_t *p = buf + pos;
-		size_t need;
-		uint32_t idx;
-		int n;
 
 		if (p[0] == AF_V2_THREAD) {
 			pos += 7 + (size_t)af_rd16(p + 5);
@@ -337,18 +415,7 @@ static af_status af_v2_declare(af_v2 *v, af_error *err)
 		}
 		if (p[0] != AF_V2_METHOD)
 			break; /* the summary */
-		need = af_rd16(p + 9);
-		if (!af_v2_method(v, af_rd64(p + 1), &idx))
-			break; /* cannot be: the scan put it there */
-		if (AF_GROW(t->mem, line, line_cap, need + 16)) {
-			st = af_fail(err, AF_ERR_NOMEM, (long long)pos, "out of memory");
-			break;
-		}
-		n = snprintf(line, 16, "%#x\t", idx << 2);
-		memcpy(line + n, p + 11, need);
-		if (need && line[n + need - 1] == '\n')
-			need--;
-		st = af_trace_method_line(t, line, (size_t)n + need, (long long)pos, err);
+		st = af_v2_declare_method(t, &v->ix, buf, pos, 0, &line, &line_cap, err);
 		pos += 11 + (size_t)af_rd16(p + 9);
 	}
 	af_free(t->mem, line);
@@ -381,8 +448,7 @@ static uint32_t af_v2_us(uint64_t time, int ns)
 	return (uint32_t)(uint64_t)(s >= 0 ? s / 1000 : -((-(s + 1)) / 1000) - 1);
 }
 
-/* The error for a LEB that could not be read. */
-static af_status af_v2_bad_leb(int r, const char *what, long long off, af_error *err)
+af_status af_v2_bad_leb(int r, const char *what, long long off, af_error *err)
 {
 	if (r == -1)
 		return af_fail(err, AF_ERR_RECORD, off,
@@ -391,24 +457,26 @@ static af_status af_v2_bad_leb(int r, const char *what, long long off, af_error 
 	               "the %s LEB128 is longer than 64 bits", what);
 }
 
-/* Revision C: pushes method `m` on thread k's stack. */
-static int af_v2_push(af_v2 *v, uint32_t k, uint32_t m)
+/* The dense id of the method a record at `off` names: one no packet names
+ * is drawn as an unknown method, as a V1 trace draws a method id its key
+ * lacks (trace-formats.md §9.8). */
+static af_status af_v2_method_at(af_v2 *v, uint64_t ptr, uint32_t *idx, long long off,
+                                 af_error *err)
 {
-	af_mem *mem = v->t->mem;
+	int r = af_v2_method_or_unknown(&v->ix, v->t->mem, ptr, idx);
 
-	if (v->depth[k] >= v->t->limits.max_depth)
-		return 0; /* the record machine stops it with its message */
-	if (AF_GROW(mem, v->stacks[k], v->cap[k], v->depth[k] + 1))
-		return -1;
-	v->stacks[k][v->depth[k]++] = m;
-	return 0;
+	if (r == -1)
+		return af_fail(err, AF_ERR_NOMEM, off, "out of memory");
+	if (r == -2)
+		return af_fail(err, AF_ERR_LIMIT, off, "more than 2^30 methods");
+	return AF_OK;
 }
 
 /* One event block's records. */
 static af_status af_v2_block(af_v2 *v, size_t pos, uint64_t prev[3], af_error *err)
 {
 	const uint8_t *p = v->buf + pos, *q = p + 12, *end = p + 12 + af_rd32(p + 8);
-	uint32_t tid = af_rd32(p + 1), k = af_v2_thread(v, tid);
+	uint32_t tid = af_rd32(p + 1), k = af_v2_find_tid(&v->ix, tid);
 	uint64_t ma = prev[0], wall = prev[1], cpu = prev[2], entry = 0;
 	int one_cpu = !v->dual && !v->wall;
 
@@ -444,10 +512,7 @@ static af_status af_v2_block(af_v2 *v, size_t pos, uint64_t prev[3], af_error *e
 				cpu += d;
 			}
 			ptr = ma & ~(uint64_t)3;
-			if (!af_v2_method(v, ptr, &idx))
-				return af_fail(err, AF_ERR_RECORD, off,
-				               "record of method 0x%llx, which no method "
-				               "packet names", (unsigned long long)ptr);
+			AF_FORWARD(af_v2_method_at(v, ptr, &idx, off, err));
 			t1 = af_v2_us(wall, v->ns);
 			t0 = af_v2_us(cpu, v->ns);
 		} else {
@@ -470,17 +535,19 @@ static af_status af_v2_block(af_v2 *v, size_t pos, uint64_t prev[3], af_error *e
 					return af_v2_bad_leb(r, "method", (long long)(q - v->buf), err);
 				q += n;
 				entry += d;
-				if (entry & 3 || !af_v2_method(v, entry, &idx))
+				if (entry & 3)
 					return af_fail(err, AF_ERR_RECORD, off,
-					               "record of method 0x%llx, which no method "
-					               "packet names", (unsigned long long)entry);
-				if (af_v2_push(v, k - 1, idx))
+					               "entry of method 0x%llx, which has its low "
+					               "two bits set (no method pointer has)",
+					               (unsigned long long)entry);
+				AF_FORWARD(af_v2_method_at(v, entry, &idx, off, err));
+				if (af_v2_push(&v->ix, v->t->mem, k - 1, idx,
+				               v->t->limits.max_depth))
 					return af_fail(err, AF_ERR_NOMEM, off, "out of memory");
-				v->last_enter[k - 1] = idx + 1;
-			} else if (v->depth[k - 1]) {
-				idx = v->stacks[k - 1][--v->depth[k - 1]];
-			} else if (v->last_enter[k - 1]) {
-				idx = v->last_enter[k - 1] - 1; /* as Perfetto does */
+			} else if (v->ix.depth[k - 1]) {
+				idx = v->ix.stack[k - 1][--v->ix.depth[k - 1]];
+			} else if (v->ix.last_enter[k - 1]) {
+				idx = v->ix.last_enter[k - 1] - 1; /* as Perfetto does */
 			} else {
 				return af_fail(err, AF_ERR_RECORD, off,
 				               "exit of thread %u before any entry: revision C "
@@ -499,8 +566,42 @@ static af_status af_v2_block(af_v2 *v, size_t pos, uint64_t prev[3], af_error *e
 	return AF_OK;
 }
 
+/* 1 when the first event block reads as revision C and not as B: its first
+ * record's method, read as B, is not a known one, and read as C it is an
+ * entry of a known one (trace-formats.md §12: a trace with zero tick
+ * fields is told by decoding its first block both ways). */
+static int af_v2_looks_c(const af_v2 *v)
+{
+	size_t pos = 32;
+	const uint8_t *p, *q, *end;
+	uint64_t d, ptr;
+	size_t n;
+	uint32_t idx;
+
+	while (pos < v->end &&
+	       (v->buf[pos] == AF_V2_THREAD || v->buf[pos] == AF_V2_METHOD))
+		pos += v->buf[pos] == AF_V2_THREAD ? 7 + (size_t)af_rd16(v->buf + pos + 5)
+		                                   : 11 + (size_t)af_rd16(v->buf + pos + 9);
+	if (pos >= v->end || v->buf[pos] != AF_V2_BLOCK)
+		return 0;
+	p = v->buf + pos;
+	q = p + 12;
+	end = q + af_rd32(p + 8);
+	if (af_v2_sleb(q, end, &d, &n) || af_v2_find_ptr(&v->ix, d & ~(uint64_t)3, &idx))
+		return 0;
+	if (d & 3)
+		return 0; /* as C: not an entry */
+	q += n;
+	if (v->dual && (af_v2_uleb(q, end, &d, &n) == 0))
+		q += n;
+	else if (v->dual)
+		return 0;
+	return af_v2_sleb(q, end, &ptr, &n) == 0 && af_v2_find_ptr(&v->ix, ptr, &idx);
+}
+
 /* Revision B: 1 when the block at `pos` reads as the rest of the flush
- * before it (its first method unknown from 0, known from `prev`). */
+ * before it (its first method unknown from 0, known from `prev`, or
+ * neither known and its first value not a pointer). */
 static int af_v2_continues(const af_v2 *v, size_t pos, const uint64_t prev[3])
 {
 	const uint8_t *p = v->buf + pos, *end = p + 12 + af_rd32(p + 8);
@@ -510,8 +611,14 @@ static int af_v2_continues(const af_v2 *v, size_t pos, const uint64_t prev[3])
 
 	if (af_v2_sleb(p + 12, end, &d, &n))
 		return 0;
-	return !af_v2_method(v, d & ~(uint64_t)3, &idx) &&
-	       af_v2_method(v, (prev[0] + d) & ~(uint64_t)3, &idx);
+	if (af_v2_find_ptr(&v->ix, d & ~(uint64_t)3, &idx))
+		return 0;
+	if (af_v2_find_ptr(&v->ix, (prev[0] + d) & ~(uint64_t)3, &idx))
+		return 1;
+	/* neither names a known method (one no packet names is drawn as
+	 * unknown): a delta is negative or below every method pointer, a
+	 * flush's first record a pointer */
+	return (int64_t)d < 0 || (v->ix.nptrs && (d & ~(uint64_t)3) < v->ix.ptrs[0]);
 }
 
 /* The second pass: every block's records to `cb`. */
@@ -546,27 +653,12 @@ static af_status af_v2_records(af_v2 *v, af_error *err)
 	return AF_OK;
 }
 
-static void af_v2_free(af_v2 *v)
-{
-	af_mem *mem = v->t->mem;
-	size_t i;
-
-	for (i = 0; v->stacks && i < v->ntids; i++)
-		af_free(mem, v->stacks[i]);
-	af_free(mem, v->stacks);
-	af_free(mem, v->depth);
-	af_free(mem, v->cap);
-	af_free(mem, v->last_enter);
-	af_free(mem, v->ptrs);
-	af_free(mem, v->tids);
-}
-
 af_status af_trace_v2_walk(af_trace *t, const uint8_t *buf, size_t len, int declare,
                            af_v2_record_fn cb, void *ctx, af_error *err)
 {
 	af_v2 v = {.t = t, .buf = buf, .len = len, .cb = cb, .ctx = ctx};
 	unsigned version;
-	size_t i, n;
+	size_t i;
 	af_status st;
 
 	if (len < 32)
@@ -580,15 +672,18 @@ af_status af_trace_v2_walk(af_trace *t, const uint8_t *buf, size_t len, int decl
 	v.dual = (version & 0xF) == 5;
 	for (i = 14; i < 30; i++)
 		v.rev_c |= buf[i] != 0;
-	if (v.rev_c) {
-		v.start_tick = af_rd64(buf + 14);
-		v.freq = af_rd64(buf + 22);
-		if (v.freq == 0 || v.freq > 10000000000ull)
-			return af_fail(err, AF_ERR_HEADER, 22,
-			               "timestamp-counter frequency %llu Hz (expected 1 Hz "
-			               "to 10 GHz)", (unsigned long long)v.freq);
-	}
+	v.start_tick = af_rd64(buf + 14);
+	v.freq = af_rd64(buf + 22);
 	st = af_v2_scan(&v, declare, err);
+	/* zero tick fields: revision C all the same when its first block reads
+	 * as C (ART's writer of 2026 leaves them zero) */
+	if (st == AF_OK && !v.rev_c)
+		v.rev_c = af_v2_looks_c(&v);
+	if (st == AF_OK && !v.summary && !v.rev_c) {
+		v.ns = 0; /* revision B before the ns change: µs (assumed) */
+		if (declare)
+			t->info.clock_assumed = 1;
+	}
 	if (st == AF_OK && declare)
 		st = af_v2_declare(&v, err);
 	if (st == AF_OK && declare) {
@@ -598,22 +693,23 @@ af_status af_trace_v2_walk(af_trace *t, const uint8_t *buf, size_t len, int decl
 		af_trace_set_clocks(t, v.dual);
 	}
 	v.wall = v.dual || t->info.has_clock[AF_CLOCK_WALL];
+	/* the ticks of a trace with a wall clock need their rate */
+	if (st == AF_OK && v.rev_c && v.wall &&
+	    (v.freq == 0 || v.freq > 10000000000ull))
+		st = af_fail(err, AF_ERR_HEADER, 22,
+		             "timestamp-counter frequency %llu Hz (expected 1 Hz to 10 GHz)",
+		             (unsigned long long)v.freq);
 	if (st == AF_OK && v.rev_c) {
-		n = AF_MAX(v.ntids, 1u);
-		v.stacks = af_calloc(t->mem, n, sizeof *v.stacks);
-		v.depth = af_calloc(t->mem, n, sizeof *v.depth);
-		v.cap = af_calloc(t->mem, n, sizeof *v.cap);
-		v.last_enter = af_calloc(t->mem, n, sizeof *v.last_enter);
-		if (!v.stacks || !v.depth || !v.cap || !v.last_enter)
+		if (af_v2_stacks_new(&v.ix, t->mem))
 			st = af_fail(err, AF_ERR_NOMEM, 32, "out of memory");
 	}
 	if (st == AF_OK)
 		st = af_v2_records(&v, err);
-	af_v2_free(&v);
+	af_v2_index_free(&v.ix, t->mem);
 	return st;
 }
 
-static af_status af_v2_feed(void *ctx, long long off, uint32_t tid, uint32_t ma,
+af_status af_v2_feed(void *ctx, long long off, uint32_t tid, uint32_t ma,
                             uint32_t t0, uint32_t t1, af_error *err)
 {
 	return af_trace_record(ctx, tid, ma, t0, t1, off, err);

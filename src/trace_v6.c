@@ -46,23 +46,13 @@
 
 enum { AF_V6_THREAD = 0, AF_V6_METHOD = 1, AF_V6_BLOCK = 2, AF_V6_SUMMARY = 3 };
 
-typedef struct af_v6_tid {
-	uint32_t tid;
-	size_t name_off, name_len; /* no name: name_len 0, name_off 0 */
-} af_v6_tid;
-
 typedef struct af_v6 {
 	af_trace *t;
 	const uint8_t *buf;
 	size_t len, begin, end; /* packets from `begin` to `end` (whole ones) */
 	uint64_t start_ns;
 	int have_start;
-	uint64_t *ptrs;         /* method pointers with a packet, sorted, unique */
-	size_t nptrs, ptrs_cap;
-	af_v6_tid *tids;        /* threads of blocks and packets, sorted, unique */
-	size_t ntids, tids_cap;
-	uint32_t **stacks;      /* per thread: the methods entered, innermost last */
-	size_t *depth, *cap;
+	af_v2_index ix;         /* the methods, the threads, their stacks */
 	int declare;            /* the parse (else the dump) */
 	af_v2_record_fn cb;
 	void *ctx;
@@ -76,95 +66,6 @@ int af_v6_detect(const uint8_t *b, size_t len)
 		return 1;
 	return len >= 11 && b[0] == AF_V6_METHOD && af_rd16(b + 9) <= len - 11 &&
 	       !(af_rd64(b + 1) & 1);
-}
-
-/* A SLEB128 of at most 10 bytes at p (before `end`): 0, -1 when it runs
- * past `end`, -2 when it is longer than 64 bits. */
-static int af_v6_sleb(const uint8_t *p, const uint8_t *end, int64_t *out, size_t *n)
-{
-	uint64_t v = 0;
-	size_t i;
-
-	for (i = 0; i < 10; i++) {
-		uint8_t b;
-		if (p + i >= end)
-			return -1;
-		b = p[i];
-		if (i == 9) {
-			if ((b & 0x80) || (b & 0x7E) != ((b & 1) ? 0x7E : 0))
-				return -2;
-			v |= (uint64_t)(b & 1) << 63;
-			*out = (int64_t)v;
-			*n = 10;
-			return 0;
-		}
-		v |= (uint64_t)(b & 0x7F) << (7 * i);
-		if (!(b & 0x80)) {
-			if (b & 0x40)
-				v |= ~(uint64_t)0 << (7 * (i + 1));
-			*out = (int64_t)v;
-			*n = i + 1;
-			return 0;
-		}
-	}
-	return -2;
-}
-
-static af_status af_v6_bad_leb(int r, const char *what, long long off, af_error *err)
-{
-	if (r == -1)
-		return af_fail(err, AF_ERR_RECORD, off,
-		               "the %s LEB128 runs past the end of its event block", what);
-	return af_fail(err, AF_ERR_RECORD, off, "the %s LEB128 is longer than 64 bits",
-	               what);
-}
-
-static int af_v6_cmp_ptr(const void *a, const void *b)
-{
-	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
-	return x < y ? -1 : x > y;
-}
-
-static int af_v6_cmp_tid(const void *a, const void *b)
-{
-	const af_v6_tid *x = a, *y = b;
-	if (x->tid != y->tid)
-		return x->tid < y->tid ? -1 : 1;
-	/* a named entry after an unnamed one of the same thread */
-	return (x->name_off != 0) - (y->name_off != 0);
-}
-
-/* The dense index of method `ptr`: 1 and *idx, or 0 when no packet names it. */
-static int af_v6_method(const af_v6 *v, uint64_t ptr, uint32_t *idx)
-{
-	size_t lo = 0, hi = v->nptrs;
-
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-		if (v->ptrs[mid] < ptr)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	if (lo == v->nptrs || v->ptrs[lo] != ptr)
-		return 0;
-	*idx = (uint32_t)lo;
-	return 1;
-}
-
-/* The dense record id (rank + 1) of kernel thread `tid`, 0 for none. */
-static uint32_t af_v6_thread(const af_v6 *v, uint32_t tid)
-{
-	size_t lo = 0, hi = v->ntids;
-
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-		if (v->tids[mid].tid < tid)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return lo < v->ntids && v->tids[lo].tid == tid ? (uint32_t)lo + 1 : 0;
 }
 
 /* Adds the method of every entry of the blocks to the method table (those
@@ -187,21 +88,21 @@ static af_status af_v6_entries(af_v6 *v, af_error *err)
 		q = p + 12;
 		end = q + af_rd32(p + 8);
 		while (q < end) {
-			int64_t d;
+			uint64_t d;
 			size_t n;
-			if (af_v6_sleb(q, end, &d, &n))
+			if (af_v2_sleb(q, end, &d, &n))
 				break;
 			q += n;
-			ta += (uint64_t)d;
+			ta += d;
 			if (ta & 1)
 				continue;
-			if (af_v6_sleb(q, end, &d, &n))
+			if (af_v2_sleb(q, end, &d, &n))
 				break;
 			q += n;
-			ptr += (uint64_t)d;
-			if (AF_GROW(v->t->mem, v->ptrs, v->ptrs_cap, v->nptrs + 1))
+			ptr += d;
+			if (AF_GROW(v->t->mem, v->ix.ptrs, v->ix.ptrs_cap, v->ix.nptrs + 1))
 				return af_fail(err, AF_ERR_NOMEM, (long long)pos, "out of memory");
-			v->ptrs[v->nptrs++] = ptr;
+			v->ix.ptrs[v->ix.nptrs++] = ptr;
 		}
 		pos = (size_t)(end - v->buf);
 	}
@@ -215,12 +116,13 @@ static af_status af_v6_scan(af_v6 *v, int declare, af_error *err)
 	af_trace *t = v->t;
 	const uint8_t *buf = v->buf;
 	size_t pos = v->begin, len = v->len, need;
+	uint64_t seq = 0;
 
 	while (pos < len) {
 		const uint8_t *p = buf + pos;
 		size_t left = len - pos;
 		long long off = (long long)pos;
-		af_v6_tid d = {0, 0, 0};
+		af_v2_tid d = {0, 0, 0, 0};
 
 		switch (p[0]) {
 		case AF_V6_THREAD:
@@ -229,7 +131,8 @@ static af_status af_v6_scan(af_v6 *v, int declare, af_error *err)
 			if (memchr(p + 7, 0, need))
 				return af_fail(err, AF_ERR_RECORD, off + 7,
 				               "NUL byte in a thread packet's name");
-			d = (af_v6_tid){af_rd32(p + 1), need ? pos + 7 : 0, need};
+			d = (af_v2_tid){af_rd32(p + 1), need ? pos + 7 : 0, need,
+			                    need ? ++seq : 0};
 			pos += 7 + need;
 			break;
 		case AF_V6_METHOD:
@@ -238,9 +141,9 @@ static af_status af_v6_scan(af_v6 *v, int declare, af_error *err)
 			if (memchr(p + 11, 0, need))
 				return af_fail(err, AF_ERR_RECORD, off + 11,
 				               "NUL byte in a method packet's text");
-			if (AF_GROW(t->mem, v->ptrs, v->ptrs_cap, v->nptrs + 1))
+			if (AF_GROW(t->mem, v->ix.ptrs, v->ix.ptrs_cap, v->ix.nptrs + 1))
 				return af_fail(err, AF_ERR_NOMEM, off, "out of memory");
-			v->ptrs[v->nptrs++] = af_rd64(p + 1);
+			v->ix.ptrs[v->ix.nptrs++] = af_rd64(p + 1);
 			pos += 11 + need;
 			continue;
 		case AF_V6_BLOCK:
@@ -259,9 +162,9 @@ static af_status af_v6_scan(af_v6 *v, int declare, af_error *err)
 			               "unknown packet type %u in a long-running methods "
 			               "trace", p[0]);
 		}
-		if (AF_GROW(t->mem, v->tids, v->tids_cap, v->ntids + 1))
+		if (AF_GROW(t->mem, v->ix.tids, v->ix.tids_cap, v->ix.ntids + 1))
 			return af_fail(err, AF_ERR_NOMEM, off, "out of memory");
-		v->tids[v->ntids++] = d;
+		v->ix.tids[v->ix.ntids++] = d;
 	}
 cut:
 	v->end = pos;
@@ -273,28 +176,12 @@ cut:
 	 * loses some, and its entries of those methods are drawn as unknown */
 	if (pos < len)
 		AF_FORWARD(af_v6_entries(v, err));
-	if (v->nptrs) {
-		size_t i, n = 1;
-		qsort(v->ptrs, v->nptrs, sizeof *v->ptrs, af_v6_cmp_ptr);
-		for (i = 1; i < v->nptrs; i++)
-			if (v->ptrs[i] != v->ptrs[n - 1])
-				v->ptrs[n++] = v->ptrs[i];
-		v->nptrs = n;
-	}
-	if (v->nptrs > (UINT32_MAX >> 2))
+	af_v2_sort_ptrs(&v->ix);
+	if (v->ix.nptrs > (UINT32_MAX >> 2))
 		return af_fail(err, AF_ERR_LIMIT, (long long)v->begin, "more than 2^30 methods");
-	if (v->ntids) {
-		size_t i, n = 0;
-		/* by id, a named entry last: the last one of each id kept */
-		qsort(v->tids, v->ntids, sizeof *v->tids, af_v6_cmp_tid);
-		for (i = 0; i < v->ntids; i++) {
-			if (n && v->tids[n - 1].tid == v->tids[i].tid)
-				n--;
-			v->tids[n++] = v->tids[i];
-		}
-		v->ntids = n;
-	}
-	if (v->ntids > 0xFFFF)
+	/* by id, the last named entry of each id kept (an unnamed one has seq 0) */
+	af_v2_sort_tids(&v->ix);
+	if (v->ix.ntids > 0xFFFF)
 		return af_fail(err, AF_ERR_LIMIT, (long long)v->begin,
 		               "more than 65535 threads in one trace");
 	return AF_OK;
@@ -310,8 +197,8 @@ static af_status af_v6_declare(af_v6 *v, af_error *err)
 	size_t line_cap = 0;
 	af_status st = AF_OK;
 
-	for (i = 0; i < v->ntids; i++) {
-		const af_v6_tid *d = &v->tids[i];
+	for (i = 0; i < v->ix.ntids; i++) {
+		const af_v2_tid *d = &v->ix.tids[i];
 		char name[32];
 		int n = snprintf(name, sizeof name, "Thread-%u", d->tid);
 		AF_FORWARD(af_trace_declare_thread(
@@ -322,9 +209,6 @@ static af_status af_v6_declare(af_v6 *v, af_error *err)
 	/* methods in file order, so that the first definition of one wins */
 	while (pos < v->end && st == AF_OK) {
 		const uint8_t *p = buf + pos;
-		size_t need;
-		uint32_t idx;
-		int n;
 
 		if (p[0] != AF_V6_METHOD) {
 			pos += p[0] == AF_V6_THREAD  ? 7 + (size_t)af_rd16(p + 5)
@@ -332,27 +216,7 @@ static af_status af_v6_declare(af_v6 *v, af_error *err)
 			                             : 17;
 			continue;
 		}
-		need = af_rd16(p + 9);
-		if (!af_v6_method(v, af_rd64(p + 1), &idx))
-			break; /* cannot be: the scan put it there */
-		if (AF_GROW(t->mem, line, line_cap, need + 16)) {
-			st = af_fail(err, AF_ERR_NOMEM, (long long)pos, "out of memory");
-			break;
-		}
-		n = snprintf(line, 16, "%#x\t", idx << 2);
-		memcpy(line + n, p + 11, need);
-		if (need && line[n + need - 1] == '\n')
-			need--;
-		/* Perfetto's reader takes "Lpkg/Cls;" classes too: named dotted */
-		if (need >= 2 && line[n] == 'L') {
-			char *tab = memchr(line + n, '\t', need);
-			if (tab && tab > line + n + 1 && tab[-1] == ';') {
-				memmove(line + n, line + n + 1, (size_t)(tab - line - n) - 2);
-				memmove(tab - 2, tab, need - (size_t)(tab - line - n));
-				need -= 2;
-			}
-		}
-		st = af_trace_method_line(t, line, (size_t)n + need, (long long)pos, err);
+		st = af_v2_declare_method(t, &v->ix, buf, pos, 1, &line, &line_cap, err);
 		pos += 11 + (size_t)af_rd16(p + 9);
 	}
 	af_free(t->mem, line);
@@ -370,43 +234,40 @@ static uint32_t af_v6_us(const af_v6 *v, uint64_t ns)
 static af_status af_v6_block(af_v6 *v, size_t pos, af_error *err)
 {
 	const uint8_t *p = v->buf + pos, *q = p + 12, *end = p + 12 + af_rd32(p + 8);
-	uint32_t tid = af_rd32(p + 1), k = af_v6_thread(v, tid);
+	uint32_t tid = af_rd32(p + 1), k = af_v2_find_tid(&v->ix, tid);
 	uint64_t ta = 0, ptr = 0;
 	af_mem *mem = v->t->mem;
 
 	while (q < end) {
 		long long off = (long long)(q - v->buf);
-		int64_t d;
+		uint64_t d;
 		size_t n;
 		uint32_t idx, us;
 		int r;
 
-		if ((r = af_v6_sleb(q, end, &d, &n)))
-			return af_v6_bad_leb(r, "time and action", off, err);
+		if ((r = af_v2_sleb(q, end, &d, &n)))
+			return af_v2_bad_leb(r, "time and action", off, err);
 		q += n;
-		ta += (uint64_t)d;
+		ta += d;
 		if (!v->have_start) {
 			v->start_ns = ta >> 1; /* headerless: times from the first one */
 			v->have_start = 1;
 		}
 		us = af_v6_us(v, (uint64_t)((int64_t)ta >> 1));
 		if (!(ta & 1)) {
-			if ((r = af_v6_sleb(q, end, &d, &n)))
-				return af_v6_bad_leb(r, "method", (long long)(q - v->buf), err);
+			if ((r = af_v2_sleb(q, end, &d, &n)))
+				return af_v2_bad_leb(r, "method", (long long)(q - v->buf), err);
 			q += n;
-			ptr += (uint64_t)d;
-			if (!af_v6_method(v, ptr, &idx))
+			ptr += d;
+			if (!af_v2_find_ptr(&v->ix, ptr, &idx))
 				return af_fail(err, AF_ERR_RECORD, off,
 				               "entry of method 0x%llx, which no method packet "
 				               "names", (unsigned long long)ptr);
-			if (v->depth[k - 1] < v->t->limits.max_depth) {
-				if (AF_GROW(mem, v->stacks[k - 1], v->cap[k - 1], v->depth[k - 1] + 1))
-					return af_fail(err, AF_ERR_NOMEM, off, "out of memory");
-				v->stacks[k - 1][v->depth[k - 1]++] = idx;
-			}
+			if (af_v2_push(&v->ix, mem, k - 1, idx, v->t->limits.max_depth))
+				return af_fail(err, AF_ERR_NOMEM, off, "out of memory");
 			AF_FORWARD(v->cb(v->ctx, off, k, idx << 2, us, us, err));
-		} else if (v->depth[k - 1]) {
-			idx = v->stacks[k - 1][--v->depth[k - 1]];
+		} else if (v->ix.depth[k - 1]) {
+			idx = v->ix.stack[k - 1][--v->ix.depth[k - 1]];
 			AF_FORWARD(v->cb(v->ctx, off, k, (idx << 2) | 1, us, us, err));
 		} else if (v->declare) {
 			/* an exit of a call entered before the innermost ones ART
@@ -417,26 +278,12 @@ static af_status af_v6_block(af_v6 *v, size_t pos, af_error *err)
 	return AF_OK;
 }
 
-static void af_v6_free(af_v6 *v)
-{
-	af_mem *mem = v->t->mem;
-	size_t i;
-
-	for (i = 0; v->stacks && i < v->ntids; i++)
-		af_free(mem, v->stacks[i]);
-	af_free(mem, v->stacks);
-	af_free(mem, v->depth);
-	af_free(mem, v->cap);
-	af_free(mem, v->ptrs);
-	af_free(mem, v->tids);
-}
-
 af_status af_trace_v6_walk(af_trace *t, const uint8_t *buf, size_t len, int declare,
                            af_v2_record_fn cb, void *ctx, af_error *err)
 {
 	af_v6 v = {.t = t, .buf = buf, .len = len, .cb = cb, .ctx = ctx,
 	           .declare = declare};
-	size_t n, pos;
+	size_t pos;
 	af_status st;
 
 	if (len >= 4 && af_rd32(buf) == 0x574F4C53u) {
@@ -460,11 +307,7 @@ af_status af_trace_v6_walk(af_trace *t, const uint8_t *buf, size_t len, int decl
 		t->clock_named = 1;
 	}
 	if (st == AF_OK) {
-		n = AF_MAX(v.ntids, 1u);
-		v.stacks = af_calloc(t->mem, n, sizeof *v.stacks);
-		v.depth = af_calloc(t->mem, n, sizeof *v.depth);
-		v.cap = af_calloc(t->mem, n, sizeof *v.cap);
-		if (!v.stacks || !v.depth || !v.cap)
+		if (af_v2_stacks_new(&v.ix, t->mem))
 			st = af_fail(err, AF_ERR_NOMEM, (long long)v.begin, "out of memory");
 	}
 	for (pos = v.begin; st == AF_OK && pos < v.end;) {
@@ -479,17 +322,11 @@ af_status af_trace_v6_walk(af_trace *t, const uint8_t *buf, size_t len, int decl
 			                              : 17;
 		}
 	}
-	af_v6_free(&v);
+	af_v2_index_free(&v.ix, t->mem);
 	return st;
-}
-
-static af_status af_v6_feed(void *ctx, long long off, uint32_t tid, uint32_t ma,
-                            uint32_t t0, uint32_t t1, af_error *err)
-{
-	return af_trace_record(ctx, tid, ma, t0, t1, off, err);
 }
 
 af_status af_trace_v6(af_trace *t, const uint8_t *buf, size_t len, af_error *err)
 {
-	return af_trace_v6_walk(t, buf, len, 1, af_v6_feed, t, err);
+	return af_trace_v6_walk(t, buf, len, 1, af_v2_feed, t, err);
 }

@@ -57,6 +57,31 @@ uint8_t *t_finish(af_writer *w, size_t *len, size_t *key_len)
 	return buf;
 }
 
+af_writer *t_case_writer(af_writer_options o, const t_op *ops, size_t n)
+{
+	static const char *const names[] = {"a", "b", "c", "d", "x", "y"};
+	af_writer *w = af_writer_new(&o);
+	size_t i;
+
+	cr_assert_not_null(w, "writer rejected the options");
+	for (i = 0; i < 6; i++)
+		cr_assert_eq(af_writer_method(w, 4u * ((uint32_t)i + 1u), "com.example.App",
+		                              names[i], "()V", "App.java"), 0);
+	for (i = 0; i < n; i++) {
+		if (ops[i].thread)
+			cr_assert_eq(af_writer_thread(w, ops[i].tid, ops[i].name), 0);
+		else
+			cr_assert_eq(af_writer_record(w, ops[i].tid, ops[i].id, ops[i].action,
+			                              ops[i].cpu, ops[i].wall), 0);
+	}
+	return w;
+}
+
+uint8_t *t_write_case(af_writer_options o, const t_op *ops, size_t n, size_t *len)
+{
+	return t_finish(t_case_writer(o, ops, n), len, NULL);
+}
+
 uint8_t *t_read(const char *path, size_t *len)
 {
 	FILE *f = fopen(path, "rb");

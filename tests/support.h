@@ -22,6 +22,37 @@ af_trace *t_parse(const uint8_t *buf, size_t len);
 /** Finishes a writer into bytes (fails the test on error) and frees it. */
 uint8_t *t_finish(af_writer *w, size_t *len, size_t *key_len);
 
+/* The cases test_v2.c, test_v6.c and test_btrace.c write in each of their
+ * forms: six methods com.example.App.a() ... y() (App.java) with ids 4 ...
+ * 24 (A ... Y), then threads and records in order. */
+#ifdef T_CASE_IDS /* defined by those suites before they include this */
+#define T_CASE_ID(i) (4u * ((i) + 1u))
+#define A T_CASE_ID(0)
+#define B T_CASE_ID(1)
+#define C T_CASE_ID(2)
+#define D T_CASE_ID(3)
+#define X T_CASE_ID(4)
+#define Y T_CASE_ID(5)
+#endif
+
+/** One step of a case: declare thread `tid` named `name` (`thread` 1), or
+ * a record of method `id`. */
+typedef struct t_op {
+	int thread;
+	uint32_t tid;
+	const char *name;
+	uint32_t id;
+	int action;
+	uint32_t cpu, wall;
+} t_op;
+
+/** A writer with the options `o` that has written the six methods and the
+ * `n` steps (fails the test on any error); the caller finishes it. */
+af_writer *t_case_writer(af_writer_options o, const t_op *ops, size_t n);
+
+/** The case written in the form `o` and finished.  Caller frees. */
+uint8_t *t_write_case(af_writer_options o, const t_op *ops, size_t n, size_t *len);
+
 /** A regular trace of about `records` records (14 bytes each), one thread
  * walking two methods.  Caller frees. */
 uint8_t *t_long_trace(size_t records, size_t *len);

@@ -20,46 +20,20 @@
 #include <string.h>
 #include <unistd.h>
 
+#define T_CASE_IDS
 #include "support.h"
 
-#define A 4u
-#define B 8u
-#define C 12u
-#define D 16u
-#define X 20u
-#define Y 24u
-
-typedef struct op {
-	int thread;
-	uint32_t tid;
-	const char *name;
-	uint32_t id;
-	int action;
-	uint32_t wall;
-} op;
+typedef t_op op;
 
 /* btrace names threads "thread <tid>": the V1 forms are named so too */
-#define THREAD(t) {1, (t), "thread " #t, 0, 0, 0}
-#define REC(t, m, a, w) {0, (t), NULL, (m), (a), (w)}
+#define THREAD(t) {1, (t), "thread " #t, 0, 0, 0, 0}
+#define REC(t, m, a, w) {0, (t), NULL, (m), (a), (w), (w)}
 
 static uint8_t *write_case(af_writer_options o, const op *ops, size_t n, size_t *len,
                            uint8_t **map, size_t *map_len)
 {
-	static const char *const names[] = {"a", "b", "c", "d", "x", "y"};
-	af_writer *w = af_writer_new(&o);
-	size_t i;
+	af_writer *w = t_case_writer(o, ops, n);
 
-	cr_assert_not_null(w, "writer rejected the options");
-	for (i = 0; i < 6; i++)
-		cr_assert_eq(af_writer_method(w, 4 * ((uint32_t)i + 1), "com.example.App",
-		                              names[i], "()V", "App.java"), 0);
-	for (i = 0; i < n; i++) {
-		if (ops[i].thread)
-			cr_assert_eq(af_writer_thread(w, ops[i].tid, ops[i].name), 0);
-		else
-			cr_assert_eq(af_writer_record(w, ops[i].tid, ops[i].id, ops[i].action,
-			                              ops[i].wall, ops[i].wall), 0);
-	}
 	if (map)
 		cr_assert_eq(af_writer_btrace_mapping(w, map, map_len), 0);
 	return t_finish(w, len, NULL);

@@ -17,47 +17,13 @@
 #include <stdlib.h>
 #include <string.h>
 
+#define T_CASE_IDS
 #include "support.h"
 
-#define A 4u
-#define B 8u
-#define C 12u
-#define D 16u
-#define X 20u
-#define Y 24u
-
-/* A case: threads and records, written in any form. */
-typedef struct op {
-	int thread;  /* 1: declare thread `tid` named `name`; 0: a record */
-	uint32_t tid;
-	const char *name;
-	uint32_t id;
-	int action;
-	uint32_t cpu, wall;
-} op;
+typedef t_op op;
 
 #define THREAD(t, n) {1, (t), (n), 0, 0, 0, 0}
 #define REC(t, m, a, c, w) {0, (t), NULL, (m), (a), (c), (w)}
-
-static uint8_t *write_case(af_writer_options o, const op *ops, size_t n, size_t *len)
-{
-	static const char *const names[] = {"a", "b", "c", "d", "x", "y"};
-	af_writer *w = af_writer_new(&o);
-	size_t i;
-
-	cr_assert_not_null(w, "writer rejected the options");
-	for (i = 0; i < 6; i++)
-		cr_assert_eq(af_writer_method(w, 4 * ((uint32_t)i + 1), "com.example.App",
-		                              names[i], "()V", "App.java"), 0);
-	for (i = 0; i < n; i++) {
-		if (ops[i].thread)
-			cr_assert_eq(af_writer_thread(w, ops[i].tid, ops[i].name), 0);
-		else
-			cr_assert_eq(af_writer_record(w, ops[i].tid, ops[i].id, ops[i].action,
-			                              ops[i].cpu, ops[i].wall), 0);
-	}
-	return t_finish(w, len, NULL);
-}
 
 /* The V2 forms a case is written in. */
 typedef struct form {
@@ -81,6 +47,25 @@ static const form forms[] = {
 static const af_writer_clock clocks[] = {AF_WRITER_DUAL, AF_WRITER_WALL,
                                          AF_WRITER_THREAD_CPU};
 
+/* The text with each "(unknown method 0x...)" as "(unknown method)": V1 names
+ * the method id its key lacks, V2 the dense id of the pointer. */
+static char *unknown_unnamed(char *s)
+{
+	char *p = s, *o = s;
+	static const char tag[] = "(unknown method 0x";
+
+	while (*p) {
+		if (strncmp(p, tag, sizeof tag - 1) == 0 && strchr(p, ')')) {
+			o += sprintf(o, "(unknown method)");
+			p = strchr(p, ')') + 1;
+		} else {
+			*o++ = *p++;
+		}
+	}
+	*o = '\0';
+	return s;
+}
+
 /* Every V2 form of the case, on every clock, folds as its V1 form. */
 static void same_as_v1(const op *ops, size_t n, int orphans)
 {
@@ -89,7 +74,7 @@ static void same_as_v1(const op *ops, size_t n, int orphans)
 	for (c = 0; c < 3; c++) {
 		af_writer_options v1 = {.variant = AF_VARIANT_REGULAR, .clock = clocks[c]};
 		size_t len1;
-		uint8_t *one = write_case(v1, ops, n, &len1);
+		uint8_t *one = t_write_case(v1, ops, n, &len1);
 		af_trace *t1 = t_parse(one, len1);
 		const af_trace_info *i1 = af_trace_get_info(t1);
 
@@ -104,7 +89,7 @@ static void same_as_v1(const op *ops, size_t n, int orphans)
 			if (orphans && !forms[f].orphans)
 				continue; /* revision C's exits do not name their method */
 			o.clock = clocks[c];
-			two = write_case(o, ops, n, &len2);
+			two = t_write_case(o, ops, n, &len2);
 			{
 				af_error e = {0};
 				cr_assert_eq(af_trace_parse(two, len2, NULL, &t2, &e), AF_OK,
@@ -117,14 +102,17 @@ static void same_as_v1(const op *ops, size_t n, int orphans)
 			cr_assert_eq(i2->open_at_end, i1->open_at_end, "%s", forms[f].what);
 			cr_assert_eq(i2->orphan_exits, i1->orphan_exits, "%s", forms[f].what);
 			cr_assert_eq(i2->unwinds, i1->unwinds, "%s", forms[f].what);
+			cr_assert_eq(i2->unknown_methods, i1->unknown_methods, "%s", forms[f].what);
+			cr_assert_eq(i2->unknown_method_calls, i1->unknown_method_calls, "%s",
+			             forms[f].what);
 			for (k = 0; k < AF_CLOCK_WAIT; k++) {
 				cr_assert_eq(i2->has_clock[k], i1->has_clock[k], "%s clock %d",
 				             forms[f].what, k);
 				cr_assert_eq(i2->time_backwards[k], i1->time_backwards[k],
 				             "%s clock %d", forms[f].what, k);
 				if (i1->has_clock[k]) {
-					char *a = t_folded(one, len1, (af_clock)k, NULL);
-					char *b = t_folded(two, len2, (af_clock)k, NULL);
+					char *a = unknown_unnamed(t_folded(one, len1, (af_clock)k, NULL));
+					char *b = unknown_unnamed(t_folded(two, len2, (af_clock)k, NULL));
 					cr_assert_str_eq(b, a, "%s, clock %d of writer clock %zu",
 					                 forms[f].what, k, c);
 					free(a);
@@ -218,7 +206,7 @@ Test(v2, kernel_thread_ids_of_any_size)
 	};
 	af_writer_options o = {.variant = AF_VARIANT_ART_V2, .clock = AF_WRITER_DUAL};
 	size_t len, i, n;
-	uint8_t *buf = write_case(o, ops, sizeof ops / sizeof *ops, &len);
+	uint8_t *buf = t_write_case(o, ops, sizeof ops / sizeof *ops, &len);
 	af_trace *t = t_parse(buf, len);
 	char *f;
 
@@ -293,7 +281,7 @@ Test(v2, variants_program_and_counts)
 	af_writer_options o = {.variant = AF_VARIANT_ART_V2, .clock = AF_WRITER_DUAL,
 	                       .v2_streaming = 1};
 	size_t len;
-	uint8_t *buf = write_case(o, ops, sizeof ops / sizeof *ops, &len);
+	uint8_t *buf = t_write_case(o, ops, sizeof ops / sizeof *ops, &len);
 	af_trace *t = t_parse(buf, len);
 	const af_trace_info *i = af_trace_get_info(t);
 
@@ -318,7 +306,7 @@ Test(v2, revision_c_ticks_become_time)
 	af_writer_options o = {.variant = AF_VARIANT_ART_V2, .clock = AF_WRITER_WALL,
 	                       .v2_revision = 'C'};
 	size_t len;
-	uint8_t *buf = write_case(o, ops, sizeof ops / sizeof *ops, &len);
+	uint8_t *buf = t_write_case(o, ops, sizeof ops / sizeof *ops, &len);
 	char *f;
 
 	cr_assert_eq(buf[22] | buf[23] << 8 | buf[24] << 16 | buf[25] << 24,
@@ -329,16 +317,54 @@ Test(v2, revision_c_ticks_become_time)
 	free(buf);
 }
 
+/* Two threads, calls nested and not (the cut and zero-tick cases). */
+static const op two_threads[] = {
+	THREAD(1, "main"), THREAD(2, "worker"),
+	REC(1, A, AF_ENTER, 0, 0), REC(1, B, AF_ENTER, 1, 10),
+	REC(2, B, AF_ENTER, 0, 12), REC(2, B, AF_EXIT, 1, 19),
+	REC(1, B, AF_EXIT, 6, 60), REC(1, A, AF_EXIT, 8, 80),
+};
+
+/* A revision C trace of one clock, thread-cpu, needs no tick rate: with
+ * its header's tick fields zero (bytes 14-29, as ART's 2026 writer leaves
+ * them) it is still read as revision C, told by its first block, and folds
+ * as its V1 form; a wall-clock one without its rate is refused. */
+Test(v2, revision_c_with_zero_tick_fields)
+{
+	const op *ops = two_threads;
+	size_t n = sizeof two_threads / sizeof *two_threads, len, len1;
+	af_writer_options o = {.variant = AF_VARIANT_ART_V2, .clock = AF_WRITER_THREAD_CPU,
+	                       .v2_revision = 'C'};
+	af_writer_options v1 = {.variant = AF_VARIANT_REGULAR,
+	                        .clock = AF_WRITER_THREAD_CPU};
+	uint8_t *buf = t_write_case(o, ops, n, &len), *one = t_write_case(v1, ops, n, &len1);
+	char *got, *want = t_folded(one, len1, AF_CLOCK_CPU, NULL);
+	af_trace *t;
+	af_error e = {0};
+
+	memset(buf + 14, 0, 16);
+	got = t_folded(buf, len, AF_CLOCK_CPU, NULL);
+	cr_assert_str_eq(got, want);
+	free(got);
+	free(buf);
+
+	o.clock = AF_WRITER_WALL;
+	buf = t_write_case(o, ops, n, &len);
+	memset(buf + 14, 0, 16);
+	cr_assert_eq(af_trace_parse(buf, len, NULL, &t, &e), AF_ERR_HEADER);
+	cr_assert_str_eq(e.message, "timestamp-counter frequency 0 Hz (expected 1 Hz to "
+	                            "10 GHz)");
+	cr_assert_eq(e.offset, 22);
+	free(buf);
+	free(want);
+	free(one);
+}
+
 /* Cut at every byte: never a crash; the whole packets before the cut are
  * read (no summary: said so), or the cut is an error naming its byte. */
 Test(v2, cut_at_every_byte)
 {
-	static const op ops[] = {
-		THREAD(1, "main"), THREAD(2, "worker"),
-		REC(1, A, AF_ENTER, 0, 0), REC(1, B, AF_ENTER, 1, 10),
-		REC(2, B, AF_ENTER, 0, 12), REC(2, B, AF_EXIT, 1, 19),
-		REC(1, B, AF_EXIT, 6, 60), REC(1, A, AF_EXIT, 8, 80),
-	};
+	const op *ops = two_threads;
 	size_t f;
 
 	for (f = 0; f < sizeof forms / sizeof *forms; f++) {
@@ -347,7 +373,7 @@ Test(v2, cut_at_every_byte)
 		uint8_t *buf;
 
 		o.clock = AF_WRITER_DUAL;
-		buf = write_case(o, ops, sizeof ops / sizeof *ops, &len);
+		buf = t_write_case(o, ops, sizeof two_threads / sizeof *two_threads, &len);
 		for (cut = 0; cut < len; cut++) {
 			af_trace *t = NULL;
 			af_error e = {0};
@@ -379,7 +405,7 @@ Test(v2, without_its_summary)
 	af_writer_options o = {.variant = AF_VARIANT_ART_V2, .clock = AF_WRITER_DUAL,
 	                       .no_summary = 1};
 	size_t len;
-	uint8_t *buf = write_case(o, ops, sizeof ops / sizeof *ops, &len);
+	uint8_t *buf = t_write_case(o, ops, sizeof ops / sizeof *ops, &len);
 	af_trace *t = t_parse(buf, len);
 	char *f;
 
@@ -416,6 +442,35 @@ static void says(const uint8_t *buf, size_t len, const char *want)
 	free(got);
 }
 
+/* A record of a method no packet names is drawn as an unknown method, as
+ * V1 draws a method id its key lacks: the same graph, the same counts (it
+ * was an error before). */
+Test(v2, records_of_undeclared_methods_drawn_as_v1_draws_them)
+{
+	/* 28 and 32: ids no method packet (no key line) names */
+	static const op ops[] = {
+		THREAD(1, "main"),        THREAD(2, "worker"),
+		REC(1, A, AF_ENTER, 0, 0),    REC(1, 28, AF_ENTER, 10, 20),
+		REC(1, B, AF_ENTER, 15, 30),  REC(1, B, AF_EXIT, 25, 50),
+		REC(1, 28, AF_EXIT, 30, 60),  REC(2, 32, AF_ENTER, 0, 0),
+		REC(2, 32, AF_EXIT, 7, 9),    REC(1, 28, AF_ENTER, 31, 61),
+		REC(1, 28, AF_EXIT, 40, 70),  REC(1, A, AF_EXIT, 45, 80),
+	};
+	size_t len;
+	uint8_t *one = t_write_case((af_writer_options){.variant = AF_VARIANT_REGULAR},
+	                            ops, sizeof ops / sizeof *ops, &len);
+	af_trace *t = t_parse(one, len);
+	char *f = t_folded(one, len, AF_CLOCK_WALL, NULL);
+
+	cr_assert_eq(af_trace_get_info(t)->unknown_methods, 2);
+	cr_assert_eq(af_trace_get_info(t)->unknown_method_calls, 3);
+	cr_assert(strstr(f, "(unknown method 0x1c)"), "%s", f);
+	free(f);
+	af_trace_free(t);
+	free(one);
+	SAME(ops, 0);
+}
+
 Test(v2, bad_records_name_their_byte)
 {
 	af_writer_options o = {.variant = AF_VARIANT_ART_V2, .clock = AF_WRITER_WALL};
@@ -435,15 +490,6 @@ Test(v2, bad_records_name_their_byte)
 	cr_assert_eq(af_writer_record(w, 9, A, AF_ENTER, 0, 0), 0);
 	buf = t_finish(w, &len, NULL);
 	says(buf, len, "event block of thread 9, which no thread packet names (byte 61)");
-	free(buf);
-
-	/* a record of a method no packet names */
-	w = af_writer_new(&o);
-	cr_assert_eq(af_writer_thread(w, 1, "main"), 0);
-	cr_assert_eq(af_writer_record(w, 1, A, AF_ENTER, 0, 0), 0);
-	buf = t_finish(w, &len, NULL);
-	says(buf, len, "record of method 0x70a0000020, which no method packet names "
-	               "(byte 55)");
 	free(buf);
 
 	w = af_writer_new(&o);
@@ -483,7 +529,7 @@ Test(v2, dump_lists_every_record)
 		af_error e = {0};
 
 		o.clock = AF_WRITER_DUAL;
-		buf = write_case(o, ops, sizeof ops / sizeof *ops, &len);
+		buf = t_write_case(o, ops, sizeof ops / sizeof *ops, &len);
 		cr_assert_eq(af_trace_dump_buffer(buf, len, NULL, out, &e), AF_OK, "%s",
 		             e.message);
 		fclose(out);
@@ -509,7 +555,7 @@ Test(v2, command_line_reads_and_dumps_it)
 	af_writer_options o = {.variant = AF_VARIANT_ART_V2, .clock = AF_WRITER_DUAL,
 	                       .v2_revision = 'C'};
 	size_t len;
-	uint8_t *buf = write_case(o, ops, sizeof ops / sizeof *ops, &len);
+	uint8_t *buf = t_write_case(o, ops, sizeof ops / sizeof *ops, &len);
 	char *path = t_tmp("v2.trace"), *out = NULL, *err = NULL, *args;
 
 	t_write(path, buf, len);

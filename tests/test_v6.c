@@ -18,46 +18,13 @@
 #include <stdlib.h>
 #include <string.h>
 
+#define T_CASE_IDS
 #include "support.h"
 
-#define A 4u
-#define B 8u
-#define C 12u
-#define D 16u
-#define X 20u
-#define Y 24u
+typedef t_op op;
 
-typedef struct op {
-	int thread;
-	uint32_t tid;
-	const char *name;
-	uint32_t id;
-	int action;
-	uint32_t wall;
-} op;
-
-#define THREAD(t, n) {1, (t), (n), 0, 0, 0}
-#define REC(t, m, a, w) {0, (t), NULL, (m), (a), (w)}
-
-static uint8_t *write_case(af_writer_options o, const op *ops, size_t n, size_t *len)
-{
-	static const char *const names[] = {"a", "b", "c", "d", "x", "y"};
-	af_writer *w = af_writer_new(&o);
-	size_t i;
-
-	cr_assert_not_null(w, "writer rejected the options");
-	for (i = 0; i < 6; i++)
-		cr_assert_eq(af_writer_method(w, 4 * ((uint32_t)i + 1), "com.example.App",
-		                              names[i], "()V", "App.java"), 0);
-	for (i = 0; i < n; i++) {
-		if (ops[i].thread)
-			cr_assert_eq(af_writer_thread(w, ops[i].tid, ops[i].name), 0);
-		else
-			cr_assert_eq(af_writer_record(w, ops[i].tid, ops[i].id, ops[i].action,
-			                              ops[i].wall, ops[i].wall), 0);
-	}
-	return t_finish(w, len, NULL);
-}
+#define THREAD(t, n) {1, (t), (n), 0, 0, 0, 0}
+#define REC(t, m, a, w) {0, (t), NULL, (m), (a), (w), (w)}
 
 static const struct {
 	const char *what;
@@ -73,13 +40,13 @@ static void same_as_v1(const op *ops, size_t n)
 {
 	af_writer_options v1 = {.variant = AF_VARIANT_REGULAR, .clock = AF_WRITER_WALL};
 	size_t len1, f;
-	uint8_t *one = write_case(v1, ops, n, &len1);
+	uint8_t *one = t_write_case(v1, ops, n, &len1);
 	af_trace *t1 = t_parse(one, len1);
 	char *want = t_folded(one, len1, AF_CLOCK_WALL, NULL);
 
 	for (f = 0; f < sizeof forms / sizeof *forms; f++) {
 		size_t len2;
-		uint8_t *two = write_case(forms[f].o, ops, n, &len2);
+		uint8_t *two = t_write_case(forms[f].o, ops, n, &len2);
 		af_trace *t2 = NULL;
 		af_error e = {0};
 		const af_trace_info *i1 = af_trace_get_info(t1), *i2;
@@ -208,7 +175,7 @@ Test(v6, kernel_thread_ids_and_threads_without_a_name)
 	};
 	af_writer_options o = {.variant = AF_VARIANT_ART_V6};
 	size_t len;
-	uint8_t *buf = write_case(o, ops, sizeof ops / sizeof *ops, &len);
+	uint8_t *buf = t_write_case(o, ops, sizeof ops / sizeof *ops, &len);
 	char *f = t_folded(buf, len, AF_CLOCK_WALL, NULL);
 
 	cr_assert_str_eq(f, "Thread-70002;com.example.App.b 6\nbig;com.example.App.a 7\n");
@@ -237,7 +204,7 @@ Test(v6, stack_at_start_and_exits_with_no_entry)
 
 	for (f = 0; f < sizeof forms / sizeof *forms; f++) {
 		size_t len;
-		uint8_t *buf = write_case(forms[f].o, ops, sizeof ops / sizeof *ops, &len);
+		uint8_t *buf = t_write_case(forms[f].o, ops, sizeof ops / sizeof *ops, &len);
 		af_trace *t = t_parse(buf, len);
 		char *got;
 
@@ -348,7 +315,7 @@ Test(v6, cut_at_every_byte)
 
 	for (f = 0; f < sizeof forms / sizeof *forms; f++) {
 		size_t len, cut;
-		uint8_t *buf = write_case(forms[f].o, ops, sizeof ops / sizeof *ops, &len);
+		uint8_t *buf = t_write_case(forms[f].o, ops, sizeof ops / sizeof *ops, &len);
 
 		for (cut = 0; cut < len; cut++) {
 			af_trace *t = NULL;
@@ -381,7 +348,7 @@ Test(v6, dump_and_command_line)
 	};
 	af_writer_options o = {.variant = AF_VARIANT_ART_V6, .v6_summary = 1};
 	size_t len;
-	uint8_t *buf = write_case(o, ops, sizeof ops / sizeof *ops, &len);
+	uint8_t *buf = t_write_case(o, ops, sizeof ops / sizeof *ops, &len);
 	char *path = t_tmp("v6.trace"), *out = NULL, *err = NULL, *args;
 
 	t_write(path, buf, len);
@@ -418,7 +385,7 @@ Test(v6, a_dump_cut_in_its_method_packets)
 	};
 	af_writer_options o = {.variant = AF_VARIANT_ART_V6};
 	size_t len;
-	uint8_t *buf = write_case(o, ops, sizeof ops / sizeof *ops, &len);
+	uint8_t *buf = t_write_case(o, ops, sizeof ops / sizeof *ops, &len);
 	/* the method packets come last, a to y, 11 + 31 bytes each: cut
 	 * inside d's (x and y are gone with it; none is called) */
 	size_t cut = len - 2 * 42 - 5;

@@ -179,7 +179,7 @@ void ingest(server *sv, req *r)
 	sbuf js = {0};
 	char work[2048], orig[4096], path[4096], final[4096], *err = NULL;
 	const char *args[16];
-	int k, rc, c;
+	int k, c;
 	const af_trace_info *ti;
 
 	if ((k = store_get(sv->st, r->hash, &row)) != 0) {
@@ -250,12 +250,8 @@ void ingest(server *sv, req *r)
 	args[k++] = "--";
 	args[k++] = r->name;
 	args[k] = NULL;
-	snprintf(path, sizeof path, "%s/stderr", work);
-	rc = run_command(&sv->cfg, orig, args, path, &err);
-	if (rc != 0) {
-		fail(r, rc < 0 ? 500 : 422, "%s", err && *err ? err : "the command failed");
+	if (run_or_fail(sv, r, orig, work, args, &err))
 		goto out;
-	}
 	{
 		char from[4096], to[4096];
 		snprintf(from, sizeof from, "%s/report.tsv", work);

@@ -127,6 +127,11 @@ void ingest_mapping(server *sv, req *r);
 /** The view the query asks for: 0 with none, 1 with one (r->view_query,
  * r->view_args, r->view_id set), -1 after an error was sent. */
 int parse_view(req *r, enum MHD_Result *ret);
+/** Runs the command (run_command()) in `cwd` with its standard error kept
+ * in `work`/stderr: 0 when it succeeded, else -1 with `r` failed (422 and
+ * what it said, 500 when it could not run).  *err as run_command() gives. */
+int run_or_fail(server *sv, req *r, const char *cwd, const char *work,
+                const char *const *args, char **err);
 /** Draws the view r->view_args of upload r->hash into views/<id>. */
 void render_view(server *sv, req *r);
 /** Where the diff of r->before to r->hash is kept. */

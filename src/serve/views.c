@@ -169,12 +169,26 @@ static void no_trace(req *r, int k)
 }
 
 /* Draws the view r->view_args of upload r->hash into views/<id>. */
+int run_or_fail(server *sv, req *r, const char *cwd, const char *work,
+                const char *const *args, char **err)
+{
+	char path[4096];
+	int rc;
+
+	snprintf(path, sizeof path, "%s/stderr", work);
+	rc = run_command(&sv->cfg, cwd, args, path, err);
+	if (rc == 0)
+		return 0;
+	fail(r, rc < 0 ? 500 : 422, "%s", *err && **err ? *err : "the command failed");
+	return -1;
+}
+
 void render_view(server *sv, req *r)
 {
 	upload_row row;
 	char work[2048], orig[4096], final[4096], path[4096], *err = NULL;
 	const char *args[48];
-	int k = 0, i, rc, found;
+	int k = 0, i, found;
 	FILE *f;
 
 	if ((found = store_get(sv->st, r->hash, &row)) != 1) {
@@ -196,12 +210,8 @@ void render_view(server *sv, req *r)
 	args[k++] = "--";
 	args[k++] = row.name;
 	args[k] = NULL;
-	snprintf(final, sizeof final, "%s/stderr", work);
-	rc = run_command(&sv->cfg, orig, args, final, &err);
-	if (rc != 0) {
-		fail(r, rc < 0 ? 500 : 422, "%s", err && *err ? err : "the command failed");
+	if (run_or_fail(sv, r, orig, work, args, &err))
 		goto out;
-	}
 	snprintf(final, sizeof final, "%s/set/.query", work);
 	if ((f = fopen(final, "w")) != NULL) {
 		fputs(r->view_query, f);
@@ -242,7 +252,7 @@ void render_diff(server *sv, req *r)
 	char work[2048], link[4096], target[4096], path[4096], sub[600], *err = NULL;
 	char before[300], after[300], clock_opt[32];
 	const char *args[16];
-	int k = 0, rc, found;
+	int k = 0, found;
 
 	memset(&ra, 0, sizeof ra);
 	memset(&rb, 0, sizeof rb);
@@ -288,12 +298,8 @@ void render_diff(server *sv, req *r)
 	args[k++] = "--";
 	args[k++] = after;
 	args[k] = NULL;
-	snprintf(path, sizeof path, "%s/stderr", work);
-	rc = run_command(&sv->cfg, work, args, path, &err);
-	if (rc != 0) {
-		fail(r, rc < 0 ? 500 : 422, "%s", err && *err ? err : "the command failed");
+	if (run_or_fail(sv, r, work, work, args, &err))
 		goto out;
-	}
 	store_path(sv->st, target, sizeof target, "traces/%s/diffs", r->hash);
 	mkdir(target, 0755);
 	diff_file(sv, r, r->file, sizeof r->file);
@@ -322,9 +328,9 @@ void methods_file(const server *sv, const req *r, char *out, size_t n)
 void render_methods(server *sv, req *r)
 {
 	upload_row row;
-	char work[2048], orig[4096], path[4096], page[4096], *err = NULL;
+	char work[2048], orig[4096], page[4096], *err = NULL;
 	const char *args[8];
-	int k = 0, rc, found;
+	int k = 0, found;
 
 	if ((found = store_get(sv->st, r->hash, &row)) != 1) {
 		no_trace(r, found);
@@ -344,12 +350,8 @@ void render_methods(server *sv, req *r)
 	args[k++] = "--";
 	args[k++] = row.name;
 	args[k] = NULL;
-	snprintf(path, sizeof path, "%s/stderr", work);
-	rc = run_command(&sv->cfg, orig, args, path, &err);
-	if (rc != 0) {
-		fail(r, rc < 0 ? 500 : 422, "%s", err && *err ? err : "the command failed");
+	if (run_or_fail(sv, r, orig, work, args, &err))
 		goto out;
-	}
 	methods_file(sv, r, r->file, sizeof r->file);
 	if (rename(page, r->file) != 0) {
 		fail(r, 500, "cannot store the method table: %s", strerror(errno));

@@ -1,0 +1,75 @@
+/*
+ * test_spill.c - src/bytes.c: a pipe past the 64 MiB window is spilled to
+ * a temporary file; when that file cannot be written the command stops
+ * with the reason, leaves no output and nothing in TMPDIR.  The write is
+ * made to fail for real without root: the command runs under a small
+ * RLIMIT_FSIZE with SIGXFSZ ignored, so write() fails with EFBIG.  A suite
+ * of its own (test_bytes.c says why long runs stay alone).
+ */
+#include <criterion/criterion.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "support.h"
+
+Test(spill, a_spill_that_cannot_be_written_stops_the_run, .timeout = 600)
+{
+	char *head = t_tmp("spill-head.trace"), *dir = t_tmp("spill-tmp");
+	char *out = t_tmp("spill.svg"), *errs = t_tmp("spill.err");
+	char cmd[8192], *listing;
+	size_t len, n;
+	uint8_t *buf = t_long_trace(1000, &len);
+	char *said;
+	pid_t pid;
+	int status;
+
+	/* a trace's first bytes (nothing refuses it at its start), then 72 MiB
+	 * more through a pipe: past the window, so spilled */
+	t_write(head, buf, len);
+	free(buf);
+	unlink(out);
+	cr_assert_eq(mkdir(dir, 0700), 0);
+	snprintf(cmd, sizeof cmd,
+	         "{ cat '%s'; head -c 75497472 /dev/zero; } | TMPDIR='%s' '%s' -o '%s' - "
+	         "2>'%s'",
+	         head, dir, AF_TEST_CLI, out, errs);
+	pid = fork();
+	cr_assert_geq(pid, 0);
+	if (pid == 0) {
+		/* files up to 16 MiB (the error file and the output are smaller):
+		 * the spill's write fails with EFBIG, not a signal */
+		struct rlimit rl = {16u << 20, 16u << 20};
+		signal(SIGXFSZ, SIG_IGN);
+		if (setrlimit(RLIMIT_FSIZE, &rl) != 0)
+			_exit(126);
+		execl("/bin/sh", "sh", "-c", cmd, (char *)NULL);
+		_exit(127);
+	}
+	cr_assert_eq(waitpid(pid, &status, 0), pid);
+	cr_assert(WIFEXITED(status), "the command was killed (signal %d)",
+	          WIFSIGNALED(status) ? WTERMSIG(status) : 0);
+	cr_assert_eq(WEXITSTATUS(status), 1, "exit status %d", WEXITSTATUS(status));
+	said = (char *)t_read(errs, &n);
+	cr_assert_not_null(said);
+	cr_assert_str_eq(said, "aflame-render: (stdin): cannot keep the input in a "
+	                       "temporary file: File too large\n");
+	cr_assert_neq(access(out, F_OK), 0, "an output file was left");
+	snprintf(cmd, sizeof cmd, "find '%s' -mindepth 1 -print", dir);
+	listing = t_popen_text(cmd);
+	cr_assert_str_eq(listing, "", "the spill left in TMPDIR: %s", listing);
+	free(listing);
+	free(said);
+	rmdir(dir);
+	unlink(head);
+	unlink(errs);
+	free(head);
+	free(dir);
+	free(out);
+	free(errs);
+}
