@@ -35,7 +35,8 @@ af_rgb af_style_fill(af_style *s, const af_node_info *ni, const af_rect *r);
  * with r->changed. */
 double af_style_change(const af_style *s, const af_node_info *ni, const af_rect *r);
 
-/** The tooltip of a frame: "NAME (VALUE, P%, N calls)". */
+/** The tooltip of a frame: "NAME (VALUE, P%, N calls)", "NAME in LIBRARY
+ * (...)" for a native frame whose library is known. */
 int af_style_tooltip(af_style *s, af_buf *b, const af_rect *r);
 
 /** The values a diff's tooltip compares, for frame `r`: total BEFORE and

@@ -192,6 +192,21 @@ static int af_svg_script(FILE *out, const af_layout *l, const af_render_options 
 			fputc(',', out);
 		af_js_string(out, name, af_style_shown(name));
 	}
+	/* native frames: each name's library (0: none), when some have one */
+	for (i = 0; i < nnames && !af_tree_lib(l->tree, names[i]); i++)
+		;
+	if (i < nnames) {
+		fputs("],\nlibs:[", out);
+		for (i = 0; i < nnames; i++) {
+			const char *lib = af_tree_lib(l->tree, names[i]);
+			if (i)
+				fputc(',', out);
+			if (lib)
+				af_js_string(out, lib, strlen(lib));
+			else
+				fputc('0', out);
+		}
+	}
 	/* per frame: name index, total, calls, then with diff the change, with
 	 * cmp total BEFORE and AFTER, self BEFORE and AFTER */
 	fputs("],\nframes:[", out);

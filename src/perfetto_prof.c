@@ -310,6 +310,11 @@ static af_status af_pfp_frames(af_pfp *pp, af_pfp_seq *sq, af_pfp_pbframe **v, s
 			len = pp->dm.len;
 		}
 		name = af_names_intern_clean(&pp->t->frames, text, len);
+		if (name != AF_NONE && m != AF_NONE) {
+			const char *lib = af_pfp_basename(pp->mappings[m]);
+			if (af_trace_frame_lib(pp->t, name, lib, strlen(lib)))
+				return af_pfp_nomem(pp, err);
+		}
 		if (name == AF_NONE || pp->nframes >= AF_NONE - 1 ||
 		    AF_GROW(pp->mem, pp->frames, pp->frames_cap, pp->nframes + 1) ||
 		    af_u64map_put(pp->mem, &sq->frame, f->iid, (uint32_t)pp->nframes))
