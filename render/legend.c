@@ -23,7 +23,7 @@ const char *af_legend_entry(const af_legend *g, size_t i, af_rgb *color)
 {
 	const char *label = NULL;
 
-	af_style_legend(i, &label, color);
+	af_style_legend(g->kind[i], &label, color);
 	return g->brief ? af_legend_brief(label) : label;
 }
 
@@ -47,8 +47,13 @@ void af_legend_place(af_font *font, const af_layout *l, af_legend *g)
 	double fs = l->font_size, avail = l->width - 2 * l->xpad, w;
 	af_rgb c;
 	const char *label = NULL;
+	size_t i, n = af_style_legend(0, &label, &c);
+	unsigned kinds = af_style_kinds(l);
 
-	g->count = af_style_legend(0, &label, &c);
+	g->count = 0;
+	for (i = 0; i < n && i < sizeof g->kind / sizeof g->kind[0]; i++)
+		if (kinds & (1u << i))
+			g->kind[g->count++] = i;
 	g->size = fs;
 	g->box = fs * 0.8;
 	g->pad = fs / 3;
