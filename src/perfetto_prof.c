@@ -15,7 +15,9 @@
  * A heap dump is the run of ProfilePackets of a sequence up to the one not
  * `continued`; its values are totals since profiling began, so one dump is
  * drawn: the last of each sequence, or the N-th (af_parse_options
- * heap_dump).  Its samples are kept apart (the thread, the callstack, the
+ * heap_dump); a dump written with heapprofd's dump_at_max holds, instead
+ * of totals, what was unreleased at the heap's peak (self_max, its count).
+ * Its samples are kept apart (the thread, the callstack, the
  * view's value) until the choice is known at the end; CPU samples are
  * counted per thread and callstack as they come.  One thread of the tree
  * per process and heap (heap dumps) or per thread (CPU samples).
@@ -469,9 +471,15 @@ static af_status af_pfp_profile_packet(af_pfp *pp, af_pfp_seq *sq, const af_pfp_
 				               (unsigned long long)s->self_allocated,
 				               (unsigned long long)s->free_count,
 				               (unsigned long long)s->alloc_count);
-			v = pp->view == 0 ? s->self_allocated - s->self_freed
-			    : pp->view == 1 ? s->alloc_count - s->free_count
-			    : pp->view == 2 ? s->self_allocated : s->alloc_count;
+			if (s->has_self_max || s->has_self_max_count)
+				/* dump_at_max: no totals, what was unreleased when the
+				 * heap was at its largest in every view, sizes or counts
+				 * (trace processor reads it as allocated, nothing freed) */
+				v = pp->view % 2 == 0 ? s->self_max : s->self_max_count;
+			else
+				v = pp->view == 0 ? s->self_allocated - s->self_freed
+				    : pp->view == 1 ? s->alloc_count - s->free_count
+				    : pp->view == 2 ? s->self_allocated : s->alloc_count;
 			if (!keep || v == 0)
 				continue;
 			if (AF_GROW(pp->mem, sq->cur, sq->cur_cap, sq->ncur + 1))

@@ -929,3 +929,56 @@ Test(perfetto_prof, real_heapprofd_tooltips_name_the_library)
 	free(path);
 	free(two);
 }
+
+/* ------------------------------------------------------------------ */
+/* heapprofd's dump_at_max                                             */
+
+/* A HeapSample of a dump_at_max dump: heapprofd (bookkeeping_dump.cc)
+ * writes self_max (field 8) and self_max_count (9) and none of
+ * self_allocated, self_freed, alloc_count, free_count. */
+static void hsample_max(pb *o, uint64_t cs, uint64_t max, uint64_t max_count)
+{
+	pb m = {.n = 0};
+	vi(&m, 1, cs);
+	vi(&m, 8, max);
+	vi(&m, 9, max_count);
+	sub(o, 2, &m);
+}
+
+/* No real dump_at_max trace is public: this one is written here, with
+ * the tables of put_interned.  Process 10 had, at its heap's peak, 4096
+ * bytes in 3 allocations unreleased at main;work;malloc and 512 bytes in
+ * 1 at the libfoo.so frame.  The unreleased views draw those; the dump
+ * has no totals, so the total views draw them too, as Perfetto's trace
+ * processor reads such a sample (self_max as allocated, nothing freed). */
+Test(perfetto_prof, dump_at_max_draws_the_peak)
+{
+	pb in = {.n = 0}, body = {.n = 0}, prof = {.n = 0}, d = {.n = 0};
+	char *f;
+
+	put_processes(&in);
+	put_interned(&in);
+	vi(&d, 1, 10);
+	hsample_max(&d, 1, 4096, 3);
+	hsample_max(&d, 2, 512, 1);
+	hsample_max(&d, 3, 0, 0); /* nothing left at the peak: not drawn */
+	sub(&prof, 5, &d);
+	sub(&body, 37, &prof);
+	packet(&in, 1, &body);
+	f = folded_with(&in, NULL, 0, NULL);
+	cr_expect_str_eq(f, "/system/bin/surfaceflinger;main;libfoo.so+0x4a2c 512\n"
+	                    "/system/bin/surfaceflinger;main;work;malloc 4096\n");
+	free(f);
+	f = folded_with(&in, "unreleased-count", 0, NULL);
+	cr_expect_str_eq(f, "/system/bin/surfaceflinger;main;libfoo.so+0x4a2c 1\n"
+	                    "/system/bin/surfaceflinger;main;work;malloc 3\n");
+	free(f);
+	f = folded_with(&in, "total-size", 0, NULL);
+	cr_expect_str_eq(f, "/system/bin/surfaceflinger;main;libfoo.so+0x4a2c 512\n"
+	                    "/system/bin/surfaceflinger;main;work;malloc 4096\n");
+	free(f);
+	f = folded_with(&in, "total-count", 0, NULL);
+	cr_expect_str_eq(f, "/system/bin/surfaceflinger;main;libfoo.so+0x4a2c 1\n"
+	                    "/system/bin/surfaceflinger;main;work;malloc 3\n");
+	free(f);
+}
