@@ -713,8 +713,8 @@ static int af_cuts(af_font *f, const char *name, size_t len, const af_shaped **o
 
 	*out = NULL;
 	while (i < len) {
-		uint32_t cp;
-		size_t k = af_next(name + i, len - i, &cp);
+		uint32_t cp = (unsigned char)name[i]; /* most names are all ASCII */
+		size_t k = cp < 0x80 ? 1 : af_next(name + i, len - i, &cp);
 		if (!af_font_plain(f, cp))
 			break;
 		i += k;

@@ -725,7 +725,7 @@ int af_style_tooltip(af_style *s, af_buf *b, const af_rect *r)
 	return bad;
 }
 
-void af_xml_escape(FILE *out, const char *s, size_t len)
+void af_out_xml(af_out *out, const char *s, size_t len)
 {
 	size_t i = 0, run = 0;
 
@@ -743,7 +743,7 @@ void af_xml_escape(FILE *out, const char *s, size_t len)
 			continue;
 		}
 		if (run)
-			fwrite(s + i - run, 1, run, out);
+			af_out_write(out, s + i - run, run);
 		run = 0;
 		switch (c) {
 		case '&': rep = "&amp;"; break;
@@ -759,23 +759,23 @@ void af_xml_escape(FILE *out, const char *s, size_t len)
 			} else if (af_text_dropped(cp)) {
 				rep = "";
 			} else {
-				fwrite(s + i, 1, k, out);
+				af_out_write(out, s + i, k);
 			}
 			break;
 		}
 		if (rep)
-			fputs(rep, out);
+			af_out_puts(out, rep);
 		i += k;
 	}
 	if (run)
-		fwrite(s + i - run, 1, run, out);
+		af_out_write(out, s + i - run, run);
 }
 
-void af_js_string(FILE *out, const char *s, size_t len)
+void af_out_js(af_out *out, const char *s, size_t len)
 {
 	size_t i = 0, run = 0;
 
-	fputc('"', out);
+	af_out_putc(out, '"');
 	while (i < len) {
 		unsigned char c = (unsigned char)s[i];
 		size_t k;
@@ -788,33 +788,51 @@ void af_js_string(FILE *out, const char *s, size_t len)
 			continue;
 		}
 		if (run)
-			fwrite(s + i - run, 1, run, out);
+			af_out_write(out, s + i - run, run);
 		run = 0;
 		if (c == '"' || c == '\\') {
-			fputc('\\', out);
-			fputc(c, out);
+			af_out_putc(out, '\\');
+			af_out_putc(out, (char)c);
 			i++;
 			continue;
 		}
 		if (c == '<' || c == '>' || c == '&') {
-			fprintf(out, "\\u%04x", c);
+			af_out_printf(out, "\\u%04x", c);
 			i++;
 			continue;
 		}
 		k = af_utf8_decode((const unsigned char *)s + i, len - i, &cp);
 		if (k == 0) {
-			fputs("\xEF\xBF\xBD", out);
+			af_out_puts(out, "\xEF\xBF\xBD");
 			k = 1;
 		} else if (cp == 0x2028 || cp == 0x2029) {
-			fprintf(out, "\\u%04x", (unsigned)cp);
+			af_out_printf(out, "\\u%04x", (unsigned)cp);
 		} else if (!af_text_dropped(cp)) {
-			fwrite(s + i, 1, k, out);
+			af_out_write(out, s + i, k);
 		}
 		i += k;
 	}
 	if (run)
-		fwrite(s + i - run, 1, run, out);
-	fputc('"', out);
+		af_out_write(out, s + i - run, run);
+	af_out_putc(out, '"');
+}
+
+void af_xml_escape(FILE *f, const char *s, size_t len)
+{
+	af_out out;
+
+	af_out_init(&out, f);
+	af_out_xml(&out, s, len);
+	af_out_flush(&out);
+}
+
+void af_js_string(FILE *f, const char *s, size_t len)
+{
+	af_out out;
+
+	af_out_init(&out, f);
+	af_out_js(&out, s, len);
+	af_out_flush(&out);
 }
 
 int af_text_clean(af_buf *b, const char *s, size_t len)

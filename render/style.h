@@ -9,6 +9,7 @@
 #include <stdio.h>
 
 #include "internal.h"
+#include "out.h"
 
 typedef struct af_rgb {
 	unsigned char r, g, b;
@@ -86,6 +87,7 @@ size_t af_style_fit(af_style *s, const char *name, double w, int *dots);
 /** Writes `len` bytes of `s` as XML character data: markup characters
  * escaped, invalid UTF-8 as U+FFFD, characters XML forbids dropped. */
 void af_xml_escape(FILE *out, const char *s, size_t len);
+void af_out_xml(af_out *out, const char *s, size_t len);
 
 /** Writes `len` bytes of `s` as a double-quoted JavaScript (and JSON)
  * string, cleaned as af_xml_escape() cleans text (invalid UTF-8 as U+FFFD,
@@ -94,6 +96,7 @@ void af_xml_escape(FILE *out, const char *s, size_t len);
  * so the string can never end a CDATA section or a <script> element, and
  * U+2028/U+2029 as well, for older parsers. */
 void af_js_string(FILE *out, const char *s, size_t len);
+void af_out_js(af_out *out, const char *s, size_t len);
 
 /** Appends `len` bytes of `s` to `b` as drawable text, NUL-terminated:
  * invalid UTF-8 as U+FFFD and af_text_dropped() characters left out, as

@@ -28,7 +28,7 @@
 
 /* `v` in the fewest digits that read back as exactly `v` (the script must
  * compute with the very doubles the C side used). */
-static void af_svg_exact(FILE *out, double v)
+static void af_svg_exact(af_out *out, double v)
 {
 	char buf[40];
 	int digits;
@@ -40,7 +40,7 @@ static void af_svg_exact(FILE *out, double v)
 	}
 	if (digits == 17)
 		snprintf(buf, sizeof buf, "%.17g", v);
-	fputs(buf, out);
+	af_out_puts(out, buf);
 }
 
 static int af_cmp_u32(const void *a, const void *b)
@@ -53,7 +53,7 @@ static int af_cmp_u32(const void *a, const void *b)
  * names (and tooltips) hold, as "{cp:advance,...}": with the ASCII table,
  * the script fits every label with the very numbers the C side used.
  * Returns non-zero when out of memory. */
-static int af_svg_advances(FILE *out, const af_layout *l, af_font *font,
+static int af_svg_advances(af_out *out, const af_layout *l, af_font *font,
                            const uint32_t *names, size_t nnames)
 {
 	af_mem *mem = af_layout_mem(l);
@@ -70,7 +70,12 @@ static int af_svg_advances(FILE *out, const af_layout *l, af_font *font,
 		size_t len = strlen(name), at = 0;
 		while (at < len) {
 			uint32_t cp;
-			size_t step = af_utf8_decode((const unsigned char *)name + at, len - at, &cp);
+			size_t step;
+			if ((unsigned char)name[at] < 0x80) { /* in the ASCII table */
+				at++;
+				continue;
+			}
+			step = af_utf8_decode((const unsigned char *)name + at, len - at, &cp);
 			if (step == 0) { /* drawn, and written to the script, as U+FFFD */
 				cp = 0xFFFD;
 				step = 1;
@@ -87,14 +92,14 @@ static int af_svg_advances(FILE *out, const af_layout *l, af_font *font,
 	}
 	if (n)
 		qsort(cps, n, sizeof *cps, af_cmp_u32);
-	fputc('{', out);
+	af_out_putc(out, '{');
 	for (i = 0, k = 0; i < n; i++) {
 		if (i && cps[i] == cps[i - 1])
 			continue;
-		fprintf(out, "%s%lu:", k++ ? "," : "", (unsigned long)cps[i]);
+		af_out_printf(out, "%s%lu:", k++ ? "," : "", (unsigned long)cps[i]);
 		af_svg_exact(out, af_font_advance(font, cps[i]));
 	}
-	fputc('}', out);
+	af_out_putc(out, '}');
 	af_free(mem, cps);
 	return 0;
 }
@@ -104,28 +109,28 @@ static int af_svg_advances(FILE *out, const af_layout *l, af_font *font,
  * table: the script fits those with them, as af_style_fit() does.  A name's
  * places end with the first one wider than the graph, which no zoom can
  * pass.  Returns non-zero when out of memory. */
-static int af_svg_cuts(FILE *out, const af_layout *l, af_font *font,
+static int af_svg_cuts(af_out *out, const af_layout *l, af_font *font,
                        const uint32_t *names, size_t nnames)
 {
 	double limit = l->width / l->font_size;
 	size_t i, j, n, k = 0;
 
-	fputc('{', out);
+	af_out_putc(out, '{');
 	for (i = 0; i < nnames; i++) {
 		const char *name = af_tree_name_by_id(l->tree, names[i]);
 		const af_cut *c = af_font_cuts(font, name, af_style_shown(name), &n);
 		if (!c)
 			continue;
-		fprintf(out, "%s%zu:[", k++ ? "," : "", i);
+		af_out_printf(out, "%s%zu:[", k++ ? "," : "", i);
 		for (j = 0; j < n; j++) {
-			fprintf(out, "%s%lu,", j ? "," : "", (unsigned long)c[j].u16);
+			af_out_printf(out, "%s%lu,", j ? "," : "", (unsigned long)c[j].u16);
 			af_svg_exact(out, c[j].w);
 			if (c[j].w > limit)
 				break;
 		}
-		fputc(']', out);
+		af_out_putc(out, ']');
 	}
-	fputc('}', out);
+	af_out_putc(out, '}');
 	return af_font_failed(font);
 }
 
@@ -133,7 +138,7 @@ static int af_svg_cuts(FILE *out, const af_layout *l, af_font *font,
  * at size 1 so labels are re-fitted after a zoom by the same arithmetic as
  * here, how values are printed), the name table and the frames' data, then
  * flame.js.  Returns non-zero when out of memory. */
-static int af_svg_script(FILE *out, const af_layout *l, const af_render_options *opt,
+static int af_svg_script(af_out *out, const af_layout *l, const af_render_options *opt,
                          double rect_h, const af_style *st, const uint32_t *names,
                          size_t nnames, const af_buf *data)
 {
@@ -142,17 +147,17 @@ static int af_svg_script(FILE *out, const af_layout *l, const af_render_options 
 	size_t i;
 	int c;
 
-	fputs("<script type=\"text/ecmascript\"><![CDATA[\nvar AF={", out);
-	fprintf(out, "width:%g,height:%g,xpad:%g,fs:%g,fh:%g,rh:%g,bottom:%g,top:%g,"
+	af_out_puts(out, "<script type=\"text/ecmascript\"><![CDATA[\nvar AF={");
+	af_out_printf(out, "width:%g,height:%g,xpad:%g,fs:%g,fh:%g,rh:%g,bottom:%g,top:%g,"
 	             "inverted:%s,",
 	        l->width, l->height, l->xpad, l->font_size, l->frame_height, rect_h,
 	        l->height - ypad2 + 1 - l->frame_height, l->top,
 	        l->inverted ? "true" : "false");
-	fputs("fontwidth:", out);
+	af_out_puts(out, "fontwidth:");
 	af_svg_exact(out, opt->fontwidth > 0 ? opt->fontwidth : 0);
-	fputc(',', out);
-	fputs("nametype:", out);
-	af_js_string(out, opt->nametype ? opt->nametype : "",
+	af_out_putc(out, ',');
+	af_out_puts(out, "nametype:");
+	af_out_js(out, opt->nametype ? opt->nametype : "",
 	             opt->nametype ? strlen(opt->nametype) : 0);
 	/* how a tooltip prints a value: as style.c's af_style_tooltip does;
 	 * diff: differential input (a change per frame), cmp: a diff of two
@@ -160,37 +165,37 @@ static int af_svg_script(FILE *out, const af_layout *l, const af_render_options 
 	 * from the tree's unit (af_tree_decimals) */
 	for (c = 0, unit = 1; c < (int)af_tree_decimals(l->tree); c++)
 		unit *= 10;
-	fprintf(out, ",total:%llu,unit:%.17g,factor:%.17g,time:%s,diff:%s,cmp:%s,countname:",
+	af_out_printf(out, ",total:%llu,unit:%.17g,factor:%.17g,time:%s,diff:%s,cmp:%s,countname:",
 	        (unsigned long long)l->total, unit, l->factor / unit,
 	        af_tree_is_time(l->tree) && !opt->countname ? "true" : "false",
 	        st->differential && !af_tree_is_diff(l->tree) ? "true" : "false",
 	        af_tree_is_diff(l->tree) ? "true" : "false");
-	af_js_string(out, af_style_countname(l, opt), strlen(af_style_countname(l, opt)));
+	af_out_js(out, af_style_countname(l, opt), strlen(af_style_countname(l, opt)));
 	/* the input's unit (af_style_unit): bytes and nanoseconds as amounts */
-	fprintf(out, ",vunit:\"%s\"", af_style_unit(l, opt));
-	fputs(",match:\"" AF_MATCH_FILL "\",cw:[", out);
+	af_out_printf(out, ",vunit:\"%s\"", af_style_unit(l, opt));
+	af_out_puts(out, ",match:\"" AF_MATCH_FILL "\",cw:[");
 	for (c = 32; c < 127; c++) {
 		char ch = (char)c;
 		if (c > 32)
-			fputc(',', out);
+			af_out_putc(out, ',');
 		af_svg_exact(out, af_font_text_width(font, &ch, 1, 1));
 	}
-	fputs("],cx:", out);
+	af_out_puts(out, "],cx:");
 	if (af_svg_advances(out, l, font, names, nnames))
 		return -1;
-	fputs(",cuts:", out);
+	af_out_puts(out, ",cuts:");
 	if (opt->fontwidth > 0)
-		fputs("{}", out); /* flamegraph.pl's rule counts characters */
+		af_out_puts(out, "{}"); /* flamegraph.pl's rule counts characters */
 	else if (af_svg_cuts(out, l, font, names, nnames))
 		return -1;
-	fputs(",\n", out);
+	af_out_puts(out, ",\n");
 	/* one string a name, in order of first use */
-	fputs("names:[", out);
+	af_out_puts(out, "names:[");
 	for (i = 0; i < nnames; i++) {
 		const char *name = af_tree_name_by_id(l->tree, names[i]);
 		if (i)
-			fputc(',', out);
-		af_js_string(out, name, af_style_shown(name));
+			af_out_putc(out, ',');
+		af_out_js(out, name, af_style_shown(name));
 	}
 	/* native frames: each name's library (0: none), when some have one */
 	for (i = 0; i < nnames && !af_tree_lib(l->tree, names[i]); i++)
@@ -209,17 +214,17 @@ static int af_svg_script(FILE *out, const af_layout *l, const af_render_options 
 	}
 	/* per frame: name index, total, calls, then with diff the change, with
 	 * cmp total BEFORE and AFTER, self BEFORE and AFTER */
-	fputs("],\nframes:[", out);
+	af_out_puts(out, "],\nframes:[");
 	if (data->len)
-		fwrite(data->data, 1, data->len - 1, out); /* no trailing ',' */
-	fputs("]};\n", out);
-	fputs(af_flame_js, out);
-	fputs("]]></script>\n", out);
+		af_out_write(out, data->data, data->len - 1); /* no trailing ',' */
+	af_out_puts(out, "]};\n");
+	af_out_puts(out, af_flame_js);
+	af_out_puts(out, "]]></script>\n");
 	return 0;
 }
 
 /* One decimal, without "-0.0". */
-static void af_num(FILE *out, double v)
+static void af_num(af_out *out, double v)
 {
 	char buf[32], *p = buf + sizeof buf;
 	double t = round(v * 10);
@@ -227,7 +232,7 @@ static void af_num(FILE *out, double v)
 
 	if (!(fabs(t) < 1e15)) { /* never for coordinates; kept exact anyway */
 		double r = t / 10;
-		fprintf(out, r == floor(r) ? "%.0f" : "%.1f", r == 0 ? 0 : r);
+		af_out_printf(out, r == floor(r) ? "%.0f" : "%.1f", r == 0 ? 0 : r);
 		return;
 	}
 	/* tenths as an integer: "12", "12.5", "-0.5", never "-0" */
@@ -242,11 +247,11 @@ static void af_num(FILE *out, double v)
 	while (k /= 10);
 	if (t < 0)
 		*--p = '-';
-	fwrite(p, 1, (size_t)(buf + sizeof buf - p), out);
+	af_out_write(out, p, (size_t)(buf + sizeof buf - p));
 }
 
 /* Ends a <rect> with its fill: `" fill="#rrggbb"/>`. */
-static void af_fill(FILE *out, af_rgb c)
+static void af_fill(af_out *out, af_rgb c)
 {
 	static const char hex[] = "0123456789abcdef";
 	const unsigned char v[3] = {c.r, c.g, c.b};
@@ -257,7 +262,7 @@ static void af_fill(FILE *out, af_rgb c)
 		tail[9 + 2 * i] = hex[v[i] >> 4];
 		tail[10 + 2 * i] = hex[v[i] & 15];
 	}
-	fputs(tail, out);
+	af_out_puts(out, tail);
 }
 
 /* Appends `v` in decimal and a comma to the script's data. */
@@ -277,7 +282,7 @@ static int af_data_uint(af_buf *b, unsigned long long v)
  * attributes with plain names, each once (af_namemap_get() gives their
  * form); this writes them.  Returns 1 when an <a> was opened; *title is the
  * tooltip given for the frame (*tlen bytes), or NULL. */
-static int af_svg_open_frame(FILE *out, const af_namemap *map, const char *name,
+static int af_svg_open_frame(af_out *out, const af_namemap *map, const char *name,
                              const char **title, size_t *tlen)
 {
 	const char *attrs = map ? af_namemap_get(map, name) : NULL;
@@ -288,7 +293,7 @@ static int af_svg_open_frame(FILE *out, const af_namemap *map, const char *name,
 	for (pass = 0; pass < 2; pass++) { /* the <a>'s, then the <g>'s */
 		const char *p = attrs;
 		if (pass == 1)
-			fputs("<g", out);
+			af_out_puts(out, "<g");
 		while (p && *p) {
 			const char *end = strchr(p, '\t'), *eq = strchr(p, '=');
 			size_t len = end ? (size_t)(end - p) : strlen(p), klen, vlen;
@@ -305,38 +310,38 @@ static int af_svg_open_frame(FILE *out, const af_namemap *map, const char *name,
 					*tlen = vlen;
 				} else if (for_a == (pass == 0)) {
 					if (pass == 0 && !link) {
-						fputs("<a", out);
+						af_out_puts(out, "<a");
 						link = 1;
 					}
-					fprintf(out, " %.*s=\"", (int)(klen - (is_a_extra ? 2 : 0)),
+					af_out_printf(out, " %.*s=\"", (int)(klen - (is_a_extra ? 2 : 0)),
 					        p + (is_a_extra ? 2 : 0));
-					af_xml_escape(out, eq + 1, vlen);
-					fputc('"', out);
+					af_out_xml(out, eq + 1, vlen);
+					af_out_putc(out, '"');
 				}
 			}
 			p = end ? end + 1 : NULL;
 		}
 		if (link || pass == 1)
-			fputc('>', out);
+			af_out_putc(out, '>');
 	}
 	return link;
 }
 
-static void af_svg_text(FILE *out, const char *attrs, double x, double y,
+static void af_svg_text(af_out *out, const char *attrs, double x, double y,
                         const char *text)
 {
-	fprintf(out, "<text %s x=\"", attrs);
+	af_out_printf(out, "<text %s x=\"", attrs);
 	af_num(out, x);
-	fputs("\" y=\"", out);
+	af_out_puts(out, "\" y=\"");
 	af_num(out, y);
-	fputs("\">", out);
-	af_xml_escape(out, text, strlen(text));
-	fputs("</text>\n", out);
+	af_out_puts(out, "\">");
+	af_out_xml(out, text, strlen(text));
+	af_out_puts(out, "</text>\n");
 }
 
 /* The android palette's kinds, in one centred row under the title, as
  * legend.c places it. */
-static void af_svg_legend(FILE *out, const af_layout *l, const af_render_options *opt)
+static void af_svg_legend(af_out *out, const af_layout *l, const af_render_options *opt)
 {
 	af_legend g;
 	double x;
@@ -344,36 +349,36 @@ static void af_svg_legend(FILE *out, const af_layout *l, const af_render_options
 
 	af_legend_place(opt->font, l, &g);
 	x = g.x;
-	fputs("<g id=\"legend\">", out);
+	af_out_puts(out, "<g id=\"legend\">");
 	for (i = 0; i < g.count; i++) {
 		af_rgb c;
 		const char *label = af_legend_entry(&g, i, &c);
-		fputs("<rect x=\"", out);
+		af_out_puts(out, "<rect x=\"");
 		af_num(out, x);
-		fputs("\" y=\"", out);
+		af_out_puts(out, "\" y=\"");
 		af_num(out, l->legend_y - g.box);
-		fprintf(out, "\" width=\"%.2f\" height=\"%.2f\" fill=\"#%02x%02x%02x\"/>", g.box,
+		af_out_printf(out, "\" width=\"%.2f\" height=\"%.2f\" fill=\"#%02x%02x%02x\"/>", g.box,
 		        g.box, c.r, c.g, c.b);
 		x += g.box + g.pad;
-		fputs("<text x=\"", out);
+		af_out_puts(out, "<text x=\"");
 		af_num(out, x);
-		fputs("\" y=\"", out);
+		af_out_puts(out, "\" y=\"");
 		af_num(out, l->legend_y);
 		/* smaller to fit: a style, as the style sheet sets every text's size */
 		if (g.size != l->font_size)
-			fprintf(out, "\" style=\"font-size:%.2fpx", g.size);
-		fputs("\">", out);
-		af_xml_escape(out, label, strlen(label));
-		fputs("</text>", out);
+			af_out_printf(out, "\" style=\"font-size:%.2fpx", g.size);
+		af_out_puts(out, "\">");
+		af_out_xml(out, label, strlen(label));
+		af_out_puts(out, "</text>");
 		x += af_font_text_width(opt->font, label, strlen(label), g.size) + g.gap;
 	}
-	fputs("</g>\n", out);
+	af_out_puts(out, "</g>\n");
 }
 
 /* The frames, then (interactive) the script with their data. */
 static af_status af_svg_frames(const af_layout *l, const af_render_options *opt,
                                af_style *st, int interactive, double rect_h,
-                               FILE *out, af_error *err)
+                               af_out *out, af_error *err)
 {
 	af_mem *mem = af_layout_mem(l);
 	af_buf tip = {.mem = mem}, data = {.mem = mem};
@@ -393,7 +398,7 @@ static af_status af_svg_frames(const af_layout *l, const af_render_options *opt,
 		}
 		memset(index, 0xFF, count * sizeof *index);
 	}
-	fputs("<g id=\"frames\">\n", out);
+	af_out_puts(out, "<g id=\"frames\">\n");
 	for (i = 0; i < l->nrects && !bad; i++) {
 		const af_rect *r = &l->rects[i];
 		af_node_info ni;
@@ -407,9 +412,9 @@ static af_status af_svg_frames(const af_layout *l, const af_render_options *opt,
 		link = af_svg_open_frame(out, opt->nameattr, ni.name, &title, &tlen);
 		if (title && interactive) {
 			/* flame.js shows it instead of the tooltip it builds */
-			fputs("<title>", out);
-			af_xml_escape(out, title, tlen);
-			fputs("</title>", out);
+			af_out_puts(out, "<title>");
+			af_out_xml(out, title, tlen);
+			af_out_puts(out, "</title>");
 		}
 		if (interactive) {
 			uint32_t id = af_tree_name_id(l->tree, r->node);
@@ -437,18 +442,18 @@ static af_status af_svg_frames(const af_layout *l, const af_render_options *opt,
 			tip.len = 0;
 			bad = title ? af_buf_append(&tip, title, tlen)
 			            : af_style_tooltip(st, &tip, r);
-			fputs("<title>", out);
-			af_xml_escape(out, tip.data, tip.len);
-			fputs("</title>", out);
+			af_out_puts(out, "<title>");
+			af_out_xml(out, tip.data, tip.len);
+			af_out_puts(out, "</title>");
 		}
-		fputs("<rect x=\"", out);
+		af_out_puts(out, "<rect x=\"");
 		af_num(out, r->x);
-		fputs("\" y=\"", out);
+		af_out_puts(out, "\" y=\"");
 		af_num(out, r->y);
-		fputs("\" width=\"", out);
+		af_out_puts(out, "\" width=\"");
 		af_num(out, r->w);
 		if (r->h != rect_h) {
-			fputs("\" height=\"", out);
+			af_out_puts(out, "\" height=\"");
 			af_num(out, r->h);
 		}
 		af_fill(out, col);
@@ -458,19 +463,19 @@ static af_status af_svg_frames(const af_layout *l, const af_render_options *opt,
 		n = !l->thumbnail || r->h >= fs + 2 ? af_style_fit(st, ni.name, r->w, &dots) : 0;
 		if (n > 0) {
 			/* white on dark fills: every label stands out 4.5:1 */
-			fputs(af_style_label_light(col) ? "<text class=\"w\" x=\"" : "<text x=\"", out);
+			af_out_puts(out, af_style_label_light(col) ? "<text class=\"w\" x=\"" : "<text x=\"");
 			af_num(out, r->x + 3);
-			fputs("\" y=\"", out);
+			af_out_puts(out, "\" y=\"");
 			af_num(out, r->y + r->h / 2 + 3);
-			fputs("\">", out);
-			af_xml_escape(out, ni.name, n);
+			af_out_puts(out, "\">");
+			af_out_xml(out, ni.name, n);
 			if (dots)
-				fputs("..", out);
-			fputs("</text>", out);
+				af_out_puts(out, "..");
+			af_out_puts(out, "</text>");
 		}
-		fputs(link ? "</g></a>\n" : "</g>\n", out);
+		af_out_puts(out, link ? "</g></a>\n" : "</g>\n");
 	}
-	fputs("</g>\n", out);
+	af_out_puts(out, "</g>\n");
 	if (bad) {
 		status = af_fail(err, AF_ERR_NOMEM, -1, "out of memory writing SVG");
 		goto done;
@@ -487,8 +492,8 @@ static af_status af_svg_frames(const af_layout *l, const af_render_options *opt,
 		status = af_fail(err, AF_ERR_NOMEM, -1, "out of memory writing SVG");
 		goto done;
 	}
-	fputs("</svg>\n", out);
-	if (fflush(out) || ferror(out))
+	af_out_puts(out, "</svg>\n");
+	if (af_out_flush(out) || fflush(out->f) || ferror(out->f))
 		status = af_fail(err, AF_ERR_IO, -1, "write failed");
 done:
 	af_buf_free(&tip);
@@ -499,7 +504,7 @@ done:
 }
 
 static af_status af_svg_emit(const af_layout *l, const af_render_options *opt,
-                             FILE *out, af_error *err)
+                             af_out *out, af_error *err)
 {
 	af_style st;
 	double fs = l->font_size, rect_h;
@@ -525,16 +530,16 @@ static af_status af_svg_emit(const af_layout *l, const af_render_options *opt,
 		if (!((*c >= 'A' && *c <= 'Z') || (*c >= 'a' && *c <= 'z') ||
 		      (*c >= '0' && *c <= '9') || *c == '-' || *c == '_' || *c == '.'))
 			return af_fail(err, AF_ERR_ARG, -1, "bad encoding name '%s'", enc);
-	fprintf(out, "<?xml version=\"1.0\" encoding=\"%s\" standalone=\"no\"?>\n", enc);
-	fputs("<svg version=\"1.1\" width=\"", out);
+	af_out_printf(out, "<?xml version=\"1.0\" encoding=\"%s\" standalone=\"no\"?>\n", enc);
+	af_out_puts(out, "<svg version=\"1.1\" width=\"");
 	af_num(out, l->width);
-	fputs("\" height=\"", out);
+	af_out_puts(out, "\" height=\"");
 	af_num(out, l->height);
-	fputs("\" viewBox=\"0 0 ", out);
+	af_out_puts(out, "\" viewBox=\"0 0 ");
 	af_num(out, l->width);
-	fputc(' ', out);
+	af_out_putc(out, ' ');
 	af_num(out, l->height);
-	fputs("\" xmlns=\"http://www.w3.org/2000/svg\">\n", out);
+	af_out_puts(out, "\" xmlns=\"http://www.w3.org/2000/svg\">\n");
 	if (opt->notes) {
 		/* a comment may not hold "--": runs of '-' become one */
 		af_buf note = {.mem = af_layout_mem(l)};
@@ -544,33 +549,33 @@ static af_status af_svg_emit(const af_layout *l, const af_render_options *opt,
 				af_buf_free(&note);
 				return af_fail(err, AF_ERR_NOMEM, -1, "out of memory writing SVG");
 			}
-		fputs("<!-- ", out);
-		af_xml_escape(out, note.data ? note.data : "", note.len);
-		fputs(" -->\n", out);
+		af_out_puts(out, "<!-- ");
+		af_out_xml(out, note.data ? note.data : "", note.len);
+		af_out_puts(out, " -->\n");
 		af_buf_free(&note);
 	}
-	fprintf(out, "<defs><linearGradient id=\"background\" x1=\"0\" y1=\"0\" x2=\"0\" y2=\"1\">"
+	af_out_printf(out, "<defs><linearGradient id=\"background\" x1=\"0\" y1=\"0\" x2=\"0\" y2=\"1\">"
 	             "<stop stop-color=\"#%02x%02x%02x\" offset=\"5%%\"/>"
 	             "<stop stop-color=\"#%02x%02x%02x\" offset=\"95%%\"/></linearGradient></defs>\n",
 	        st.bg[0].r, st.bg[0].g, st.bg[0].b, st.bg[1].r, st.bg[1].g, st.bg[1].b);
 	if (rect_h > 0)
 		snprintf(height_css, sizeof height_css, ";height:%gpx", rect_h);
-	fputs("<style>text{font-family:", out);
+	af_out_puts(out, "<style>text{font-family:");
 	if (opt->font_family) {
 		for (c = opt->font_family; *c; c++)
 			if (*c != '<' && *c != '>' && *c != '&' && *c != '{' && *c != '}' &&
 			    *c != ';')
-				fputc(*c, out);
+				af_out_putc(out, *c);
 	} else {
-		fputs(AF_FONT_FAMILIES, out);
+		af_out_puts(out, AF_FONT_FAMILIES);
 	}
 	/* drawn as measured: no kerning, no optional ligatures (font.c) */
-	fputs(";font-kerning:none;font-variant-ligatures:no-common-ligatures", out);
+	af_out_puts(out, ";font-kerning:none;font-variant-ligatures:no-common-ligatures");
 	/* every text stands out at least 4.5:1 from the background (style.c) */
 	ink = af_style_ink(&st, AF_INK_TEXT);
 	muted = af_style_ink(&st, AF_INK_MUTED);
 	button = af_style_ink(&st, AF_INK_BUTTON);
-	fprintf(out, ";font-size:%gpx;fill:#%02x%02x%02x}#frames text{fill:#000}#frames text.w{fill:#fff}"
+	af_out_printf(out, ";font-size:%gpx;fill:#%02x%02x%02x}#frames text{fill:#000}#frames text.w{fill:#fff}"
 	             "#title{text-anchor:middle;font-size:%gpx}"
 	             "#subtitle{text-anchor:middle;fill:#%02x%02x%02x}"
 	             "#frames rect{rx:2px;ry:2px%s}%s"
@@ -578,13 +583,13 @@ static af_status af_svg_emit(const af_layout *l, const af_render_options *opt,
 	        fs, ink.r, ink.g, ink.b, fs + 5, muted.r, muted.g, muted.b, height_css,
 	        interactive ? "#frames g{cursor:pointer}" : "");
 	if (interactive) /* the buttons and lines the script draws */
-		fprintf(out, ".parent{opacity:.5}.hide{display:none}#matched,#search{text-anchor:end}"
+		af_out_printf(out, ".parent{opacity:.5}.hide{display:none}#matched,#search{text-anchor:end}"
 		             "#unzoom,#search,#ignorecase{cursor:pointer;fill:#%02x%02x%02x}"
 		             "#ignorecase.on{fill:#%02x%02x%02x;font-weight:bold}",
 		        button.r, button.g, button.b, ink.r, ink.g, ink.b);
-	fputs("</style>\n", out);
-	fputs("<rect x=\"0\" y=\"0\" width=\"100%\" height=\"100%\" "
-	      "fill=\"url(#background)\"/>\n", out);
+	af_out_puts(out, "</style>\n");
+	af_out_puts(out, "<rect x=\"0\" y=\"0\" width=\"100%\" height=\"100%\" "
+	      "fill=\"url(#background)\"/>\n");
 	if (!l->thumbnail)
 		af_svg_text(out, "id=\"title\"", l->width / 2, fs * 2, l->title);
 	if (l->subtitle && !l->thumbnail)
@@ -595,13 +600,18 @@ static af_status af_svg_emit(const af_layout *l, const af_render_options *opt,
 }
 
 af_status af_svg_write(const af_layout *l, const af_render_options *opt,
-                       FILE *out, af_error *err)
+                       FILE *f, af_error *err)
 {
+	af_out *out = af_malloc(af_layout_mem(l), sizeof *out);
 	af_status st;
 
-	/* thousands of small writes: the stream's lock taken once for them all */
-	flockfile(out);
+	if (!out)
+		return af_mem_explain(af_layout_mem(l),
+		                      af_fail(err, AF_ERR_NOMEM, -1, "out of memory writing SVG"),
+		                      err);
+	/* thousands of small writes, gathered into large ones */
+	af_out_init(out, f);
 	st = af_svg_emit(l, opt, out, err);
-	funlockfile(out);
+	af_free(af_layout_mem(l), out);
 	return af_mem_explain(af_layout_mem(l), st, err);
 }

@@ -46,10 +46,14 @@ static int af_span_cmp(const void *a, const void *b)
 	return (x->rank > y->rank) - (x->rank < y->rank);
 }
 
-/* The public struct, and the allocator its blocks came from. */
+/* The public struct, the allocator its blocks came from, and what a
+ * thumbnail of it needs: the options it was laid out with and the time
+ * under which it left frames out. */
 typedef struct af_layout_full {
 	af_layout pub;
 	af_mem *mem;
+	af_layout_options opt;
+	double min_time;
 } af_layout_full;
 
 af_mem *af_layout_mem(const af_layout *layout)
@@ -136,6 +140,30 @@ static int af_first_lines(const af_tree *tree, const af_pnode *nodes, size_t n,
 	}
 	af_free(mem, best);
 	return 0;
+}
+
+/* A thumbnail's rows: as many levels as `height` holds at one pixel a
+ * level at least, no taller than `frame_height`; deeper frames go. */
+static void af_thumb_rows(af_layout *L, int height, double frame_height)
+{
+	double fh = (double)height / (L->max_depth + 1);
+	size_t i, kept = 0;
+
+	if (fh > frame_height)
+		fh = frame_height;
+	if (fh < 1)
+		fh = 1;
+	L->frame_height = fh;
+	L->height = height;
+	for (i = 0; i < L->nrects; i++) {
+		af_rect r = L->rects[i];
+		r.h = fh >= 3 ? fh - 1 : fh;
+		r.y = L->inverted ? r.depth * fh : height - (r.depth + 1) * fh;
+		if (r.y < 0 || r.y + r.h > height + 1e-9)
+			continue;
+		L->rects[kept++] = r;
+	}
+	L->nrects = kept;
 }
 
 static af_status af_layout_make(const af_tree *tree, const af_layout_options *opt,
@@ -341,6 +369,7 @@ static af_status af_layout_make(const af_tree *tree, const af_layout_options *op
 		r->x = L->xpad + (double)p.start * wpt;
 		r->w = (L->xpad + (double)(p.start + v) * wpt) - r->x;
 		r->value = v;
+		r->start = p.start;
 		r->node = p.node;
 		r->depth = depth;
 		r->own = (p.parts & AF_PART_SELF) != 0;
@@ -376,25 +405,11 @@ static af_status af_layout_make(const af_tree *tree, const af_layout_options *op
 			                             ? p.start + off : at;
 		}
 	}
+	full->opt = o;
+	full->opt.title = full->opt.subtitle = NULL; /* not kept: the layout's own */
+	full->min_time = min_time;
 	if (L->thumbnail) {
-		/* the deepest levels go when even a pixel a level cannot hold them */
-		double fh = (double)o.thumb_height / (L->max_depth + 1);
-		size_t kept = 0;
-		if (fh > o.frame_height)
-			fh = o.frame_height;
-		if (fh < 1)
-			fh = 1;
-		L->frame_height = fh;
-		L->height = o.thumb_height;
-		for (i = 0; i < L->nrects; i++) {
-			af_rect r = L->rects[i];
-			r.h = fh >= 3 ? fh - 1 : fh;
-			r.y = o.inverted ? r.depth * fh : o.thumb_height - (r.depth + 1) * fh;
-			if (r.y < 0 || r.y + r.h > o.thumb_height + 1e-9)
-				continue;
-			L->rects[kept++] = r;
-		}
-		L->nrects = kept;
+		af_thumb_rows(L, o.thumb_height, o.frame_height);
 		*out = L;
 		L = NULL;
 		goto out;
@@ -438,4 +453,68 @@ af_status af_layout_build(const af_tree *tree, const af_layout_options *opt,
 {
 	return af_mem_explain(af_tree_mem(tree), af_layout_make(tree, opt, out, err),
 	                      err);
+}
+
+af_status af_layout_thumbnail(const af_layout *layout, int width, int height,
+                              af_layout **out, af_error *err)
+{
+	const af_layout_full *from = (const af_layout_full *)layout;
+	af_mem *mem = af_layout_mem(layout);
+	af_layout_options o = from->opt;
+	af_layout_full *full;
+	af_layout *L;
+	double wpt, min_time;
+	size_t i;
+
+	*out = NULL;
+	o.title = layout->title;
+	o.thumb_width = width;
+	o.thumb_height = height;
+	if (width < 16 || height < 16 || width > 8192 || height > 8192)
+		return af_layout_build(layout->tree, &o, out, err); /* says why */
+	/* the frames a thumbnail keeps are those at least a pixel wide: among
+	 * this layout's when it left out no wider one */
+	wpt = width / (double)layout->total;
+	min_time = 1 / wpt; /* as af_layout_make() computes them */
+	if (layout->thumbnail || !(from->min_time <= min_time))
+		return af_layout_build(layout->tree, &o, out, err);
+	full = af_calloc(mem, 1, sizeof *full);
+	if (!full)
+		return af_mem_explain(mem, af_fail(err, AF_ERR_NOMEM, -1,
+		                                   "out of memory laying out the graph"), err);
+	full->mem = af_mem_ref(mem);
+	full->opt = from->opt;
+	full->min_time = min_time;
+	L = &full->pub;
+	*L = *layout;
+	L->rects = NULL;
+	L->nrects = 0;
+	L->subtitle = NULL;
+	L->legend = 0;
+	L->legend_y = 0;
+	L->top = 0;
+	L->thumbnail = 1;
+	L->xpad = 0;
+	L->width = width;
+	L->max_depth = 0;
+	L->title = af_strdup(mem, layout->title);
+	L->rects = af_malloc(mem, (layout->nrects ? layout->nrects : 1) * sizeof *L->rects);
+	if (!L->title || !L->rects) {
+		af_layout_free(L);
+		return af_mem_explain(mem, af_fail(err, AF_ERR_NOMEM, -1,
+		                                   "out of memory laying out the graph"), err);
+	}
+	for (i = 0; i < layout->nrects; i++) {
+		af_rect r = layout->rects[i];
+		if (r.node != 0 && (r.value == 0 || (double)r.value < min_time))
+			continue; /* and so is everything above it */
+		r.x = (double)r.start * wpt;
+		r.w = (double)(r.start + r.value) * wpt - r.x;
+		if (r.depth > L->max_depth)
+			L->max_depth = r.depth;
+		L->rects[L->nrects++] = r;
+	}
+	af_thumb_rows(L, height, from->opt.frame_height);
+	*out = L;
+	return AF_OK;
 }

@@ -255,3 +255,96 @@ Test(layout, min_width_counts_as_flamegraph_pl)
 	free(svg);
 	free(in);
 }
+
+/* A thumbnail taken from a drawn graph's frames is the thumbnail laid out
+ * from the tree, frame for frame, whatever the options: where the graph
+ * left out frames a thumbnail draws, it is laid out again. */
+static void same_thumbnail(const af_tree *tree, const af_layout_options *lo, int w, int h,
+                           const char *what)
+{
+	af_layout_options to = *lo;
+	af_layout *full = NULL, *got = NULL, *want = NULL;
+	af_error e;
+	size_t i;
+
+	to.thumb_width = w;
+	to.thumb_height = h;
+	cr_assert_eq(af_layout_build(tree, lo, &full, &e), AF_OK, "%s: %s", what, e.message);
+	cr_assert_eq(af_layout_build(tree, &to, &want, &e), AF_OK, "%s: %s", what, e.message);
+	cr_assert_eq(af_layout_thumbnail(full, w, h, &got, &e), AF_OK, "%s: %s", what, e.message);
+	cr_assert_eq(got->nrects, want->nrects, "%s %dx%d: %zu frames, not %zu", what, w, h,
+	             got->nrects, want->nrects);
+	for (i = 0; i < want->nrects; i++)
+		cr_assert(memcmp(&got->rects[i], &want->rects[i], sizeof want->rects[i]) == 0,
+		          "%s %dx%d: frame %zu differs", what, w, h, i);
+	cr_assert(got->width == want->width && got->height == want->height &&
+	          got->frame_height == want->frame_height && got->xpad == want->xpad &&
+	          got->max_depth == want->max_depth && got->thumbnail && !got->legend &&
+	          !got->subtitle && strcmp(got->title, want->title) == 0 &&
+	          got->total == want->total && got->max_delta == want->max_delta, "%s", what);
+	af_layout_free(full);
+	af_layout_free(got);
+	af_layout_free(want);
+}
+
+Test(layout, thumbnail_from_the_graph_is_the_thumbnail_from_the_tree)
+{
+	static const char *const samples[] = {"app.trace", "app-dalvik-v1.trace",
+	                                      "app-streaming.trace", "app-after.trace"};
+	static const char *const real[] = {"BurrOakApp-dmtrace.trace",
+	                                   "JAGAndroidFramework-dmtrace.trace",
+	                                   "android-methods-profiler-legacy.trace"};
+	size_t k, n = sizeof samples / sizeof *samples + sizeof real / sizeof *real;
+
+	for (k = 0; k < n; k++) {
+		int is_real = k >= sizeof samples / sizeof *samples;
+		char *path = NULL;
+		af_node_info root;
+		af_clock clock;
+		af_trace *trace = NULL;
+		af_tree *tree = NULL;
+		af_error e;
+		int v;
+
+		if (is_real) {
+			if (!t_have_traces())
+				continue;
+			path = t_trace_path(real[k - sizeof samples / sizeof *samples]);
+		} else {
+			path = malloc(strlen(AF_TEST_SOURCE) + strlen(samples[k]) + 10);
+			cr_assert(path);
+			sprintf(path, "%s/samples/%s", AF_TEST_SOURCE, samples[k]);
+		}
+		cr_assert_eq(af_trace_open(path, NULL, &trace, &e), AF_OK, "%s: %s", path,
+		             e.message);
+		cr_assert_eq(af_tree_from_trace(trace, NULL, &tree, &e), AF_OK);
+		af_tree_node(tree, 0, &root);
+		clock = af_trace_get_info(trace)->has_clock[AF_CLOCK_WALL] ? AF_CLOCK_WALL
+		                                                           : AF_CLOCK_CPU;
+		for (v = 0; v < 8; v++) {
+			af_layout_options lo = {.legend = 1, .subtitle = "s", .title = "t",
+			                        .clock = clock};
+			if (v == 1)
+				lo.inverted = 1;
+			if (v == 2)
+				lo.sort_weight = 1;
+			if (v == 3)
+				lo.keep_narrow = 1;
+			if (v == 4)
+				lo.min_width_pct = 0.5; /* wider than a thumbnail's pixel */
+			if (v == 5)
+				lo.min_width = 5;
+			if (v == 6)
+				lo.width = 200;
+			if (v == 7)
+				lo.total = 10 * root.total[clock];
+			same_thumbnail(tree, &lo, 480, 150, path);
+			same_thumbnail(tree, &lo, 960, 200, path);
+			same_thumbnail(tree, &lo, 16, 16, path);
+			same_thumbnail(tree, &lo, 3000, 900, path);
+		}
+		af_tree_free(tree);
+		af_trace_free(trace);
+		free(path);
+	}
+}

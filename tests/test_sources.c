@@ -367,6 +367,8 @@ static const t_file files[] = {
 	{"render/font.c", FONT},
 	{"render/png.h", FONT}, /* pixels to a PNG file: knows no layout */
 	{"render/png.c", FONT},
+	{"render/out.h", FONT}, /* buffered writing: knows no layout */
+	{"render/out.c", FONT},
 	{"render/style.h", STYLE},
 	{"render/style.c", STYLE},
 	{"render/legend.h", STYLE},

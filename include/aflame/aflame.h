@@ -701,6 +701,7 @@ typedef struct af_rect {
 	                   total, or where flamegraph.pl's walk draws a node
 	                   twice (see af_layout_build), the part this frame
 	                   holds; the root holds the layout's total */
+	uint64_t start; /* the time left of the frame, from the root's start */
 	int own;        /* the frame holds its node's own time (a node's second
 	                   frame holds only its children's) */
 	int changed;    /* differential input: the frame is coloured by its
@@ -746,6 +747,15 @@ typedef struct af_layout {
 AF_NODISCARD af_status af_layout_build(const af_tree *tree,
                                        const af_layout_options *opt,
                                        af_layout **out, af_error *err);
+
+/** The thumbnail of a laid-out graph, `width` x `height` pixels: the
+ * layout af_layout_build() makes with those as thumb_width and
+ * thumb_height and the options `layout` was made with, taken from
+ * `layout`'s frames without walking the tree again where they hold all a
+ * thumbnail draws (frames a pixel wide at `width`). */
+AF_NODISCARD af_status af_layout_thumbnail(const af_layout *layout, int width,
+                                           int height, af_layout **out,
+                                           af_error *err);
 
 void af_layout_free(af_layout *layout);
 

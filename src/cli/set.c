@@ -226,15 +226,27 @@ static int render_job(pool *pl, job *j, af_font *font)
 		if (write_one(pl, j, ext_of[f], (af_format)f, tree, layout, &ro))
 			goto out;
 	}
-	/* the thumbnail, for the index (and for --thumbnail) */
-	af_layout_free(layout);
-	layout = NULL;
-	/* the merged graph's card spans the page: its thumbnail is wider */
-	lo.thumb_width = c->thumb_width ? c->thumb_width : j->thread == ALL ? 2 * THUMB_W : THUMB_W;
-	lo.thumb_height = c->thumb_height ? c->thumb_height : j->thread == ALL ? 200 : THUMB_H;
-	if (af_layout_build(tree, &lo, &layout, &e) != AF_OK) {
-		report_error(input_name(c->input), &e);
-		goto out;
+	/* the thumbnail, for the index (and for --thumbnail): from the graph's
+	 * frames when it was drawn */
+	{
+		/* the merged graph's card spans the page: its thumbnail is wider */
+		int tw = c->thumb_width ? c->thumb_width : j->thread == ALL ? 2 * THUMB_W : THUMB_W;
+		int th = c->thumb_height ? c->thumb_height : j->thread == ALL ? 200 : THUMB_H;
+		af_layout *thumb = NULL;
+		af_status st;
+		if (layout) {
+			st = af_layout_thumbnail(layout, tw, th, &thumb, &e);
+		} else {
+			lo.thumb_width = tw;
+			lo.thumb_height = th;
+			st = af_layout_build(tree, &lo, &thumb, &e);
+		}
+		af_layout_free(layout);
+		layout = thumb;
+		if (st != AF_OK) {
+			report_error(input_name(c->input), &e);
+			goto out;
+		}
 	}
 	ro.scale = 1;
 	if (write_one(pl, j, ".thumb.png", AF_FORMAT_PNG, tree, layout, &ro))
