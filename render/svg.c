@@ -201,15 +201,15 @@ static int af_svg_script(af_out *out, const af_layout *l, const af_render_option
 	for (i = 0; i < nnames && !af_tree_lib(l->tree, names[i]); i++)
 		;
 	if (i < nnames) {
-		fputs("],\nlibs:[", out);
+		af_out_puts(out, "],\nlibs:[");
 		for (i = 0; i < nnames; i++) {
 			const char *lib = af_tree_lib(l->tree, names[i]);
 			if (i)
-				fputc(',', out);
+				af_out_putc(out, ',');
 			if (lib)
-				af_js_string(out, lib, strlen(lib));
+				af_out_js(out, lib, strlen(lib));
 			else
-				fputc('0', out);
+				af_out_putc(out, '0');
 		}
 	}
 	/* per frame: name index, total, calls, then with diff the change, with
