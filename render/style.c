@@ -119,25 +119,9 @@ size_t af_style_legend(size_t i, const char **label, af_rgb *color)
 	return n;
 }
 
-unsigned af_style_kinds(const af_layout *l)
+size_t af_style_kind(const af_node_info *ni)
 {
-	const unsigned all = (1u << (sizeof af_android / sizeof af_android[0])) - 1;
-	int differential = af_tree_is_differential(l->tree);
-	unsigned kinds = 0;
-	size_t i;
-
-	for (i = 0; i < l->nrects && kinds != all; i++) {
-		const af_rect *r = &l->rects[i];
-		af_node_info ni;
-		/* what af_palette_fill colours otherwise: separators, changes */
-		if (differential && r->changed)
-			continue;
-		af_tree_node(l->tree, r->node, &ni);
-		if (strcmp(ni.name, "-") == 0 || strcmp(ni.name, "--") == 0)
-			continue;
-		kinds |= 1u << af_android_kind(&ni);
-	}
-	return kinds;
+	return (size_t)af_android_kind(ni);
 }
 
 int af_palette_from_name(const char *name)

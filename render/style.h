@@ -67,10 +67,8 @@ double af_style_contrast(af_rgb a, af_rgb b);
 /** Entry `i` of the android palette's legend; returns how many there are. */
 size_t af_style_legend(size_t i, const char **label, af_rgb *color);
 
-/** The android palette's kinds that frames of `l` are drawn in: bit i for
- * entry i of af_style_legend (separators and a differential graph's
- * changed frames, coloured otherwise, count for none). */
-unsigned af_style_kinds(const af_layout *l);
+/** The android palette's kind of a frame: its entry in af_style_legend. */
+size_t af_style_kind(const af_node_info *ni);
 
 /** The length of `name` as labels and tooltips show it: without the
  * annotation flamegraph.pl strips, perf's "_[k]" (kernel), "_[w]" (waker),

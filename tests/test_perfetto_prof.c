@@ -982,3 +982,50 @@ Test(perfetto_prof, dump_at_max_draws_the_peak)
 	                    "/system/bin/surfaceflinger;main;work;malloc 3\n");
 	free(f);
 }
+
+/* A mapping without a path is named by its build id (InternedData
+ * build_ids, field 16; Mapping.build_id, field 2) in hex, as Perfetto's UI
+ * shows it.  CPU samples written here. */
+Test(perfetto_prof, a_mapping_without_a_path_names_its_build_id)
+{
+	pb in = {.n = 0}, body = {.n = 0}, d = {.n = 0}, ps = {.n = 0}, m = {.n = 0};
+	static const uint64_t cs1[] = {1, 2}, cs2[] = {1, 3};
+	static const uint8_t binary[] = {0x9f, 0x3c, 0x01, 0xab};
+	char *svg;
+	int i;
+
+	istr(&d, 5, 1, "main");
+	istr(&d, 5, 2, "alloc");
+	istr(&d, 5, 3, "grow");
+	vi(&m, 1, 1); /* InternedString {iid 1, str 9f3c01ab} */
+	ld(&m, 2, binary, sizeof binary);
+	sub(&d, 16, &m);
+	istr(&d, 16, 2, "abc-1");
+	m.n = 0;
+	vi(&m, 1, 1);
+	vi(&m, 2, 1);
+	sub(&d, 19, &m);
+	m.n = 0;
+	vi(&m, 1, 2);
+	vi(&m, 2, 2);
+	sub(&d, 19, &m);
+	frame(&d, 6, 1, 1, 0, 0);
+	frame(&d, 6, 2, 2, 1, 0x10);
+	frame(&d, 6, 3, 3, 2, 0x20);
+	stack(&d, 7, 1, cs1, 2);
+	stack(&d, 7, 2, cs2, 2);
+	sub(&body, 12, &d);
+	packet(&in, 1, &body);
+	for (i = 1; i <= 2; i++) {
+		body.n = ps.n = 0;
+		vi(&ps, 2, 7);
+		vi(&ps, 3, 7);
+		vi(&ps, 4, (uint64_t)i);
+		sub(&body, 66, &ps);
+		packet(&in, 1, &body);
+	}
+	svg = svg_file(&in, "lib-build-id", "--no-javascript");
+	expect_title(svg, "alloc", "alloc in build id 9f3c01ab (1 samples, 50.00%)");
+	expect_title(svg, "grow", "grow in build id 6162632d31 (1 samples, 50.00%)");
+	free(svg);
+}
