@@ -14,6 +14,7 @@
 #include "layout.h"
 #include "legend.h"
 #include "png.h"
+#include "raster.h"
 #include "style.h"
 
 #define AF_CAIRO_MAX_SIDE 32767 /* cairo's image surface limit */
@@ -105,9 +106,17 @@ static int af_cairo_legend(cairo_t *cr, af_buf *tmp, const af_layout *l, af_font
 	return bad;
 }
 
-/* Draws the whole graph; returns a non-zero cairo status on failure. */
+/* A frame's corners are rounded where a pixel can show it. */
+static double af_corner(const af_rect *r)
+{
+	return r->h >= 6 && r->w >= 2 ? 2 : 0;
+}
+
+/* Draws the whole graph; returns a non-zero cairo status on failure.  An
+ * image's frames go straight into its pixels, `canvas`, `scale` times the
+ * size of the layout; a PDF's (canvas NULL) are cairo's paths. */
 static cairo_status_t af_draw(cairo_t *cr, const af_layout *l, af_font *font,
-                              af_style *st)
+                              af_style *st, af_canvas *canvas, double scale)
 {
 	const cairo_font_options_t *fo;
 	cairo_font_face_t *face = af_font_face(font, &fo);
@@ -143,6 +152,20 @@ static cairo_status_t af_draw(cairo_t *cr, const af_layout *l, af_font *font,
 		bad |= af_cairo_legend(cr, &label, l, font, ink);
 	cairo_set_font_size(cr, fs);
 
+	if (canvas) {
+		/* the frames straight into the pixels, then their labels */
+		cairo_surface_flush(cairo_get_target(cr));
+		for (i = 0; i < l->nrects; i++) {
+			const af_rect *r = &l->rects[i];
+			af_node_info ni;
+			af_rgb c;
+			af_tree_node(l->tree, r->node, &ni);
+			c = af_style_fill(st, &ni, r);
+			af_canvas_box(canvas, r->x * scale, r->y * scale, r->w * scale, r->h * scale,
+			              af_corner(r) * scale, c.r, c.g, c.b);
+		}
+		cairo_surface_mark_dirty(cairo_get_target(cr));
+	}
 	for (i = 0; i < l->nrects && !bad; i++) {
 		const af_rect *r = &l->rects[i];
 		af_node_info ni;
@@ -151,16 +174,19 @@ static cairo_status_t af_draw(cairo_t *cr, const af_layout *l, af_font *font,
 		int dots;
 
 		af_tree_node(l->tree, r->node, &ni);
-		c = af_style_fill(st, &ni, r);
-		/* corners are rounded where a pixel can show it */
-		af_rounded(cr, r->x, r->y, r->w, r->h, r->h >= 6 && r->w >= 2 ? 2 : 0);
-		cairo_set_source_rgb(cr, c.r / 255.0, c.g / 255.0, c.b / 255.0);
-		cairo_fill(cr);
+		if (!canvas) {
+			c = af_style_fill(st, &ni, r);
+			af_rounded(cr, r->x, r->y, r->w, r->h, af_corner(r));
+			cairo_set_source_rgb(cr, c.r / 255.0, c.g / 255.0, c.b / 255.0);
+			cairo_fill(cr);
+		}
 		if (l->thumbnail && r->h < fs + 2)
 			continue; /* a label this short could not be read */
 		n = af_style_fit(st, ni.name, r->w, &dots);
 		if (n == 0)
 			continue;
+		if (canvas)
+			c = af_style_fill(st, &ni, r);
 		if (af_style_label_light(c))
 			cairo_set_source_rgb(cr, 1, 1, 1);
 		else
@@ -224,7 +250,12 @@ static af_status af_cairo_emit(const af_layout *l, af_format format,
 	}
 	cr = cairo_create(s);
 	cairo_scale(cr, scale, scale);
-	cs = af_draw(cr, l, opt->font, &st);
+	{
+		af_canvas canvas = {pixels, cairo_image_surface_get_width(s),
+		                    cairo_image_surface_get_height(s),
+		                    cairo_image_surface_get_stride(s)};
+		cs = af_draw(cr, l, opt->font, &st, pixels ? &canvas : NULL, scale);
+	}
 	cairo_destroy(cr);
 	if (cs == CAIRO_STATUS_SUCCESS) {
 		cairo_surface_finish(s);

@@ -1,13 +1,22 @@
 /*
- * perfetto.c - the slices of a Perfetto trace (perfetto.h).  Two passes:
- * the packets are read one at a time (pftrace.h frames them, protobuf-c
- * decodes each from src/perfetto.proto), keeping the names of threads and
- * processes, the tracks, each sequence's interned names and defaults, and
- * every begin and end as a small record; then the records, sorted by time
- * (their order in the file breaking ties), go to slices.h.  Perfetto
- * writes its packets in the order of its buffers' chunks, not of time, so
- * the sort is what puts each thread's events in order; memory is the
- * records', a few dozen bytes a slice event, not the trace's.
+ * perfetto.c - the slices of a Perfetto trace (perfetto.h).  The packets
+ * are read one at a time (pftrace.h frames them, protobuf-c decodes each
+ * from src/perfetto.proto), keeping the names of threads and processes,
+ * the tracks, and each sequence's interned names and defaults; each begin
+ * and end becomes a small record in the queue of its source: its packet
+ * sequence (TrackEvent), or its CPU (ftrace bundles).  Each source writes
+ * in time order, while Perfetto writes the packets of different sources in
+ * the order of its buffers' chunks, not of time: the queues are merged in
+ * time order (their order in the file breaking ties) into slices.h as soon
+ * as no earlier event can still come, that is up to the oldest of the
+ * latest times of the sources still writing (a source whose queue is empty
+ * and which wrote nothing over the last AF_PF_WINDOW events no longer
+ * holds the others back).  Memory is that of the call paths and of the
+ * events of that interleaving window, not of the trace: past 2 *
+ * AF_PF_WINDOW events waiting, the oldest are fed regardless (an event that
+ * then comes later than its thread's last is counted as time going back,
+ * as slices.h does).  A trace that never needs that gives the same order
+ * as sorting all its events by time.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -16,6 +25,7 @@
 #include "pb.h"
 #include "perfetto.h"
 #include "perfetto.pb-c.h"
+#include "pfclock.h"
 #include "pftrace.h"
 #include "slices.h"
 
@@ -24,99 +34,19 @@ typedef Aflame__Pftrace__TrackEvent af_pf_tevent;
 
 #define AF_PF "Perfetto trace"
 
-/* Clock ids from 64 on are a sequence's own clocks (incremental
- * timestamps, ClockSnapshot-relative), which are not read. */
-#define AF_PF_SEQ_CLOCKS 64
 
 /* Pseudo-threads of tracks with no thread: tids no kernel gives. */
 #define AF_PF_PSEUDO_TID 0x80000000u
 
-/* A map from u64 keys (interning ids, track uuids) to u32. */
-typedef struct af_pf_slot {
-	uint64_t key;
-	uint32_t val;
-	uint32_t used;
-} af_pf_slot;
-
-typedef struct af_pf_map {
-	af_pf_slot *slots;
-	size_t nslots, len; /* nslots: 0 or a power of two */
-} af_pf_map;
-
-static size_t af_pf_hash(uint64_t k, size_t mask)
-{
-	k ^= k >> 33;
-	k *= 0xff51afd7ed558ccdULL;
-	k ^= k >> 33;
-	return (size_t)k & mask;
-}
-
-static int af_pf_map_get(const af_pf_map *m, uint64_t key, uint32_t *val)
-{
-	size_t i;
-
-	if (!m->nslots)
-		return 0;
-	for (i = af_pf_hash(key, m->nslots - 1); m->slots[i].used;
-	     i = (i + 1) & (m->nslots - 1))
-		if (m->slots[i].key == key) {
-			*val = m->slots[i].val;
-			return 1;
-		}
-	return 0;
-}
-
-/* Sets `key` to `val`; -1 when out of memory. */
-static int af_pf_map_put(af_mem *mem, af_pf_map *m, uint64_t key, uint32_t val)
-{
-	size_t i;
-
-	if ((m->len + 1) * 2 > m->nslots) {
-		size_t n = m->nslots ? m->nslots * 2 : 64, k;
-		af_pf_slot *s;
-		if (n > SIZE_MAX / sizeof *s)
-			return -1;
-		s = af_calloc(mem, n, sizeof *s);
-		if (!s)
-			return -1;
-		for (k = 0; k < m->nslots; k++) {
-			if (!m->slots[k].used)
-				continue;
-			for (i = af_pf_hash(m->slots[k].key, n - 1); s[i].used; i = (i + 1) & (n - 1))
-				;
-			s[i] = m->slots[k];
-		}
-		af_free(mem, m->slots);
-		m->slots = s;
-		m->nslots = n;
-	}
-	for (i = af_pf_hash(key, m->nslots - 1); m->slots[i].used; i = (i + 1) & (m->nslots - 1))
-		if (m->slots[i].key == key) {
-			m->slots[i].val = val;
-			return 0;
-		}
-	m->slots[i].key = key;
-	m->slots[i].val = val;
-	m->slots[i].used = 1;
-	m->len++;
-	return 0;
-}
-
-static void af_pf_map_clear(af_pf_map *m)
-{
-	if (m->nslots)
-		memset(m->slots, 0, m->nslots * sizeof *m->slots);
-	m->len = 0;
-}
-
 /* A packet sequence's incremental state. */
 typedef struct af_pf_seq {
 	int valid;            /* cleared once and not lost since */
-	af_pf_map names;      /* event name iid -> name in `pool` */
+	af_u64map names;      /* event name iid -> name in `pool` */
 	int has_track;        /* TrackEventDefaults.track_uuid */
 	uint64_t track;
 	uint32_t clock;       /* TracePacketDefaults.timestamp_clock_id */
 	uint32_t td_tid, td_pid; /* its ThreadDescriptor (td_tid 0: none) */
+	af_pf_clock *clocks;  /* ids 64-127; NULL until a snapshot has one */
 } af_pf_seq;
 
 /* A TrackDescriptor. */
@@ -130,7 +60,7 @@ typedef struct af_pf_track {
 
 enum { AF_PF_BEGIN, AF_PF_END };
 
-/* A begin or end, until the sort. */
+/* A begin or end, until it is fed. */
 typedef struct af_pf_ev {
 	uint64_t ts;
 	uint64_t track;       /* on_track: the track's uuid */
@@ -141,6 +71,24 @@ typedef struct af_pf_ev {
 	uint8_t kind, on_track;
 } af_pf_ev;
 
+/* Events waiting in the queues: past this many, those no earlier event
+ * can precede are fed; past twice as many, the oldest are fed anyway. */
+#ifndef AF_PF_WINDOW
+#define AF_PF_WINDOW ((size_t)1 << 18)
+#endif
+
+/* A source of events in time order: a packet sequence's track events, or
+ * a CPU's ftrace events.  Its queue, q[head, len), is in time order. */
+typedef struct af_pf_src {
+	af_pf_ev *q;
+	size_t head, len, cap;
+	uint64_t latest;      /* the latest time it gave */
+	uint32_t last;        /* the `order` of its last event */
+} af_pf_src;
+
+/* Sources' keys: a sequence's id, or this plus a CPU's number. */
+#define AF_PF_CPU_SRC ((uint64_t)1 << 32)
+
 typedef struct af_pf {
 	af_trace *t;
 	af_slices *s;
@@ -150,12 +98,19 @@ typedef struct af_pf {
 	af_u32map seq_of;     /* trusted_packet_sequence_id -> index in seqs */
 	af_pf_seq *seqs;
 	size_t nseqs, seqs_cap;
-	af_pf_map track_of;   /* uuid -> index in tracks */
+	af_u64map track_of;   /* uuid -> index in tracks */
 	af_pf_track *tracks;
 	size_t ntracks, tracks_cap;
-	af_pf_ev *evs;
-	size_t nevs, evs_cap;
+	af_u64map src_of;     /* source key -> index in srcs */
+	af_pf_src *srcs;
+	size_t nsrcs, srcs_cap;
+	uint32_t *heap;       /* sources with events waiting, while merging */
+	size_t heap_cap;
+	size_t nevs;          /* events so far (the next one's `order`) */
+	size_t waiting;       /* events in the queues */
+	size_t next_drain;    /* when to merge them again */
 	uint32_t npseudo;
+	af_pf_clocks clocks;  /* the trace's clock, the builtin ones' offsets */
 } af_pf;
 
 static af_status af_pf_nomem(long long off, af_error *err)
@@ -194,16 +149,47 @@ static af_status af_pf_intern(af_pf *pf, const char *s, size_t n, long long off,
 	return *id == AF_NONE ? af_pf_nomem(off, err) : AF_OK;
 }
 
-static af_status af_pf_add(af_pf *pf, const af_pf_ev *ev, af_error *err)
+/* Queues event `ev` of source `key`, in time order within it (a source
+ * that steps back has the event put in its place).  `ahead`: the end of a
+ * complete slice, whose time is not one the source has reached. */
+static af_status af_pf_add(af_pf *pf, uint64_t key, const af_pf_ev *ev, int ahead,
+                           af_error *err)
 {
+	af_pf_src *src;
+	uint32_t k;
+	size_t i;
+
 	if (pf->nevs >= UINT32_MAX - 1)
 		return af_fail(err, AF_ERR_LIMIT, ev->off, AF_PF ": more than %u slice events",
 		               UINT32_MAX - 2);
-	if (AF_GROW(pf->t->mem, pf->evs, pf->evs_cap, pf->nevs + 1))
+	if (!af_u64map_get(&pf->src_of, key, &k)) {
+		if (pf->nsrcs >= UINT32_MAX - 1 ||
+		    AF_GROW(pf->t->mem, pf->srcs, pf->srcs_cap, pf->nsrcs + 1) ||
+		    af_u64map_put(pf->t->mem, &pf->src_of, key, (uint32_t)pf->nsrcs))
+			return af_pf_nomem(ev->off, err);
+		k = (uint32_t)pf->nsrcs++;
+		memset(&pf->srcs[k], 0, sizeof pf->srcs[k]);
+	}
+	src = &pf->srcs[k];
+	if (src->head && src->len == src->cap) {
+		/* room at the front, from events fed: moved back */
+		memmove(src->q, src->q + src->head, (src->len - src->head) * sizeof *src->q);
+		src->len -= src->head;
+		src->head = 0;
+	}
+	if (AF_GROW(pf->t->mem, src->q, src->cap, src->len + 1))
 		return af_pf_nomem(ev->off, err);
-	pf->evs[pf->nevs] = *ev;
-	pf->evs[pf->nevs].order = (uint32_t)pf->nevs;
-	pf->nevs++;
+	for (i = src->len; i > src->head && src->q[i - 1].ts > ev->ts; i--)
+		;
+	if (i < src->len)
+		memmove(src->q + i + 1, src->q + i, (src->len - i) * sizeof *src->q);
+	src->q[i] = *ev;
+	src->q[i].order = (uint32_t)pf->nevs;
+	src->len++;
+	if (!ahead && ev->ts > src->latest)
+		src->latest = ev->ts;
+	src->last = (uint32_t)pf->nevs++;
+	pf->waiting++;
 	return AF_OK;
 }
 
@@ -213,74 +199,34 @@ static uint32_t af_pf_id(int has, int32_t v)
 	return has && v > 0 ? (uint32_t)v : 0;
 }
 
-/* Decimal digits [s, s + n) into a u32: 0 on success. */
-static int af_pf_u32(const char *s, size_t n, uint32_t *out)
-{
-	uint64_t v = 0;
-	size_t i;
-
-	if (n == 0 || n > 10)
-		return -1;
-	for (i = 0; i < n; i++) {
-		if (s[i] < '0' || s[i] > '9')
-			return -1;
-		v = v * 10 + (uint64_t)(s[i] - '0');
-	}
-	if (v >= UINT32_MAX)
-		return -1;
-	*out = (uint32_t)v;
-	return 0;
-}
-
 /* One ftrace print event: an atrace mark (systrace.c reads the same marks
  * from text).  The kernel keeps the writer's line end: it is not part of
  * the name. */
 static af_status af_pf_print(af_pf *pf, const char *m, uint64_t ts, uint32_t tid,
-                             long long off, af_error *err)
+                             uint32_t cpu, long long off, af_error *err)
 {
 	af_trace *t = pf->t;
-	size_t n = strlen(m), i;
+	size_t n = strlen(m);
 	af_pf_ev ev = {.ts = ts, .off = off, .tid = tid};
-	uint32_t pid;
+	af_mark mk;
 
 	while (n && (m[n - 1] == '\n' || m[n - 1] == '\r'))
 		n--;
-	if (n == 0 || (n >= 2 && m[1] != '|')) {
-		t->info.marks_ignored++;
-		return AF_OK;
-	}
-	switch (m[0]) {
-	case 'B':
-		if (n < 2) {
-			t->info.marks_ignored++;
-			return AF_OK;
-		}
-		for (i = 2; i < n && m[i] != '|'; i++)
-			;
-		if (af_pf_u32(m + 2, i - 2, &pid))
-			return af_fail(err, AF_ERR_FORMAT, off, AF_PF ": a begin mark whose pid "
-			               "is not a number: \"%.*s\"", (int)(i - 2 > 40 ? 40 : i - 2),
-			               m + 2);
-		if (i == n) {
-			t->info.marks_ignored++; /* "B|pid" names no slice */
-			return AF_OK;
-		}
+	switch (af_mark_parse(t, m, n, &mk)) {
+	case AF_MARK_BEGIN:
 		ev.kind = AF_PF_BEGIN;
-		ev.pid = pid;
-		AF_FORWARD(af_pf_intern(pf, m + i + 1, n - i - 1, off, "slice name", &ev.name,
+		ev.pid = mk.pid;
+		AF_FORWARD(af_pf_intern(pf, mk.name, mk.name_len, off, "slice name", &ev.name,
 		                        err));
-		return af_pf_add(pf, &ev, err);
-	case 'E':
+		return af_pf_add(pf, AF_PF_CPU_SRC + cpu, &ev, 0, err);
+	case AF_MARK_END:
 		ev.kind = AF_PF_END;
-		return af_pf_add(pf, &ev, err);
-	case 'S': case 'F': case 'T': case 'U': case 'G': case 'H':
-		t->info.async_ignored++;
-		return AF_OK;
-	case 'C':
-		t->info.counters_ignored++;
-		return AF_OK;
+		return af_pf_add(pf, AF_PF_CPU_SRC + cpu, &ev, 0, err);
+	case AF_MARK_BAD_PID:
+		return af_fail(err, AF_ERR_FORMAT, off, AF_PF ": a begin mark whose pid is "
+		               "not a number: \"%.*s\"",
+		               (int)(mk.pid_len > 40 ? 40 : mk.pid_len), m + mk.pid_at);
 	default:
-		t->info.marks_ignored++;
 		return AF_OK;
 	}
 }
@@ -298,7 +244,8 @@ static af_status af_pf_ftrace(af_pf *pf, const Aflame__Pftrace__FtraceEventBundl
 			return af_fail(err, AF_ERR_RECORD, off, AF_PF ": an ftrace print event "
 			               "(event %zu of the cpu %u bundle) without a timestamp",
 			               i + 1, b->cpu);
-		AF_FORWARD(af_pf_print(pf, e->print->buf, e->timestamp, e->pid, off, err));
+		AF_FORWARD(af_pf_print(pf, e->print->buf, e->timestamp, e->pid, b->cpu, off,
+		                       err));
 	}
 	return AF_OK;
 }
@@ -312,13 +259,13 @@ static af_status af_pf_process(af_pf *pf, uint32_t pid, const char *name, long l
 	return af_slices_process(pf->s, pid, name, strlen(name), off, err);
 }
 
-static af_status af_pf_tree(af_pf *pf, const Aflame__Pftrace__ProcessTree *pt, long long off,
+static af_status af_pf_tree(af_pf *pf, const Aflame__Pfcommon__ProcessTree *pt, long long off,
                             af_error *err)
 {
 	size_t i;
 
 	for (i = 0; i < pt->n_processes; i++) {
-		const Aflame__Pftrace__ProcessTree__Process *p = pt->processes[i];
+		const Aflame__Pfcommon__ProcessTree__Process *p = pt->processes[i];
 		uint32_t pid = af_pf_id(p->has_pid, p->pid);
 		if (!p->n_cmdline || !pid)
 			continue;
@@ -328,7 +275,7 @@ static af_status af_pf_tree(af_pf *pf, const Aflame__Pftrace__ProcessTree *pt, l
 		                            strlen(p->cmdline[0]), off, err));
 	}
 	for (i = 0; i < pt->n_threads; i++) {
-		const Aflame__Pftrace__ProcessTree__Thread *th = pt->threads[i];
+		const Aflame__Pfcommon__ProcessTree__Thread *th = pt->threads[i];
 		uint32_t tid = af_pf_id(th->has_tid, th->tid);
 		if (tid)
 			AF_FORWARD(af_slices_thread(pf->s, tid, af_pf_id(th->has_tgid, th->tgid),
@@ -338,7 +285,7 @@ static af_status af_pf_tree(af_pf *pf, const Aflame__Pftrace__ProcessTree *pt, l
 	return AF_OK;
 }
 
-static af_status af_pf_pdesc(af_pf *pf, const Aflame__Pftrace__ProcessDescriptor *d,
+static af_status af_pf_pdesc(af_pf *pf, const Aflame__Pfcommon__ProcessDescriptor *d,
                              long long off, af_error *err)
 {
 	uint32_t pid = af_pf_id(d->has_pid, d->pid);
@@ -347,7 +294,7 @@ static af_status af_pf_pdesc(af_pf *pf, const Aflame__Pftrace__ProcessDescriptor
 	                              : d->n_cmdline ? d->cmdline[0] : NULL, off, err);
 }
 
-static af_status af_pf_tdesc(af_pf *pf, const Aflame__Pftrace__ThreadDescriptor *d,
+static af_status af_pf_tdesc(af_pf *pf, const Aflame__Pfcommon__ThreadDescriptor *d,
                              long long off, af_error *err)
 {
 	uint32_t tid = af_pf_id(d->has_tid, d->tid);
@@ -360,7 +307,7 @@ static af_status af_pf_tdesc(af_pf *pf, const Aflame__Pftrace__ThreadDescriptor 
 
 /* A TrackDescriptor: kept (the first one of a uuid, completed by those
  * emitted again after a loss of state), and its thread and process named. */
-static af_status af_pf_track_desc(af_pf *pf, const Aflame__Pftrace__TrackDescriptor *d,
+static af_status af_pf_track_desc(af_pf *pf, const Aflame__Pfcommon__TrackDescriptor *d,
                                   long long off, af_error *err)
 {
 	af_pf_track *tr;
@@ -372,10 +319,10 @@ static af_status af_pf_track_desc(af_pf *pf, const Aflame__Pftrace__TrackDescrip
 		AF_FORWARD(af_pf_tdesc(pf, d->thread, off, err));
 	if (!d->has_uuid)
 		return AF_OK;
-	if (!af_pf_map_get(&pf->track_of, d->uuid, &k)) {
+	if (!af_u64map_get(&pf->track_of, d->uuid, &k)) {
 		if (pf->ntracks >= UINT32_MAX - 1 ||
 		    AF_GROW(pf->t->mem, pf->tracks, pf->tracks_cap, pf->ntracks + 1) ||
-		    af_pf_map_put(pf->t->mem, &pf->track_of, d->uuid, (uint32_t)pf->ntracks))
+		    af_u64map_put(pf->t->mem, &pf->track_of, d->uuid, (uint32_t)pf->ntracks))
 			return af_pf_nomem(off, err);
 		k = (uint32_t)pf->ntracks++;
 		tr = &pf->tracks[k];
@@ -411,33 +358,82 @@ static af_status af_pf_interned(af_pf *pf, af_pf_seq *sq,
 		const char *name = en->name ? en->name : "";
 		uint32_t id;
 		AF_FORWARD(af_pf_intern(pf, name, strlen(name), off, "event name", &id, err));
-		if (af_pf_map_put(pf->t->mem, &sq->names, en->iid, id))
+		if (af_u64map_put(pf->t->mem, &sq->names, en->iid, id))
 			return af_pf_nomem(off, err);
 	}
 	return AF_OK;
 }
 
-/* A TrackEvent of packet `p` on sequence `sq` (`seq` its id). */
+/* The time of packet `p` of sequence `sq` (`seq` its id), in ns of the
+ * trace's clock (pfclock.h). */
+static af_status af_pf_time(af_pf *pf, const af_pf_packet *p, af_pf_seq *sq, uint32_t seq,
+                            long long off, uint64_t *ts, af_error *err)
+{
+	uint32_t clock = p->has_timestamp_clock_id ? p->timestamp_clock_id : sq->clock;
+
+	(void)pf;
+	return af_pfclock_time(sq->clocks, clock, p->timestamp, seq, off, ts, err);
+}
+
+/* What a legacy event's phase (the JSON trace format's letter) is:
+ * AF_PF_BEGIN, AF_PF_END, AF_PF_COMPLETE, or -1 when it is counted and
+ * ignored (instants, counters, async and flow events). */
+#define AF_PF_COMPLETE 2
+static int af_pf_legacy_kind(af_trace *t, int32_t phase)
+{
+	switch (phase) {
+	case 'B':
+		return AF_PF_BEGIN;
+	case 'E':
+		return AF_PF_END;
+	case 'X':
+		return AF_PF_COMPLETE;
+	case 'C':
+		t->info.counters_ignored++;
+		return -1;
+	case 'b': case 'e': case 'n': case 'S': case 'T': case 'p': case 'F':
+	case 's': case 't': case 'f':
+		t->info.async_ignored++;
+		return -1;
+	default:
+		t->info.marks_ignored++; /* instants ('I', 'i', 'R'), metadata... */
+		return -1;
+	}
+}
+
+/* A TrackEvent of packet `p` on sequence `sq` (`seq` its id): a slice's
+ * begin or end, or a complete slice (the legacy form's phase 'X', with its
+ * duration), which becomes both. */
 static af_status af_pf_track_event(af_pf *pf, const af_pf_packet *p, af_pf_seq *sq,
                                    uint32_t seq, long long off, af_error *err)
 {
 	const af_pf_tevent *e = p->track_event;
+	const Aflame__Pftrace__TrackEvent__LegacyEvent *lg = e->legacy_event;
 	af_trace *t = pf->t;
 	af_pf_ev ev = {.off = off};
-	uint32_t clock = p->has_timestamp_clock_id ? p->timestamp_clock_id : sq->clock;
+	uint64_t dur = 0;
+	int kind;
 
 	switch (e->has_type ? e->type : 0) {
 	case AFLAME__PFTRACE__TRACK_EVENT__TYPE__TYPE_SLICE_BEGIN:
-		ev.kind = AF_PF_BEGIN;
+		kind = AF_PF_BEGIN;
 		break;
 	case AFLAME__PFTRACE__TRACK_EVENT__TYPE__TYPE_SLICE_END:
-		ev.kind = AF_PF_END;
+		kind = AF_PF_END;
 		break;
 	case AFLAME__PFTRACE__TRACK_EVENT__TYPE__TYPE_COUNTER:
 		t->info.counters_ignored++;
 		return AF_OK;
+	case AFLAME__PFTRACE__TRACK_EVENT__TYPE__TYPE_UNSPECIFIED:
+		if (lg && lg->has_phase) {
+			kind = af_pf_legacy_kind(t, lg->phase);
+			if (kind < 0)
+				return AF_OK;
+			break;
+		}
+		/* fall through */
 	default:
-		t->info.marks_ignored++; /* instants, and the legacy form */
+		t->info.marks_ignored++; /* instants */
 		return AF_OK;
 	}
 	if ((p->has_sequence_flags &&
@@ -451,27 +447,38 @@ static af_status af_pf_track_event(af_pf *pf, const af_pf_packet *p, af_pf_seq *
 	if (!p->has_timestamp)
 		return af_fail(err, AF_ERR_RECORD, off, AF_PF ": a track event without a "
 		               "timestamp");
-	if (clock >= AF_PF_SEQ_CLOCKS)
-		return af_fail(err, AF_ERR_FORMAT, off, AF_PF ": a track event timed by "
-		               "clock %u, a sequence's own (incremental) clock, which is "
-		               "not read", clock);
-	ev.ts = p->timestamp;
+	AF_FORWARD(af_pf_time(pf, p, sq, seq, off, &ev.ts, err));
+	if (kind == AF_PF_COMPLETE) {
+		if (!lg->has_duration_us || lg->duration_us < 0)
+			return af_fail(err, AF_ERR_RECORD, off, AF_PF ": a complete event "
+			               "(legacy phase 'X') without a duration");
+		if ((uint64_t)lg->duration_us > (UINT64_MAX - ev.ts) / 1000)
+			return af_fail(err, AF_ERR_RECORD, off, AF_PF ": a complete event "
+			               "(legacy phase 'X') ends past the clock's range");
+		dur = (uint64_t)lg->duration_us * 1000;
+	}
+	ev.kind = kind == AF_PF_END ? AF_PF_END : AF_PF_BEGIN;
 	if (ev.kind == AF_PF_BEGIN) {
 		if (e->name) {
 			AF_FORWARD(af_pf_intern(pf, e->name, strlen(e->name), off, "slice name",
 			                        &ev.name, err));
-		} else if (e->has_name_iid) {
-			if (!af_pf_map_get(&sq->names, e->name_iid, &ev.name))
+		} else if (e->has_name_iid || (lg && lg->has_name_iid)) {
+			uint64_t iid = e->has_name_iid ? e->name_iid : lg->name_iid;
+			if (!af_u64map_get(&sq->names, iid, &ev.name))
 				return af_fail(err, AF_ERR_RECORD, off, AF_PF ": a track event "
 				               "names interned event name %llu, which packet "
 				               "sequence %u has not defined",
-				               (unsigned long long)e->name_iid, seq);
+				               (unsigned long long)iid, seq);
 		} else {
 			AF_FORWARD(af_pf_intern(pf, "(unnamed)", 9, off, "slice name", &ev.name,
 			                        err));
 		}
 	}
-	if (e->has_track_uuid || sq->has_track) {
+	if (lg && lg->has_tid_override && lg->tid_override > 0) {
+		/* written on behalf of another thread */
+		ev.tid = (uint32_t)lg->tid_override;
+		ev.pid = lg->has_pid_override ? af_pf_id(1, lg->pid_override) : sq->td_pid;
+	} else if (e->has_track_uuid || sq->has_track) {
 		ev.on_track = 1;
 		ev.track = e->has_track_uuid ? e->track_uuid : sq->track;
 	} else if (sq->td_tid) {
@@ -481,7 +488,13 @@ static af_status af_pf_track_event(af_pf *pf, const af_pf_packet *p, af_pf_seq *
 		ev.on_track = 1; /* the trace's global track, uuid 0 */
 		ev.track = 0;
 	}
-	return af_pf_add(pf, &ev, err);
+	AF_FORWARD(af_pf_add(pf, seq, &ev, 0, err));
+	if (kind != AF_PF_COMPLETE)
+		return AF_OK;
+	/* its end: queued now, fed in its time's place */
+	ev.kind = AF_PF_END;
+	ev.ts += dur;
+	return af_pf_add(pf, seq, &ev, 1, err);
 }
 
 /* The offset to report for a fault `at` bytes into a packet at `off`: a
@@ -537,7 +550,7 @@ static af_status af_pf_packet_read(af_pf *pf, const af_pf_packet *p, long long o
 	if ((p->has_incremental_state_cleared && p->incremental_state_cleared) ||
 	    (p->has_sequence_flags &&
 	     (p->sequence_flags & AFLAME__PFTRACE__SEQUENCE_FLAGS__SEQ_INCREMENTAL_STATE_CLEARED))) {
-		af_pf_map_clear(&sq->names);
+		af_u64map_clear(&sq->names);
 		sq->has_track = 0;
 		sq->clock = 0;
 		sq->td_tid = sq->td_pid = 0;
@@ -552,6 +565,12 @@ static af_status af_pf_packet_read(af_pf *pf, const af_pf_packet *p, long long o
 			sq->track = d->track_event_defaults->track_uuid;
 		}
 	}
+	if (p->clock_snapshot)
+		AF_FORWARD(af_pfclock_snapshot(pf->t->mem, &pf->clocks, &sq->clocks,
+		                               p->clock_snapshot, off, err));
+	if (p->has_timestamp)
+		af_pfclock_tick(sq->clocks, p->has_timestamp_clock_id ? p->timestamp_clock_id
+		                                                      : sq->clock, p->timestamp);
 	if (p->interned_data)
 		AF_FORWARD(af_pf_interned(pf, sq, p->interned_data, off, err));
 	if (p->process_tree)
@@ -559,7 +578,7 @@ static af_status af_pf_packet_read(af_pf *pf, const af_pf_packet *p, long long o
 	if (p->process_descriptor)
 		AF_FORWARD(af_pf_pdesc(pf, p->process_descriptor, off, err));
 	if (p->thread_descriptor) {
-		const Aflame__Pftrace__ThreadDescriptor *d = p->thread_descriptor;
+		const Aflame__Pfcommon__ThreadDescriptor *d = p->thread_descriptor;
 		AF_FORWARD(af_pf_tdesc(pf, d, off, err));
 		sq->td_tid = af_pf_id(d->has_tid, d->tid);
 		sq->td_pid = af_pf_id(d->has_pid, d->pid);
@@ -594,12 +613,12 @@ static af_status af_pf_track_thread(af_pf *pf, uint64_t uuid, long long off,
 	const char *name;
 	size_t n;
 
-	if (!af_pf_map_get(&pf->track_of, uuid, &k)) {
+	if (!af_u64map_get(&pf->track_of, uuid, &k)) {
 		/* described nowhere: a track of its own all the same */
 		af_pf_track nt = {.uuid = uuid, .name = AF_NONE};
 		if (pf->ntracks >= UINT32_MAX - 1 ||
 		    AF_GROW(pf->t->mem, pf->tracks, pf->tracks_cap, pf->ntracks + 1) ||
-		    af_pf_map_put(pf->t->mem, &pf->track_of, uuid, (uint32_t)pf->ntracks))
+		    af_u64map_put(pf->t->mem, &pf->track_of, uuid, (uint32_t)pf->ntracks))
 			return af_pf_nomem(off, err);
 		k = (uint32_t)pf->ntracks++;
 		pf->tracks[k] = nt;
@@ -625,7 +644,7 @@ static af_status af_pf_track_thread(af_pf *pf, uint64_t uuid, long long off,
 		const af_pf_track *a = tr;
 		for (hops = 0; !tr->pid && a->has_parent && hops < 64; hops++) {
 			uint32_t pk;
-			if (!af_pf_map_get(&pf->track_of, a->parent, &pk))
+			if (!af_u64map_get(&pf->track_of, a->parent, &pk))
 				break;
 			a = &pf->tracks[pk];
 			tr->pid = a->pid;
@@ -646,33 +665,101 @@ static af_status af_pf_track_thread(af_pf *pf, uint64_t uuid, long long off,
 	return AF_OK;
 }
 
-/* The records, in time order, into the slices. */
-static af_status af_pf_feed(af_pf *pf, af_error *err)
+/* One event into the slices. */
+static af_status af_pf_feed(af_pf *pf, const af_pf_ev *ev, af_error *err)
 {
-	size_t i;
+	uint32_t tid = ev->tid, pid = ev->pid;
 
-	/* most writers emit in time order already: sorted only when not */
-	for (i = 1; i < pf->nevs && af_pf_ev_cmp(&pf->evs[i - 1], &pf->evs[i]) <= 0; i++)
-		;
-	if (i < pf->nevs)
-		qsort(pf->evs, pf->nevs, sizeof *pf->evs, af_pf_ev_cmp);
-	for (i = 0; i < pf->nevs; i++) {
-		const af_pf_ev *ev = &pf->evs[i];
-		uint32_t tid = ev->tid, pid = ev->pid;
-		if (ev->on_track)
-			AF_FORWARD(af_pf_track_thread(pf, ev->track, ev->off, &tid, &pid, err));
-		if (tid == UINT32_MAX)
-			return af_fail(err, AF_ERR_FORMAT, ev->off, AF_PF ": thread id "
-			               "4294967295 is out of range");
-		if (ev->kind == AF_PF_BEGIN) {
-			const char *name = pf->pool.str[ev->name];
-			AF_FORWARD(af_slices_begin(pf->s, tid, pid, ev->ts, name, strlen(name),
-			                           ev->off, err));
-		} else {
-			AF_FORWARD(af_slices_end(pf->s, tid, ev->ts, ev->off, err));
-		}
+	if (ev->on_track)
+		AF_FORWARD(af_pf_track_thread(pf, ev->track, ev->off, &tid, &pid, err));
+	if (tid == UINT32_MAX)
+		return af_fail(err, AF_ERR_FORMAT, ev->off, AF_PF ": thread id "
+		               "4294967295 is out of range");
+	if (ev->kind == AF_PF_BEGIN) {
+		const char *name = pf->pool.str[ev->name];
+		return af_slices_begin(pf->s, tid, pid, ev->ts, name, strlen(name), ev->off,
+		                       err);
 	}
-	return AF_OK;
+	return af_slices_end(pf->s, tid, ev->ts, ev->off, err);
+}
+
+/* Whether source a's next event comes before source b's. */
+static int af_pf_before(const af_pf *pf, uint32_t a, uint32_t b)
+{
+	const af_pf_src *x = &pf->srcs[a], *y = &pf->srcs[b];
+
+	return af_pf_ev_cmp(&x->q[x->head], &y->q[y->head]) < 0;
+}
+
+static void af_pf_sift_down(af_pf *pf, size_t n, size_t i)
+{
+	uint32_t *h = pf->heap;
+
+	for (;;) {
+		size_t l = 2 * i + 1, m = i;
+		uint32_t tmp;
+		if (l < n && af_pf_before(pf, h[l], h[m]))
+			m = l;
+		if (l + 1 < n && af_pf_before(pf, h[l + 1], h[m]))
+			m = l + 1;
+		if (m == i)
+			return;
+		tmp = h[i];
+		h[i] = h[m];
+		h[m] = tmp;
+		i = m;
+	}
+}
+
+/* Feeds the waiting events in time order: all of them when `all`, else
+ * those no earlier event can still precede, and then, while more than
+ * twice AF_PF_WINDOW wait, the oldest down to AF_PF_WINDOW.  A
+ * merge that feeds nothing is not tried again before a quarter of a window
+ * more has come. */
+static af_status af_pf_drain(af_pf *pf, int all, af_error *err)
+{
+	uint64_t upto = UINT64_MAX;
+	size_t i, n = 0;
+	af_status st = AF_OK;
+	int forced = 0;
+
+	if (!all)
+		for (i = 0; i < pf->nsrcs; i++) {
+			const af_pf_src *src = &pf->srcs[i];
+			if ((src->head < src->len || pf->nevs - src->last <= AF_PF_WINDOW) &&
+			    src->latest < upto)
+				upto = src->latest;
+		}
+	if (AF_GROW(pf->t->mem, pf->heap, pf->heap_cap, pf->nsrcs + 1))
+		return af_pf_nomem(0, err);
+	for (i = 0; i < pf->nsrcs; i++)
+		if (pf->srcs[i].head < pf->srcs[i].len)
+			pf->heap[n++] = (uint32_t)i;
+	for (i = n / 2; i-- > 0;)
+		af_pf_sift_down(pf, n, i);
+	while (n) {
+		af_pf_src *src = &pf->srcs[pf->heap[0]];
+		const af_pf_ev *ev = &src->q[src->head];
+		if (!all && !forced && ev->ts > upto) {
+			if (pf->waiting <= 2 * AF_PF_WINDOW)
+				break;
+			forced = 1; /* past the bound: the oldest, down to the window */
+		}
+		if (forced && pf->waiting <= AF_PF_WINDOW)
+			break;
+		st = af_pf_feed(pf, ev, err);
+		if (st != AF_OK)
+			break;
+		pf->waiting--;
+		if (++src->head == src->len) {
+			src->head = src->len = 0;
+			pf->heap[0] = pf->heap[--n];
+		}
+		af_pf_sift_down(pf, n, 0);
+	}
+	/* not again before a quarter of a window more has come */
+	pf->next_drain = pf->waiting + AF_PF_WINDOW / 4;
+	return st;
 }
 
 static af_status af_pf_read(af_pf *pf, af_error *err)
@@ -708,6 +795,8 @@ static af_status af_pf_read(af_pf *pf, af_error *err)
 		st = af_pf_packet_read(pf, p, off, err);
 		aflame__pftrace__trace_packet__free_unpacked(p, &alloc.pc);
 		af_pb_arena_reset(&alloc);
+		if (st == AF_OK && pf->waiting > AF_PF_WINDOW && pf->waiting >= pf->next_drain)
+			st = af_pf_drain(pf, 0, err);
 		if (st != AF_OK)
 			break;
 	}
@@ -726,23 +815,30 @@ af_status af_trace_perfetto(af_trace *t, const uint8_t *buf, size_t len, af_erro
 
 	t->info.variant = AF_VARIANT_PERFETTO;
 	pf.pool.mem = t->mem;
+	af_pfclock_init(&pf.clocks);
 	pf.seq_of.mem = t->mem;
 	pf.s = af_slices_new(t);
 	if (!pf.s)
 		return af_pf_nomem(0, err);
 	st = af_pf_read(&pf, err);
 	if (st == AF_OK)
-		st = af_pf_feed(&pf, err);
+		st = af_pf_drain(&pf, 1, err);
 	if (st == AF_OK)
 		st = af_slices_finish(pf.s, err);
 	af_slices_free(pf.s);
-	for (i = 0; i < pf.nseqs; i++)
-		af_free(t->mem, pf.seqs[i].names.slots);
+	for (i = 0; i < pf.nseqs; i++) {
+		af_u64map_free(t->mem, &pf.seqs[i].names);
+		af_free(t->mem, pf.seqs[i].clocks);
+	}
 	af_free(t->mem, pf.seqs);
 	af_u32map_free(&pf.seq_of);
-	af_free(t->mem, pf.track_of.slots);
+	af_u64map_free(t->mem, &pf.track_of);
 	af_free(t->mem, pf.tracks);
-	af_free(t->mem, pf.evs);
+	for (i = 0; i < pf.nsrcs; i++)
+		af_free(t->mem, pf.srcs[i].q);
+	af_free(t->mem, pf.srcs);
+	af_u64map_free(t->mem, &pf.src_of);
+	af_free(t->mem, pf.heap);
 	af_names_free(&pf.pool);
 	return st;
 }

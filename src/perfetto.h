@@ -21,15 +21,22 @@ int af_perfetto_detect(const uint8_t *buf, size_t len);
  *  - ftrace print events "B|pid|name", "E|pid" and "E" are slices of the
  *    event's thread; async, counter and other marks are counted and
  *    ignored (af_trace_info);
- *  - TrackEvent TYPE_SLICE_BEGIN and TYPE_SLICE_END are slices of their
- *    track's thread (a track with no thread is a pseudo-thread of its own,
- *    named after the track), names given or interned on their packet
- *    sequence; instants and counters are counted and ignored;
- *  - events reach the slices in time order per thread, whatever the order
- *    of the packets.
+ *  - TrackEvent TYPE_SLICE_BEGIN and TYPE_SLICE_END, and the legacy
+ *    form's phases 'B', 'E' and 'X' (complete, with its duration), are
+ *    slices of their track's thread (a track with no thread is a
+ *    pseudo-thread of its own, named after the track; a legacy tid
+ *    override names the thread), names given or interned on their packet
+ *    sequence; instants, counters and async events are counted and
+ *    ignored;
+ *  - timestamps on a sequence's own clocks are resolved through its clock
+ *    snapshots (pfclock.h);
+ *  - events reach the slices in time order, merged from their sources'
+ *    queues as soon as no earlier event can come (memory: a window of
+ *    events, not all of them).
  * Fails with the byte offset of the packet at fault: damaged framing or
  * fields, an interned name never defined, a track event without a
- * timestamp, and past the trace's limits. */
+ * timestamp or on a clock no snapshot relates, a complete event without a
+ * duration, and past the trace's limits. */
 AF_NODISCARD af_status af_trace_perfetto(af_trace *t, const uint8_t *buf, size_t len,
                                          af_error *err);
 

@@ -574,7 +574,7 @@ static af_status af_pfp_names(af_pfp *pp, const af_pfp_packet *pk, af_error *err
 	size_t i;
 
 	if (pk->process_tree) {
-		const Aflame__Pfprof__ProcessTree *tr = pk->process_tree;
+		const Aflame__Pfcommon__ProcessTree *tr = pk->process_tree;
 		for (i = 0; i < tr->n_processes; i++)
 			if (tr->processes[i]->n_cmdline)
 				AF_FORWARD(af_pfp_name(pp, &pp->proc_name,
@@ -585,7 +585,7 @@ static af_status af_pfp_names(af_pfp *pp, const af_pfp_packet *pk, af_error *err
 			                       tr->threads[i]->name, err));
 	}
 	if (pk->track_descriptor) {
-		const Aflame__Pfprof__TrackDescriptor *d = pk->track_descriptor;
+		const Aflame__Pfcommon__TrackDescriptor *d = pk->track_descriptor;
 		if (d->process)
 			AF_FORWARD(af_pfp_name(pp, &pp->proc_name, (uint32_t)d->process->pid,
 			                       d->process->process_name ? d->process->process_name

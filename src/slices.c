@@ -286,6 +286,67 @@ af_status af_slices_end(af_slices *s, uint32_t tid, uint64_t ts, long long off,
 	return AF_OK;
 }
 
+int af_mark_u32(const char *s, size_t n, uint32_t *out)
+{
+	uint64_t v = 0;
+	size_t i;
+
+	if (n == 0 || n > 10)
+		return -1;
+	for (i = 0; i < n; i++) {
+		if (s[i] < '0' || s[i] > '9')
+			return -1;
+		v = v * 10 + (uint64_t)(s[i] - '0');
+	}
+	if (v >= UINT32_MAX)
+		return -1;
+	*out = (uint32_t)v;
+	return 0;
+}
+
+af_mark_kind af_mark_parse(af_trace *t, const char *m, size_t n, af_mark *out)
+{
+	size_t i;
+
+	memset(out, 0, sizeof *out);
+	if (n == 0 || (n >= 2 && m[1] != '|')) {
+		t->info.marks_ignored++;
+		return AF_MARK_IGNORED;
+	}
+	switch (m[0]) {
+	case 'B':
+		if (n < 2) {
+			t->info.marks_ignored++;
+			return AF_MARK_IGNORED;
+		}
+		for (i = 2; i < n && m[i] != '|'; i++)
+			;
+		if (af_mark_u32(m + 2, i - 2, &out->pid)) {
+			out->pid_at = 2;
+			out->pid_len = i - 2;
+			return AF_MARK_BAD_PID;
+		}
+		if (i == n) {
+			t->info.marks_ignored++; /* "B|pid" names no slice */
+			return AF_MARK_IGNORED;
+		}
+		out->name = m + i + 1;
+		out->name_len = n - i - 1;
+		return AF_MARK_BEGIN;
+	case 'E':
+		return AF_MARK_END;
+	case 'S': case 'F': case 'T': case 'U': case 'G': case 'H':
+		t->info.async_ignored++;
+		return AF_MARK_IGNORED;
+	case 'C':
+		t->info.counters_ignored++;
+		return AF_MARK_IGNORED;
+	default:
+		t->info.marks_ignored++;
+		return AF_MARK_IGNORED;
+	}
+}
+
 /* The name a thread is known by: its comm, else "Thread-<tid>". */
 static const char *af_slice_name(af_slices *s, uint32_t id, const char *fallback,
                                  uint32_t num)

@@ -54,6 +54,31 @@ AF_NODISCARD af_status af_slices_begin(af_slices *s, uint32_t tid, uint32_t pid,
 AF_NODISCARD af_status af_slices_end(af_slices *s, uint32_t tid, uint64_t ts,
                                      long long off, af_error *err);
 
+/** What an atrace mark (the text a process writes to trace_marker, as
+ * systrace text and a Perfetto trace's ftrace print events carry it) is. */
+typedef enum af_mark_kind {
+	AF_MARK_BEGIN,   /* "B|pid|name": a slice begins */
+	AF_MARK_END,     /* "E|pid", "E" or "E|pid|name": the innermost ends */
+	AF_MARK_IGNORED, /* counted in af_trace_info: async ("S|", "F|"...),
+	                    counters ("C|"), "B|pid" without a name, others */
+	AF_MARK_BAD_PID  /* a begin whose pid is not a number */
+} af_mark_kind;
+
+typedef struct af_mark {
+	uint32_t pid;         /* AF_MARK_BEGIN */
+	const char *name;     /* AF_MARK_BEGIN: the slice's name, `name_len` bytes */
+	size_t name_len;
+	size_t pid_at, pid_len; /* AF_MARK_BAD_PID: where the pid is in the mark */
+} af_mark;
+
+/** Decimal digits [s, s + n) into a u32 below UINT32_MAX (a pid or tid):
+ * 0 on success, -1 otherwise. */
+int af_mark_u32(const char *s, size_t n, uint32_t *out);
+
+/** Reads the `n` bytes of mark `m` into *out; an ignored mark is counted
+ * in `t`'s af_trace_info. */
+af_mark_kind af_mark_parse(af_trace *t, const char *m, size_t n, af_mark *out);
+
 /** Closes the slices still open at their thread's last event and names
  * threads and processes.  Call once, before af_trace_finish(). */
 AF_NODISCARD af_status af_slices_finish(af_slices *s, af_error *err);

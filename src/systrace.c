@@ -46,25 +46,6 @@ static int af_isspace(char c)
 	return c == ' ' || c == '\t';
 }
 
-/* Decimal digits [s, s + n) into a u32: 0 on success. */
-static int af_u32_of(const char *s, size_t n, uint32_t *out)
-{
-	uint64_t v = 0;
-	size_t i;
-
-	if (n == 0 || n > 10)
-		return -1;
-	for (i = 0; i < n; i++) {
-		if (!af_isdigit(s[i]))
-			return -1;
-		v = v * 10 + (uint64_t)(s[i] - '0');
-	}
-	if (v >= UINT32_MAX)
-		return -1;
-	*out = (uint32_t)v;
-	return 0;
-}
-
 /* "683201.354908" into ns: 0 on success. */
 static int af_ts_of(const char *s, size_t n, uint64_t *out)
 {
@@ -122,7 +103,7 @@ static int af_ftrace_parse(const char *l, size_t n, af_ftrace *f)
 				a++;
 			while (b > a && af_isspace(l[b - 1]))
 				b--;
-			if (a < b && l[a] != '-' && af_u32_of(l + a, b - a, &f->tgid))
+			if (a < b && l[a] != '-' && af_mark_u32(l + a, b - a, &f->tgid))
 				continue;
 			k = p - 1;
 			while (k > i && af_isspace(l[k - 1]))
@@ -130,7 +111,7 @@ static int af_ftrace_parse(const char *l, size_t n, af_ftrace *f)
 		}
 		for (p = k; p > i && af_isdigit(l[p - 1]); p--)
 			;
-		if (p == k || p == i || l[p - 1] != '-' || af_u32_of(l + p, k - p, &f->tid))
+		if (p == k || p == i || l[p - 1] != '-' || af_mark_u32(l + p, k - p, &f->tid))
 			continue;
 		dash = p - 1;
 		f->comm = l + i;
@@ -180,46 +161,25 @@ static af_status af_systrace_mark(af_systext *x, const af_ftrace *f, const char 
                                   long long off, af_error *err)
 {
 	const char *m = f->text;
-	size_t n = f->text_len, i;
+	size_t n = f->text_len;
 	af_trace *t = x->t;
-	uint32_t pid;
+	af_mark mk;
 
 	if (n >= 20 && memcmp(m, "tracing_mark_write: ", 20) == 0) {
 		m += 20; /* print events of some kernels name the marker's writer */
 		n -= 20;
 	}
-	if (n == 0 || (n >= 2 && m[1] != '|')) {
-		t->info.marks_ignored++;
-		return AF_OK;
-	}
-	switch (m[0]) {
-	case 'B':
-		if (n < 2) {
-			t->info.marks_ignored++;
-			return AF_OK;
-		}
-		for (i = 2; i < n && m[i] != '|'; i++)
-			;
-		if (af_u32_of(m + 2, i - 2, &pid))
-			return af_fail(err, AF_ERR_FORMAT, off + (long long)(m + 2 - line),
-			               "a begin mark whose pid is not a number: \"%.*s\"",
-			               (int)(i - 2 > 40 ? 40 : i - 2), m + 2);
-		if (i == n) {
-			t->info.marks_ignored++; /* "B|pid" names no slice */
-			return AF_OK;
-		}
-		return af_slices_begin(x->s, f->tid, f->tgid ? f->tgid : pid, f->ts, m + i + 1,
-		                       n - i - 1, off, err);
-	case 'E':
+	switch (af_mark_parse(t, m, n, &mk)) {
+	case AF_MARK_BEGIN:
+		return af_slices_begin(x->s, f->tid, f->tgid ? f->tgid : mk.pid, f->ts, mk.name,
+		                       mk.name_len, off, err);
+	case AF_MARK_END:
 		return af_slices_end(x->s, f->tid, f->ts, off, err);
-	case 'S': case 'F': case 'T': case 'U': case 'G': case 'H':
-		t->info.async_ignored++;
-		return AF_OK;
-	case 'C':
-		t->info.counters_ignored++;
-		return AF_OK;
+	case AF_MARK_BAD_PID:
+		return af_fail(err, AF_ERR_FORMAT, off + (long long)(m + mk.pid_at - line),
+		               "a begin mark whose pid is not a number: \"%.*s\"",
+		               (int)(mk.pid_len > 40 ? 40 : mk.pid_len), m + mk.pid_at);
 	default:
-		t->info.marks_ignored++;
 		return AF_OK;
 	}
 }

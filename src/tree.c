@@ -738,6 +738,21 @@ void af_tree_node(const af_tree *tree, size_t i, af_node_info *info)
 	info->thread = info->depth == 1 && !tree->not_threads;
 }
 
+size_t af_tree_hottest(const af_tree *tree, af_clock clock, uint32_t min_depth)
+{
+	size_t i, best = 0;
+	uint64_t most = 0;
+
+	for (i = 1; i < tree->pt.len; i++) {
+		uint64_t self = af_tree_self(tree, (uint32_t)i, clock);
+		if (tree->depth[i] >= min_depth && self > most) {
+			most = self;
+			best = i;
+		}
+	}
+	return best;
+}
+
 const af_pnode *af_tree_nodes(const af_tree *tree)
 {
 	return tree->pt.nodes;

@@ -427,6 +427,241 @@ Test(perfetto, atrace_marks_across_cpus_in_time_order)
 	free(t.b);
 }
 
+/* A TrackEvent of the legacy form (no type, a LegacyEvent with a phase):
+ * its name given (`name`), or interned in the TrackEvent's LegacyEvent
+ * (`iid`); a duration for 'X' (-1: none); written for thread `tid` (0:
+ * the sequence's own). */
+static void legacy_event(pb *trace, unsigned seq, uint64_t ts, int phase, const char *name,
+                         uint64_t iid, int64_t dur_us, unsigned tid)
+{
+	pb pkt = {0}, te = {0}, lg = {0};
+
+	if (iid)
+		pb_uint(&lg, 1, iid);          /* LegacyEvent.name_iid */
+	pb_uint(&lg, 2, (uint64_t)phase);  /* phase */
+	if (dur_us >= 0)
+		pb_uint(&lg, 3, (uint64_t)dur_us); /* duration_us */
+	if (tid) {
+		pb_uint(&lg, 18, 4);           /* pid_override */
+		pb_uint(&lg, 19, tid);         /* tid_override */
+	}
+	if (name)
+		pb_str(&te, TE_NAME, name);
+	pb_msg(&te, 6, &lg);                   /* TrackEvent.legacy_event */
+	pb_uint(&pkt, P_TIMESTAMP, ts);
+	pb_uint(&pkt, P_SEQ, seq);
+	pb_uint(&pkt, P_FLAGS, NEEDS);
+	pb_msg(&pkt, P_TRACK_EVENT, &te);
+	pb_msg(trace, TRACE_PACKET, &pkt);
+}
+
+Test(perfetto, legacy_events_complete_begin_end_and_ignored)
+{
+	pb t = {0}, pkt = {0}, d = {0}, id = {0}, en = {0};
+	af_trace *tr;
+	const af_trace_info *i;
+	char *f;
+	af_error e = {0};
+
+	/* sequence 4: thread 40 "legacy" of process 4, "frame" interned */
+	pb_uint(&pkt, P_SEQ, 4);
+	pb_uint(&pkt, P_FLAGS, CLEARED);
+	pb_uint(&d, 1, 4);
+	pb_uint(&d, 2, 40);
+	pb_str(&d, 5, "legacy");
+	pb_msg(&pkt, P_THREAD_DESC, &d);
+	pb_uint(&en, 1, 1);
+	pb_str(&en, 2, "frame");
+	pb_msg(&id, 2, &en);
+	pb_msg(&pkt, P_INTERNED, &id);
+	pb_msg(&t, TRACE_PACKET, &pkt);
+	legacy_event(&t, 4, 1000000, 'X', NULL, 1, 1000, 0);  /* frame 1,000-2,000 µs */
+	legacy_event(&t, 4, 1200000, 'X', "draw", 0, 300, 0); /* draw 1,200-1,500 */
+	legacy_event(&t, 4, 1600000, 'I', "tick", 0, -1, 0);
+	legacy_event(&t, 4, 1700000, 'C', "bytes", 0, -1, 0);
+	legacy_event(&t, 4, 1800000, 'b', "fetch", 0, -1, 0);
+	track_event(&t, 4, NEEDS, 1900000, INSTANT, -1, "tap", 0);
+	legacy_event(&t, 4, 2500000, 'X', "other", 0, 100, 41); /* for thread 41 */
+	legacy_event(&t, 4, 3000000, 'B', "load", 0, -1, 0);
+	legacy_event(&t, 4, 3500000, 'E', NULL, 0, -1, 0);
+	f = t_folded(t.b, t.len, AF_CLOCK_WALL, NULL);
+	cr_expect_str_eq(f, "Thread-41;other 100\nlegacy;frame 700\nlegacy;frame;draw 300\n"
+	                    "legacy;load 500\n");
+	free(f);
+	tr = t_parse(t.b, t.len);
+	i = af_trace_get_info(tr);
+	cr_expect_eq(i->enters, 4);
+	cr_expect_eq(i->exits, 4);
+	cr_expect_eq(i->marks_ignored, 2);   /* 'I' and the typed instant */
+	cr_expect_eq(i->counters_ignored, 1);
+	cr_expect_eq(i->async_ignored, 1);
+	af_trace_free(tr);
+	/* a complete event without its duration */
+	legacy_event(&t, 4, 4000000, 'X', "bad", 0, -1, 0);
+	cr_assert_eq(af_trace_parse(t.b, t.len, NULL, &tr, &e), AF_ERR_RECORD);
+	cr_expect_str_eq(e.message, "Perfetto trace: a complete event (legacy phase 'X') "
+	                            "without a duration");
+	cr_expect_eq(e.offset, packet_at(t.b, t.len, 10));
+	free(t.b);
+}
+
+/* A ClockSnapshot clock: {id, timestamp, incremental, unit in ns (0: none)}. */
+static void snap_clock(pb *cs, unsigned id, uint64_t ts, int incremental, uint64_t unit)
+{
+	pb c = {0};
+
+	pb_uint(&c, 1, id);
+	pb_uint(&c, 2, ts);
+	if (incremental)
+		pb_uint(&c, 3, 1);
+	if (unit)
+		pb_uint(&c, 4, unit);
+	pb_msg(cs, 1, &c); /* ClockSnapshot.clocks */
+}
+
+/* Sequence `seq` of thread 60 "inc" (process 6): its state cleared, clock
+ * 64 its default (TracePacketDefaults.timestamp_clock_id) when `dflt`, and
+ * the snapshot `cs` (none when NULL). */
+static void clock_sequence(pb *t, unsigned seq, int dflt, pb *cs)
+{
+	pb pkt = {0}, d = {0}, def = {0};
+
+	pb_uint(&pkt, P_SEQ, seq);
+	pb_uint(&pkt, P_FLAGS, CLEARED);
+	pb_uint(&d, 1, 6);
+	pb_uint(&d, 2, 60);
+	pb_str(&d, 5, "inc");
+	pb_msg(&pkt, P_THREAD_DESC, &d);
+	if (dflt) {
+		pb_uint(&def, 58, 64);
+		pb_msg(&pkt, 59, &def); /* trace_packet_defaults */
+	}
+	if (cs)
+		pb_msg(&pkt, 6, cs);    /* clock_snapshot */
+	pb_msg(t, TRACE_PACKET, &pkt);
+}
+
+Test(perfetto, incremental_clock_resolved_by_the_sequence_snapshot)
+{
+	pb t = {0}, cs = {0};
+	af_trace *tr = NULL;
+	af_error e = {0};
+	char *f;
+
+	/* clock 64 counts µs, incrementally, from 1,000 when BOOTTIME read
+	 * 5 s; seq 7 ends the slice on BOOTTIME itself, at 5,000,050 µs:
+	 * a 40 µs, 20 of them in b */
+	snap_clock(&cs, 6, 5000000000u, 0, 0);
+	snap_clock(&cs, 64, 1000, 1, 1000);
+	clock_sequence(&t, 6, 1, &cs);
+	clock_sequence(&t, 7, 0, NULL);
+	track_event(&t, 6, NEEDS, 10, BEGIN, -1, "a", 0);   /* 5,000,010 µs */
+	track_event(&t, 6, NEEDS, 5, BEGIN, -1, "b", 0);    /* 5,000,015 */
+	track_event(&t, 6, NEEDS, 20, END, -1, NULL, 0);    /* 5,000,035 */
+	track_event(&t, 7, NEEDS, 5000050000u, END, -1, NULL, 0);
+	f = t_folded(t.b, t.len, AF_CLOCK_WALL, NULL);
+	cr_expect_str_eq(f, "inc;a 20\ninc;a;b 20\n");
+	free(f);
+	free(t.b);
+	memset(&t, 0, sizeof t);
+	memset(&cs, 0, sizeof cs);
+	/* absolute on clock 64 (ms), the snapshot reading MONOTONIC, which a
+	 * snapshot of sequence 8 puts 2 s behind BOOTTIME */
+	snap_clock(&cs, 6, 9000000000u, 0, 0);
+	snap_clock(&cs, 3, 7000000000u, 0, 0);
+	clock_sequence(&t, 8, 0, &cs);
+	memset(&cs, 0, sizeof cs);
+	snap_clock(&cs, 3, 1000000000u, 0, 0);
+	snap_clock(&cs, 64, 40, 0, 1000000);
+	clock_sequence(&t, 6, 1, &cs);
+	clock_sequence(&t, 7, 0, NULL);
+	track_event(&t, 6, NEEDS, 41, BEGIN, -1, "c", 0);          /* mono 1.001 s: boot 3.001 s */
+	track_event(&t, 7, NEEDS, 3004000000u, END, -1, NULL, 0);  /* boot 3.004 s */
+	f = t_folded(t.b, t.len, AF_CLOCK_WALL, NULL);
+	cr_expect_str_eq(f, "inc;c 3000\n");
+	free(f);
+	free(t.b);
+	memset(&t, 0, sizeof t);
+	memset(&cs, 0, sizeof cs);
+	/* a snapshot with no builtin clock relates clock 64 to nothing */
+	snap_clock(&cs, 64, 1000, 1, 1000);
+	clock_sequence(&t, 6, 1, &cs);
+	track_event(&t, 6, NEEDS, 10, BEGIN, -1, "a", 0);
+	cr_assert_eq(af_trace_parse(t.b, t.len, NULL, &tr, &e), AF_ERR_FORMAT);
+	cr_expect_str_eq(e.message, "Perfetto trace: a track event timed by clock 64, "
+	                            "which no clock snapshot of its packet sequence relates "
+	                            "to a builtin clock");
+	cr_expect_eq(e.offset, packet_at(t.b, t.len, 1));
+	free(t.b);
+}
+
+/* Two sequences, threads 11 "a" and 12 "b" (by their ThreadDescriptors),
+ * each repeating outer 0-4 µs { inner 1-3 µs } every 5 µs, `chunks`
+ * chunks of 500 such cycles: sequence 1's chunk, then sequence 2's of the
+ * same times (older than what sequence 1 has just written), as Perfetto
+ * writes its buffers' chunks. */
+static uint8_t *two_sequences(unsigned chunks, size_t *len)
+{
+	pb t = {0}, pkt = {0}, d = {0};
+	unsigned c, k, s;
+
+	for (s = 1; s <= 2; s++) {
+		pb_uint(&pkt, P_SEQ, s);
+		pb_uint(&pkt, P_FLAGS, CLEARED);
+		pb_uint(&d, 1, 10);
+		pb_uint(&d, 2, 10 + s);
+		pb_str(&d, 5, s == 1 ? "a" : "b");
+		pb_msg(&pkt, P_THREAD_DESC, &d);
+		pb_msg(&t, TRACE_PACKET, &pkt);
+	}
+	for (c = 0; c < chunks; c++)
+		for (s = 1; s <= 2; s++)
+			for (k = 0; k < 500; k++) {
+				uint64_t at = ((uint64_t)c * 500 + k) * 5000 + 1000000;
+				track_event(&t, s, NEEDS, at, BEGIN, -1, "outer", 0);
+				track_event(&t, s, NEEDS, at + 1000, BEGIN, -1, "inner", 0);
+				track_event(&t, s, NEEDS, at + 3000, END, -1, NULL, 0);
+				track_event(&t, s, NEEDS, at + 4000, END, -1, NULL, 0);
+			}
+	*len = t.len;
+	return t.b;
+}
+
+Test(perfetto, interleaved_sequences_stream_in_memory_of_a_window)
+{
+	/* 1.6M events: kept all until the end (48 bytes each, in an array
+	 * grown by doubling), more than the 48 MiB given here; merged as they
+	 * come, a window of them */
+	size_t len;
+	uint8_t *buf = two_sequences(400, &len);
+	af_parse_options po = {.limits = {.max_memory = 48u << 20}};
+	af_trace *tr = NULL;
+	af_tree *tree = NULL;
+	af_error e = {0};
+	char *text = NULL, want[128];
+	size_t tlen = 0;
+	FILE *f;
+
+	cr_assert_eq(af_trace_parse(buf, len, &po, &tr, &e), AF_OK, "%s (byte %lld)",
+	             e.message, e.offset);
+	cr_expect_eq(af_trace_get_info(tr)->enters, 800000);
+	cr_expect_eq(af_trace_get_info(tr)->exits, 800000);
+	cr_expect_eq(af_trace_get_info(tr)->time_backwards[AF_CLOCK_WALL], 0);
+	cr_assert_eq(af_tree_from_trace(tr, NULL, &tree, &e), AF_OK, "%s", e.message);
+	f = open_memstream(&text, &tlen);
+	cr_assert_not_null(f);
+	cr_assert_eq(af_folded_write(tree, AF_CLOCK_WALL, f, &e), AF_OK, "%s", e.message);
+	fclose(f);
+	/* each thread: 200,000 cycles, 2 µs in outer alone and 2 in inner */
+	snprintf(want, sizeof want, "a;outer 400000\na;outer;inner 400000\n"
+	         "b;outer 400000\nb;outer;inner 400000\n");
+	cr_expect_str_eq(text, want);
+	free(text);
+	af_tree_free(tree);
+	af_trace_free(tr);
+	free(buf);
+}
+
 Test(perfetto, ends_without_begins_draw_nothing_and_say_so)
 {
 	/* an end with no slice open is ignored (a capture that began inside

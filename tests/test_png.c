@@ -1,15 +1,18 @@
 /*
  * test_png.c - render/png.c: what it writes decodes (with libpng, through
  * cairo) to exactly the pixels it was given, at every width, for flat bands,
- * text and noise alike, and a failed write says so.
+ * text and noise alike, and a failed write says so; and render/raster.c:
+ * boxes filled straight into pixels, by the area they cover.
  */
 #include <cairo.h>
 #include <criterion/criterion.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "png.h"
+#include "raster.h"
 #include "support.h"
 
 /* An RGB24 image of `w` x `h`: bands of flat colour as a flame graph has,
@@ -116,4 +119,95 @@ Test(png, a_failed_write_is_an_io_error)
 	fclose(f);
 	cairo_surface_destroy(s);
 	af_mem_unref(mem);
+}
+
+/* A white canvas of w x h with a guard row above and below (ASan and the
+ * guards catch a write outside it). */
+static uint32_t *white(int w, int h, af_canvas *c)
+{
+	uint32_t *px = malloc((size_t)w * (h + 2) * 4);
+	int i;
+
+	cr_assert(px);
+	for (i = 0; i < w * (h + 2); i++)
+		px[i] = 0xFFFFFF;
+	c->pixels = (unsigned char *)(px + w);
+	c->width = w;
+	c->height = h;
+	c->stride = w * 4;
+	return px;
+}
+
+/* How much of a blue fill over white pixel `p` holds: white's red goes. */
+static double red_share(uint32_t p)
+{
+	return (255 - ((p >> 16) & 0xFF)) / 255.0;
+}
+
+Test(raster, a_box_on_whole_pixels_fills_exactly_them)
+{
+	af_canvas c;
+	uint32_t *px = white(20, 10, &c), *img = (uint32_t *)(void *)c.pixels;
+	int x, y;
+
+	af_canvas_box(&c, 2, 3, 5, 4, 0, 0, 0, 255);
+	for (y = 0; y < 10; y++)
+		for (x = 0; x < 20; x++)
+			cr_assert_eq(img[y * 20 + x], x >= 2 && x < 7 && y >= 3 && y < 7 ? 0xFFu : 0xFFFFFFu,
+			             "pixel %d,%d is %06x", x, y, img[y * 20 + x]);
+	free(px);
+}
+
+Test(raster, a_pixel_covered_in_part_takes_the_colour_in_part)
+{
+	af_canvas c;
+	uint32_t *px = white(10, 4, &c), *img = (uint32_t *)(void *)c.pixels;
+
+	/* x from 1.25 to 3.5, y from 0.5 to 2: (1,1) is 3/4 in, (3,0) 1/4 */
+	af_canvas_box(&c, 1.25, 0.5, 2.25, 1.5, 0, 0, 0, 255);
+	cr_assert_float_eq(red_share(img[1 * 10 + 1]), 0.75, 0.01);
+	cr_assert_float_eq(red_share(img[0 * 10 + 3]), 0.25, 0.01);
+	cr_assert_float_eq(red_share(img[0 * 10 + 2]), 0.5, 0.01);
+	cr_assert_eq(img[1 * 10 + 2], 0xFFu);
+	cr_assert_eq(img[2 * 10 + 2], 0xFFFFFFu);
+	free(px);
+}
+
+Test(raster, rounded_corners_leave_out_what_the_circle_does)
+{
+	af_canvas c;
+	uint32_t *px = white(40, 40, &c), *img = (uint32_t *)(void *)c.pixels;
+	double area = 0;
+	int i;
+
+	af_canvas_box(&c, 5, 5, 30, 20, 4, 0, 0, 255);
+	for (i = 0; i < 40 * 40; i++)
+		area += red_share(img[i]);
+	/* the box less four corners of (4 - pi) r^2 / 4 */
+	cr_assert_float_eq(area, 30 * 20 - (4 - 3.14159265358979) * 16, 0.5, "covered %f", area);
+	cr_assert_eq(img[5 * 40 + 5], 0xFFFFFFu);                    /* a corner's tip */
+	cr_assert_eq(img[15 * 40 + 5], 0xFFu);                       /* the side */
+	cr_assert_eq(img[5 * 40 + 20], 0xFFu);                       /* the top */
+	cr_assert_eq(img[5 * 40 + 34], img[24 * 40 + 5]);            /* symmetric */
+	free(px);
+}
+
+Test(raster, boxes_outside_or_not_numbers_draw_nothing_outside)
+{
+	static const double odd[][5] = {
+		{-10, -10, 5, 5, 2}, {50, 50, 5, 5, 2}, {-5, 2, 100, 3, 2}, {2, -1e300, 3, 2e300, 2},
+		{1e300, 1, 1, 1, 0}, {NAN, 1, 2, 2, 0}, {1, 1, INFINITY, 2, 0}, {1, 1, -2, 2, 0},
+		{1, 1, 2, 2, NAN}, {1, 1, 2, 2, -3}, {1, 1, 0, 0, 0}};
+	af_canvas c;
+	uint32_t *px = white(16, 8, &c);
+	size_t i;
+	int k;
+
+	for (i = 0; i < sizeof odd / sizeof odd[0]; i++)
+		af_canvas_box(&c, odd[i][0], odd[i][1], odd[i][2], odd[i][3], odd[i][4], 0, 0, 0);
+	for (k = 0; k < 16; k++) { /* the guard rows */
+		cr_assert_eq(px[k], 0xFFFFFFu);
+		cr_assert_eq(px[16 * 9 + k], 0xFFFFFFu);
+	}
+	free(px);
 }

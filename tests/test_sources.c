@@ -343,7 +343,10 @@ static const t_file files[] = {
 	{"src/systrace.c", INPUTS},
 	{"src/perfetto.h", INPUTS}, /* a Perfetto trace's slices */
 	{"src/perfetto.c", INPUTS},
+	{"src/pfclock.h", INPUTS}, /* its track events' clocks */
+	{"src/pfclock.c", INPUTS},
 	{"perfetto.pb-c.h", INPUTS}, /* made from src/perfetto.proto by protoc-c */
+	{"perfetto_common.pb-c.h", INPUTS}, /* src/perfetto_common.proto, both readers' */
 	{"src/input.c", INPUTS},
 	{"src/mapping.h", INPUTS},
 	{"src/mapping.c", INPUTS},
@@ -369,6 +372,8 @@ static const t_file files[] = {
 	{"render/png.c", FONT},
 	{"render/out.h", FONT}, /* buffered writing: knows no layout */
 	{"render/out.c", FONT},
+	{"render/raster.h", FONT}, /* boxes into pixels: knows no layout */
+	{"render/raster.c", FONT},
 	{"render/style.h", STYLE},
 	{"render/style.c", STYLE},
 	{"render/legend.h", STYLE},

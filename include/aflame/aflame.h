@@ -570,6 +570,11 @@ typedef struct af_node_info {
 
 void af_tree_node(const af_tree *tree, size_t i, af_node_info *info);
 
+/** The node with the most self time on `clock` among those `min_depth`
+ * deep or deeper (the first in the tree's order on a tie), or 0 (the
+ * root) when none has any. */
+size_t af_tree_hottest(const af_tree *tree, af_clock clock, uint32_t min_depth);
+
 /** How af_tree_diff() compares two profiles. */
 typedef struct af_diff_options {
 	af_clock clock;  /* the clock of both trees to compare */

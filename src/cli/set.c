@@ -174,7 +174,7 @@ static int render_job(pool *pl, job *j, af_font *font)
 	af_layout *layout = NULL;
 	af_error e = {0};
 	char title[512], t[48];
-	size_t i, n;
+	size_t i;
 	int f, r = -1;
 	const char *clock_name = pl->clock == AF_CLOCK_WALL ? "wall clock"
 	                         : pl->clock == AF_CLOCK_CPU ? "thread-cpu" : "wait (off-CPU)";
@@ -184,15 +184,12 @@ static int render_job(pool *pl, job *j, af_font *font)
 		return r > 0 ? 0 : -1;
 	r = -1;
 	/* the index shows the frame with the most self time */
-	n = af_tree_size(tree);
-	for (i = 1; i < n; i++) {
+	if ((i = af_tree_hottest(tree, pl->clock, 2)) != 0) {
 		af_node_info ni;
 		af_tree_node(tree, i, &ni);
-		if (ni.depth >= 2 && ni.self[pl->clock] > j->hot_self) {
-			free(j->hot);
-			j->hot = strdup(ni.name);
-			j->hot_self = ni.self[pl->clock];
-		}
+		free(j->hot);
+		j->hot = strdup(ni.name);
+		j->hot_self = ni.self[pl->clock];
 	}
 	{
 		af_node_info root;
@@ -389,7 +386,7 @@ int run_set(const cli *c, const af_trace *trace, af_clock clock)
 	long cores = sysconf(_SC_NPROCESSORS_ONLN);
 	int workers = c->jobs > 0 ? c->jobs : cores > 0 ? (int)cores : 1;
 	pthread_t *tids = NULL;
-	int status = 1, w, started = 0;
+	int status = 1, w, started = 0, sure;
 	af_error e = {0};
 
 	memset(&pl, 0, sizeof pl);
@@ -439,9 +436,13 @@ int run_set(const cli *c, const af_trace *trace, af_clock clock)
 	}
 	for (i = 0; i < pl.njobs; i++)
 		pl.drawn += !pl.jobs[i].skipped;
-	/* the merged graph says whether there is anything to draw: before
-	 * the folder is made */
-	if (job_tree(&pl, &pl.jobs[pl.njobs - 1], &pl.jobs[pl.njobs - 1].tree) != 0 ||
+	/* the merged graph says whether there is anything to draw, before
+	 * the folder is made; threads with time on a recorded clock and no
+	 * rule that takes frames away always draw something, and then the
+	 * merged graph is built by the pool, alongside the threads' */
+	sure = sum > 0 && clock != AF_CLOCK_WAIT && !c->tree.focus && !c->tree.exclude &&
+	       !(c->tree.min_share > 0);
+	if ((!sure && job_tree(&pl, &pl.jobs[pl.njobs - 1], &pl.jobs[pl.njobs - 1].tree) != 0) ||
 	    out_dir_begin(&pl.dir, c->output) != 0) {
 		af_tree_free(pl.jobs[pl.njobs - 1].tree);
 		for (i = 0; i < pl.njobs; i++)

@@ -1,0 +1,99 @@
+/*
+ * raster.c - rounded boxes straight into pixels (raster.h).
+ */
+#include <math.h>
+#include <stddef.h>
+
+#include "raster.h"
+
+#define AF_CORNER_SAMPLES 4
+
+/* `v` as an index from 0 to `n`. */
+static int af_clamp(double v, int n)
+{
+	return v > 0 ? (v < n ? (int)v : n) : 0;
+}
+
+/* What of pixel column `px` the span [a, b) covers. */
+static double af_span_cover(double a, double b, int px)
+{
+	double lo = a > px ? a : px, hi = b < px + 1 ? b : px + 1;
+	return hi > lo ? hi - lo : 0;
+}
+
+/* Blends `k` (0 to 1) of the colour into the pixel. */
+static void af_blend(uint32_t *p, uint32_t rgb, double k)
+{
+	uint32_t d = *p, out = 0;
+	int shift;
+
+	if (k >= 1) {
+		*p = rgb;
+		return;
+	}
+	for (shift = 0; shift <= 16; shift += 8) {
+		double a = (d >> shift) & 0xFF, b = (rgb >> shift) & 0xFF;
+		out |= (uint32_t)(a + (b - a) * k + 0.5) << shift;
+	}
+	*p = out;
+}
+
+/* Row `py` of the box from `x` to `x + w`: at each of `n` heights the part
+ * from `x + inset[i]` to `x + w - inset[i]` is in, `share` of the row's
+ * height for each. */
+static void af_row(af_canvas *c, int py, double x, double w, const double *inset, int n,
+                   double share, uint32_t rgb)
+{
+	uint32_t *row = (uint32_t *)(void *)(c->pixels + (size_t)py * c->stride);
+	int px = af_clamp(floor(x), c->width), end = af_clamp(ceil(x + w), c->width), i;
+
+	for (; px < end; px++) {
+		double cover = 0;
+		for (i = 0; i < n; i++)
+			cover += af_span_cover(x + inset[i], x + w - inset[i], px);
+		if (cover > 0)
+			af_blend(&row[px], rgb, cover * share);
+	}
+}
+
+/* How far in from the side a corner of radius `r` starts at `dy` from the
+ * box's top or bottom (0 past the corner). */
+static double af_corner_inset(double r, double dy)
+{
+	double t = r - dy;
+	return dy >= r ? 0 : r - sqrt(r * r - t * t);
+}
+
+void af_canvas_box(af_canvas *c, double x, double y, double w, double h, double r,
+                   uint8_t red, uint8_t green, uint8_t blue)
+{
+	uint32_t rgb = (uint32_t)red << 16 | (uint32_t)green << 8 | blue;
+	double bottom = y + h;
+	int py = af_clamp(floor(y), c->height), end = af_clamp(ceil(bottom), c->height);
+
+	if (!(w > 0 && h > 0 && isfinite(x) && isfinite(y) && isfinite(w) && isfinite(h)))
+		return;
+	if (!(r <= w / 2))
+		r = w / 2;
+	if (r > h / 2)
+		r = h / 2;
+	for (; py < end; py++) {
+		double top = y > py ? y : py, low = bottom < py + 1 ? bottom : py + 1;
+		double inset[AF_CORNER_SAMPLES] = {0};
+		int s, n = 0;
+
+		if (!(r > 0) || (top >= y + r && low <= bottom - r)) {
+			/* straight sides: the exact area */
+			af_row(c, py, x, w, inset, 1, low - top, rgb);
+			continue;
+		}
+		/* a corner's rows: the span at a few heights */
+		for (s = 0; s < AF_CORNER_SAMPLES; s++) {
+			double sy = py + (s + 0.5) / AF_CORNER_SAMPLES;
+			if (sy >= y && sy < bottom)
+				inset[n++] = af_corner_inset(r, sy - y < bottom - sy ? sy - y
+				                                                     : bottom - sy);
+		}
+		af_row(c, py, x, w, inset, n, 1.0 / AF_CORNER_SAMPLES, rgb);
+	}
+}
