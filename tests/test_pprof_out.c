@@ -256,7 +256,7 @@ Test(pprof_out, read_back_as_the_same_graph)
  * the library heapprofd's fixture names (f1, f2, f3 in /liblib.so, see
  * test_perfetto_prof.c) with its functions, and our reader gives each
  * frame its library back; a trace without libraries writes no mapping. */
-Test(pprof_out, libraries_become_mappings, .timeout = 300)
+Test(pprof_out, libraries_become_mappings)
 {
 	char in[4096], args[8400], *pb = t_tmp("pprof-lib.pb.gz"), *svg = t_tmp("pprof-lib.svg");
 	char *out = NULL, *err = NULL, *raw, *title;
