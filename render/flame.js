@@ -7,7 +7,8 @@
 // right), each as <g><rect/><text/></g> (the text only when a label fits),
 // so the tree is rebuilt here from the order and each frame's depth: no
 // float comparison decides who is whose parent.  AF.frames holds, for the
-// i-th frame, the index of its name in AF.names, its total and its calls
+// i-th frame, the index of its name in AF.names (and AF.libs, when native
+// frames name their library), its total and its calls
 // (and with AF.diff its change, with AF.cmp the totals and self times
 // BEFORE and AFTER): the tooltip is built from them here, unless --nameattr
 // gave the frame a title (then <g><title/><rect/>...).
@@ -167,7 +168,7 @@
 	// BEFORE → AFTER (...); self BEFORE → AFTER (...)".
 	function tooltip(f) {
 		if (AF.cmp) {
-			var t = f.name + " (" + value(f.v * AF.factor) + ", " +
+			var t = f.name + f.lib + " (" + value(f.v * AF.factor) + ", " +
 			        fixed(AF.total ? 100 * f.v / AF.total : 0, 2) + "%";
 			if (f.c) t += ", " + grouped(String(f.c)) + " call" + (f.c === 1 ? "" : "s");
 			t += "): " + change(f.b, f.a);
@@ -186,7 +187,7 @@
 			if (f.parent && AF.total) pct = 100 * +t / (AF.total * AF.factor);
 			t = grouped(t) + " " + AF.countname;
 		}
-		t = f.name + " (" + t + ", " + fixed(pct, 2) + "%";
+		t = f.name + f.lib + " (" + t + ", " + fixed(pct, 2) + "%";
 		if (f.c) t += ", " + grouped(String(f.c)) + " call" + (f.c === 1 ? "" : "s");
 		if (AF.diff && f.dv !== null) {
 			// flamegraph.pl's: of the total times the factor, "+" only
@@ -218,6 +219,7 @@
 				tip: title ? title.textContent : null, own: title !== null,
 				text: rect.nextElementSibling,
 				name: AF.names[AF.frames[at]],
+				lib: AF.libs && AF.libs[AF.frames[at]] ? " in " + AF.libs[AF.frames[at]] : "",
 				v: AF.frames[at + 1], c: AF.frames[at + 2],
 				dv: AF.diff ? AF.frames[at + 3] : 0,
 				b: AF.cmp ? AF.frames[at + 3] : 0, a: AF.cmp ? AF.frames[at + 4] : 0,

@@ -23,8 +23,31 @@ const char *af_legend_entry(const af_legend *g, size_t i, af_rgb *color)
 {
 	const char *label = NULL;
 
-	af_style_legend(i, &label, color);
+	af_style_legend(g->kind[i], &label, color);
 	return g->brief ? af_legend_brief(label) : label;
+}
+
+/* The android palette's kinds that frames of `l` are drawn in: bit i for
+ * entry i of af_style_legend (separators and a differential graph's
+ * changed frames, coloured otherwise, count for none). */
+static unsigned af_legend_kinds(const af_layout *l, size_t n)
+{
+	const unsigned all = (1u << n) - 1;
+	int differential = af_tree_is_differential(l->tree);
+	unsigned kinds = 0;
+	size_t i;
+
+	for (i = 0; i < l->nrects && kinds != all; i++) {
+		const af_rect *r = &l->rects[i];
+		af_node_info ni;
+		if (differential && r->changed)
+			continue;
+		af_tree_node(l->tree, r->node, &ni);
+		if (strcmp(ni.name, "-") == 0 || strcmp(ni.name, "--") == 0)
+			continue;
+		kinds |= 1u << af_style_kind(&ni);
+	}
+	return kinds;
 }
 
 /* Width of the whole row as `g` has it. */
@@ -47,8 +70,13 @@ void af_legend_place(af_font *font, const af_layout *l, af_legend *g)
 	double fs = l->font_size, avail = l->width - 2 * l->xpad, w;
 	af_rgb c;
 	const char *label = NULL;
+	size_t i, n = af_style_legend(0, &label, &c);
+	unsigned kinds = af_legend_kinds(l, n);
 
-	g->count = af_style_legend(0, &label, &c);
+	g->count = 0;
+	for (i = 0; i < n && i < sizeof g->kind / sizeof g->kind[0]; i++)
+		if (kinds & (1u << i))
+			g->kind[g->count++] = i;
 	g->size = fs;
 	g->box = fs * 0.8;
 	g->pad = fs / 3;

@@ -17,10 +17,12 @@ typedef struct af_legend {
 	double gap;   /* between two entries */
 	int brief;    /* short labels ("libraries" for "java / kotlin / androidx") */
 	double x;     /* left edge of the first square */
-	size_t count; /* entries */
+	size_t count; /* entries: the kinds the graph's frames are drawn in */
+	size_t kind[32]; /* entry i is kind kind[i] of af_style_legend */
 } af_legend;
 
-/** Places the legend of `l` in its width: the full labels at the font size
+/** Places the legend of `l` (the kinds its frames are drawn in, in the
+ * palette's order) in its width: the full labels at the font size
  * when they fit, else closer together, else with short labels, else all of
  * it smaller.  The row is centred; it never runs past a margin. */
 void af_legend_place(af_font *font, const af_layout *l, af_legend *g);

@@ -4,7 +4,9 @@
  * and Perfetto.  Each distinct frame name is one function and one location;
  * each node with self time is one sample whose locations are its path,
  * leaf first, and whose values are its self time on each clock the tree
- * has (µs), or its count.  The tree's values are written as they are, so
+ * has (µs), or its count.  A native frame's library is a mapping of that
+ * file name, named by the frame's location (pprof shows it beside the
+ * function).  The tree's values are written as they are, so
  * pprof's totals are the graph's.  The reader is src/pprof.c; both go
  * through protobuf-c and src/pprof.proto.
  *
@@ -104,9 +106,11 @@ static size_t af_pp_clocks(const af_tree *tree, af_clock clock, af_clock *c)
 
 /* The string table, functions, locations and sample types: every name the
  * tree uses once, in the order of their ids, as function and location
- * `k`, string k + 1 (after "" and the sample types' names). */
+ * `k`, string k + 1 (after "" and the sample types' names); a library's
+ * string and mapping (numbered by its id in the tree, plus one) go before
+ * the first name that has it.  `mapped` has a byte per library. */
 static af_status af_pp_head(af_gz_sink *s, const af_tree *tree, af_clock clock,
-                            uint32_t *fn, size_t nfn, af_error *err)
+                            uint32_t *fn, size_t nfn, uint8_t *mapped, af_error *err)
 {
 	static const char *const clock_name[AF_CLOCK_COUNT] = {"wall", "cpu", "wait"};
 	af_pp_profile p = AFLAME__PPROF__PROFILE__INIT;
@@ -114,10 +118,11 @@ static af_status af_pp_head(af_gz_sink *s, const af_tree *tree, af_clock clock,
 	Aflame__Pprof__Function f = AFLAME__PPROF__FUNCTION__INIT, *fp = &f;
 	Aflame__Pprof__Location l = AFLAME__PPROF__LOCATION__INIT, *lp = &l;
 	Aflame__Pprof__Line line = AFLAME__PPROF__LINE__INIT, *linep = &line;
+	Aflame__Pprof__Mapping m = AFLAME__PPROF__MAPPING__INIT, *mp = &m;
 	const char *unit = af_tree_unit(tree);
 	char *fixed[2 + 2 * AF_CLOCK_COUNT];
 	af_clock c[AF_CLOCK_COUNT];
-	size_t nt, i, k = 0, used = 0;
+	size_t nt, i, k = 0, used = 0, strs;
 
 	fixed[k++] = "";
 	if (tree->is_time) {
@@ -145,15 +150,31 @@ static af_status af_pp_head(af_gz_sink *s, const af_tree *tree, af_clock clock,
 	af_gz_pack(s, &p.base);
 
 	/* then each name: one string, one function, one location */
+	strs = k;
 	for (i = 0; i < nfn; i++) {
 		af_pp_profile q = AFLAME__PPROF__PROFILE__INIT;
 		char *name;
+		uint32_t lib = AF_NONE;
 		if (fn[i] == 0)
 			continue;
+		if (tree->lib.len && af_u32map_get(&tree->lib, (uint32_t)i, &lib) && !mapped[lib]) {
+			af_pp_profile ql = AFLAME__PPROF__PROFILE__INIT;
+			char *file = tree->libs.str[lib];
+			mapped[lib] = 1;
+			m.id = (uint64_t)lib + 1;
+			m.filename = (int64_t)strs++;
+			m.has_functions = 1; /* pprof symbolizes nothing again */
+			ql.n_string_table = 1;
+			ql.string_table = &file;
+			ql.n_mapping = 1;
+			ql.mapping = &mp;
+			af_gz_pack(s, &ql.base);
+		}
 		name = (char *)af_tree_name_by_id(tree, (uint32_t)i);
 		fn[i] = (uint32_t)++used;
 		f.id = l.id = fn[i];
-		f.name = f.system_name = (int64_t)(k - 1 + used);
+		f.name = f.system_name = (int64_t)strs++;
+		l.mapping_id = lib != AF_NONE ? (uint64_t)lib + 1 : 0;
 		line.function_id = f.id;
 		l.n_line = 1;
 		l.line = &linep;
@@ -179,6 +200,7 @@ static af_status af_pp_emit(const af_tree *tree, af_clock clock, FILE *out,
 	const af_pnode *nodes = af_tree_nodes(tree);
 	size_t n = af_tree_size(tree), nfn = af_tree_name_count(tree), i;
 	uint32_t *fn = NULL;
+	uint8_t *mapped = NULL;
 	uint64_t *locs = NULL;
 	size_t locs_cap = 0;
 	af_clock c[AF_CLOCK_COUNT];
@@ -196,7 +218,8 @@ static af_status af_pp_emit(const af_tree *tree, af_clock clock, FILE *out,
 		c[0] = clock;
 	s = af_calloc(mem, 1, sizeof *s);
 	fn = af_calloc(mem, nfn ? nfn : 1, sizeof *fn);
-	if (!s || !fn) {
+	mapped = af_calloc(mem, tree->libs.len ? tree->libs.len : 1, 1);
+	if (!s || !fn || !mapped) {
 		st = af_fail(err, AF_ERR_NOMEM, -1, "out of memory writing pprof");
 		goto done;
 	}
@@ -216,7 +239,7 @@ static af_status af_pp_emit(const af_tree *tree, af_clock clock, FILE *out,
 		st = af_fail(err, AF_ERR_NOMEM, -1, "out of memory starting zlib");
 		goto done;
 	}
-	if ((st = af_pp_head(s, tree, clock, fn, nfn, err)) != AF_OK)
+	if ((st = af_pp_head(s, tree, clock, fn, nfn, mapped, err)) != AF_OK)
 		goto end;
 
 	/* one sample per node with self time, its path leaf first */
@@ -257,6 +280,7 @@ end:
 done:
 	af_free(mem, locs);
 	af_free(mem, fn);
+	af_free(mem, mapped);
 	af_free(mem, s);
 	return st;
 }

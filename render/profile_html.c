@@ -209,6 +209,11 @@ static void af_method(FILE *out, const af_call_graph *g, size_t i)
 	        (unsigned long long)r->recursive_calls,
 	        r->calls ? (double)r->inclusive / (double)r->calls : 0.0, i);
 	af_name(out, r->name);
+	if (r->library) { /* a native frame's */
+		fputs(" <small>in ", out);
+		af_text(out, r->library);
+		fputs("</small>", out);
+	}
 	fputs("</td><td class=\"num\">", out);
 	af_value(out, r->inclusive, t->is_time);
 	fprintf(out, "</td><td class=\"num\">%.2f%%</td><td class=\"num\">",

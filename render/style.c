@@ -119,6 +119,11 @@ size_t af_style_legend(size_t i, const char **label, af_rgb *color)
 	return n;
 }
 
+size_t af_style_kind(const af_node_info *ni)
+{
+	return (size_t)af_android_kind(ni);
+}
+
 int af_palette_from_name(const char *name)
 {
 	size_t i;
@@ -618,6 +623,16 @@ static int af_calls(af_buf *b, uint64_t calls)
 	return af_buf_printf(b, ", %s call%s", n, calls == 1 ? "" : "s");
 }
 
+/* The frame's name as tooltips begin: with its library for a native
+ * frame ("art::Thread::Run() in libart.so"). */
+static int af_tip_name(af_buf *b, const af_node_info *ni)
+{
+	int bad = af_buf_append(b, ni->name, af_style_shown(ni->name));
+	if (ni->library)
+		bad |= af_buf_printf(b, " in %s", ni->library);
+	return bad;
+}
+
 /* A diff's tooltip: the frame, its share of the graph and calls in AFTER,
  * then total and self time BEFORE -> AFTER. */
 static int af_diff_tooltip(af_style *s, af_buf *b, const af_rect *r,
@@ -633,7 +648,7 @@ static int af_diff_tooltip(af_style *s, af_buf *b, const af_rect *r,
 
 	af_style_diff_values(s, r, ni, v);
 	af_style_value(s, t, sizeof t, (double)r->value * l->factor);
-	bad = af_buf_append(b, ni->name, af_style_shown(ni->name));
+	bad = af_tip_name(b, ni);
 	bad |= af_buf_printf(b, " (%s, %.2f%%", t, pct);
 	if (ni->calls)
 		bad |= af_calls(b, ni->calls);
@@ -678,7 +693,7 @@ int af_style_tooltip(af_style *s, af_buf *b, const af_rect *r)
 		if (r->node != 0 && l->total)
 			pct = 100.0 * rint(value) / (af_counts(s, (double)l->total) * l->factor);
 	}
-	bad = af_buf_append(b, ni.name, af_style_shown(ni.name));
+	bad = af_tip_name(b, &ni);
 	bad |= af_buf_printf(b, " (%s, %.2f%%", t, pct);
 	if (ni.calls)
 		bad |= af_calls(b, ni.calls);

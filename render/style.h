@@ -36,7 +36,8 @@ af_rgb af_style_fill(af_style *s, const af_node_info *ni, const af_rect *r);
  * with r->changed. */
 double af_style_change(const af_style *s, const af_node_info *ni, const af_rect *r);
 
-/** The tooltip of a frame: "NAME (VALUE, P%, N calls)". */
+/** The tooltip of a frame: "NAME (VALUE, P%, N calls)", "NAME in LIBRARY
+ * (...)" for a native frame whose library is known. */
 int af_style_tooltip(af_style *s, af_buf *b, const af_rect *r);
 
 /** The values a diff's tooltip compares, for frame `r`: total BEFORE and
@@ -65,6 +66,9 @@ double af_style_contrast(af_rgb a, af_rgb b);
 
 /** Entry `i` of the android palette's legend; returns how many there are. */
 size_t af_style_legend(size_t i, const char **label, af_rgb *color);
+
+/** The android palette's kind of a frame: its entry in af_style_legend. */
+size_t af_style_kind(const af_node_info *ni);
 
 /** The length of `name` as labels and tooltips show it: without the
  * annotation flamegraph.pl strips, perf's "_[k]" (kernel), "_[w]" (waker),

@@ -197,6 +197,21 @@ static int af_svg_script(af_out *out, const af_layout *l, const af_render_option
 			af_out_putc(out, ',');
 		af_out_js(out, name, af_style_shown(name));
 	}
+	/* native frames: each name's library (0: none), when some have one */
+	for (i = 0; i < nnames && !af_tree_lib(l->tree, names[i]); i++)
+		;
+	if (i < nnames) {
+		af_out_puts(out, "],\nlibs:[");
+		for (i = 0; i < nnames; i++) {
+			const char *lib = af_tree_lib(l->tree, names[i]);
+			if (i)
+				af_out_putc(out, ',');
+			if (lib)
+				af_out_js(out, lib, strlen(lib));
+			else
+				af_out_putc(out, '0');
+		}
+	}
 	/* per frame: name index, total, calls, then with diff the change, with
 	 * cmp total BEFORE and AFTER, self BEFORE and AFTER */
 	af_out_puts(out, "],\nframes:[");

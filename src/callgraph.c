@@ -212,6 +212,7 @@ static int af_cgraph_rows(af_cgraph *g, const af_tree *tree, const af_method_row
 			continue;
 		ranked[kept].row = *r;
 		ranked[kept].row.name = af_tree_name_by_id(tree, (uint32_t)i);
+		ranked[kept].row.library = af_tree_lib(tree, (uint32_t)i);
 		ranked[kept++].id = (uint32_t)i;
 	}
 	qsort(ranked, kept, sizeof *ranked, af_ranked_cmp);

@@ -15,7 +15,7 @@ static uint32_t af_diff_node(af_tree *out, const af_tree *src, const uint32_t *m
 	const char *name = af_tree_name(src, src_node);
 	uint32_t key = af_names_intern(&out->own, name, strlen(name));
 
-	if (key == AF_NONE)
+	if (key == AF_NONE || af_tree_set_lib(out, key, af_tree_lib(src, af_tree_name_id(src, src_node))))
 		return AF_NONE;
 	return af_ptree_child(&out->pt, map[src->pt.nodes[src_node].parent], key);
 }
@@ -64,6 +64,8 @@ static af_status af_tree_compare(const af_tree *before, const af_tree *after,
 	t->names = &t->own;
 	t->name_of.mem = mem;
 	t->full.mem = mem;
+	t->libs.mem = mem;
+	t->lib.mem = mem;
 	t->wait = clock == AF_CLOCK_WAIT;
 	af_ptree_init(&t->pt, 0, mem);
 	t->band = AF_NONE;

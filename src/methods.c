@@ -238,6 +238,7 @@ static af_status af_method_table_make(const af_trace *trace,
 			if (!r->calls && !r->recursive_calls && !r->inclusive && !r->exclusive)
 				continue;
 			r->name = m->names.str[i];
+			r->library = NULL;
 			m->pub.rows[kept++] = *r;
 		}
 		m->pub.nrows = kept;

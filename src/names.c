@@ -110,6 +110,40 @@ uint32_t af_names_intern_clean(af_names *n, const char *s, size_t len)
 	return id;
 }
 
+uint32_t af_names_list_add(af_names *n, uint32_t list, const char *s, size_t len,
+                           size_t max)
+{
+	uint32_t item = af_names_intern_clean(n, s, len), id;
+	const char *have, *p, *it;
+	size_t count = 1, k;
+	af_buf b = {.mem = n->mem};
+
+	if (item == AF_NONE || list == AF_NONE)
+		return item;
+	have = n->str[list];
+	it = n->str[item];
+	k = strlen(it);
+	for (p = have;; count++) {
+		const char *end = strstr(p, ", ");
+		size_t m = end ? (size_t)(end - p) : strlen(p);
+		if (m == k && memcmp(p, it, k) == 0)
+			return list;
+		if (!end)
+			break;
+		p = end + 2;
+	}
+	if (count >= max)
+		return list;
+	if (af_buf_append(&b, have, strlen(have)) || af_buf_append(&b, ", ", 2) ||
+	    af_buf_append(&b, it, k)) {
+		af_buf_free(&b);
+		return AF_NONE;
+	}
+	id = af_names_intern(n, b.data, b.len);
+	af_buf_free(&b);
+	return id;
+}
+
 uint32_t af_names_find(const af_names *n, const char *s, size_t len)
 {
 	size_t mask, j;

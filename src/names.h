@@ -26,6 +26,13 @@ uint32_t af_names_intern(af_names *n, const char *s, size_t len);
  * format's separator) becomes ':'. */
 uint32_t af_names_intern_clean(af_names *n, const char *s, size_t len);
 
+/** A list of names kept as one ("a, b, c"): the id of list `list` (an id
+ * in `n`, AF_NONE for the empty list) with the `len` bytes at `s` added
+ * (made safe as af_names_intern_clean makes them) unless listed already or
+ * the list holds `max` names.  AF_NONE when out of memory. */
+uint32_t af_names_list_add(af_names *n, uint32_t list, const char *s, size_t len,
+                           size_t max);
+
 /** The id of the `len` bytes at `s`, or AF_NONE when they are not in. */
 uint32_t af_names_find(const af_names *n, const char *s, size_t len);
 

@@ -15,7 +15,9 @@
  * A heap dump is the run of ProfilePackets of a sequence up to the one not
  * `continued`; its values are totals since profiling began, so one dump is
  * drawn: the last of each sequence, or the N-th (af_parse_options
- * heap_dump).  Its samples are kept apart (the thread, the callstack, the
+ * heap_dump); a dump written with heapprofd's dump_at_max holds, instead
+ * of totals, what was unreleased at the heap's peak (self_max, its count).
+ * Its samples are kept apart (the thread, the callstack, the
  * view's value) until the choice is known at the end; CPU samples are
  * counted per thread and callstack as they come.  One thread of the tree
  * per process and heap (heap dumps) or per thread (CPU samples).
@@ -87,7 +89,7 @@ typedef struct af_pfp_hs {
 /* A packet sequence: its interned tables and its heap dumps. */
 typedef struct af_pfp_seq {
 	uint32_t id;
-	af_u64map fn, path, mapping, frame, stack; /* iid -> index */
+	af_u64map fn, path, build, mapping, frame, stack; /* iid -> index */
 	int open;          /* inside a dump (the last packet was continued) */
 	uint32_t dumps;    /* dumps begun */
 	af_pfp_hs *cur, *kept; /* the dump being read, the one chosen so far */
@@ -119,7 +121,8 @@ typedef struct af_pfp {
 	af_pfp_str *strs;
 	size_t nstrs, strs_cap;
 	const char **mappings; /* mapping paths, "/"-joined */
-	size_t nmappings, mappings_cap;
+	const char **libs;     /* per mapping: its library, "" for none */
+	size_t nmappings, mappings_cap, libs_cap;
 	af_pfp_frame *frames;
 	size_t nframes, frames_cap;
 	uint32_t *pool;       /* the frames of every callstack */
@@ -176,9 +179,9 @@ static af_status af_pfp_str_add(af_pfp *pp, const uint8_t *s, size_t len, uint32
 	return AF_OK;
 }
 
-/* Interns `n` strings into the tables `a` (and `b` when not NULL). */
-static af_status af_pfp_strings(af_pfp *pp, af_u64map *a, af_u64map *b, af_pfp_istr **v,
-                                size_t n, af_error *err)
+/* Interns `n` strings into the tables `a` (and `b`, `c` when not NULL). */
+static af_status af_pfp_strings(af_pfp *pp, af_u64map *a, af_u64map *b, af_u64map *c,
+                                af_pfp_istr **v, size_t n, af_error *err)
 {
 	size_t i;
 
@@ -186,7 +189,8 @@ static af_status af_pfp_strings(af_pfp *pp, af_u64map *a, af_u64map *b, af_pfp_i
 		uint32_t idx = AF_NONE;
 		AF_FORWARD(af_pfp_str_add(pp, v[i]->str.data, v[i]->str.len, &idx, err));
 		if (af_u64map_put(pp->mem, a, v[i]->iid, idx) ||
-		    (b && af_u64map_put(pp->mem, b, v[i]->iid, idx)))
+		    (b && af_u64map_put(pp->mem, b, v[i]->iid, idx)) ||
+		    (c && af_u64map_put(pp->mem, c, v[i]->iid, idx)))
 			return af_pfp_nomem(pp, err);
 	}
 	return AF_OK;
@@ -199,6 +203,27 @@ static af_status af_pfp_missing(const af_pfp *pp, const char *who, uint64_t who_
 	return af_fail(err, AF_ERR_RECORD, pp->off, AF_PFP ": %s %llu names %s %llu, which "
 	               "its sequence never interned", who, (unsigned long long)who_iid, what,
 	               (unsigned long long)iid);
+}
+
+/* The library of a mapping whose path is `path`: its last part
+ * ("libc.so"), or without a path its build id in hex ("build id 9f3c..."),
+ * "" with neither; NULL when out of memory. */
+static const char *af_pfp_lib(af_pfp *pp, const af_pfp_seq *sq, const af_pfp_pbmapping *m,
+                              const char *path)
+{
+	const char *slash = strrchr(path, '/');
+	char text[80] = "build id ";
+	size_t i, k = 9;
+	uint32_t s;
+
+	if (*path)
+		return slash && slash[1] ? slash + 1 : path;
+	if (!m->build_id || !af_u64map_get(&sq->build, m->build_id, &s) || !pp->strs[s].len)
+		return "";
+	for (i = 0; i < pp->strs[s].len && i < 32; i++)
+		k += (size_t)snprintf(text + k, sizeof text - k, "%02x",
+		                      (unsigned char)pp->strs[s].s[i]);
+	return af_trace_strdup(pp->t, text, k);
 }
 
 /* Mappings: their paths joined ("/system/lib64/libc.so"). */
@@ -239,7 +264,13 @@ static af_status af_pfp_mappings(af_pfp *pp, af_pfp_seq *sq, af_pfp_pbmapping **
 			st = af_pfp_nomem(pp, err);
 			goto out;
 		}
-		pp->mappings[pp->nmappings++] = copy;
+		pp->mappings[pp->nmappings] = copy;
+		if (AF_GROW(pp->mem, pp->libs, pp->libs_cap, pp->nmappings + 1) ||
+		    !(pp->libs[pp->nmappings] = af_pfp_lib(pp, sq, v[i], copy))) {
+			st = af_pfp_nomem(pp, err);
+			goto out;
+		}
+		pp->nmappings++;
 	}
 out:
 	af_buf_free(&path);
@@ -310,6 +341,11 @@ static af_status af_pfp_frames(af_pfp *pp, af_pfp_seq *sq, af_pfp_pbframe **v, s
 			len = pp->dm.len;
 		}
 		name = af_names_intern_clean(&pp->t->frames, text, len);
+		if (name != AF_NONE && m != AF_NONE) {
+			const char *lib = pp->libs[m];
+			if (af_trace_frame_lib(pp->t, name, lib, strlen(lib)))
+				return af_pfp_nomem(pp, err);
+		}
 		if (name == AF_NONE || pp->nframes >= AF_NONE - 1 ||
 		    AF_GROW(pp->mem, pp->frames, pp->frames_cap, pp->nframes + 1) ||
 		    af_u64map_put(pp->mem, &sq->frame, f->iid, (uint32_t)pp->nframes))
@@ -428,7 +464,8 @@ static af_status af_pfp_profile_packet(af_pfp *pp, af_pfp_seq *sq, const af_pfp_
 	int keep;
 
 	pp->heap_packets++;
-	AF_FORWARD(af_pfp_strings(pp, &sq->fn, &sq->path, p->strings, p->n_strings, err));
+	AF_FORWARD(af_pfp_strings(pp, &sq->fn, &sq->path, &sq->build, p->strings, p->n_strings,
+	                          err));
 	AF_FORWARD(af_pfp_mappings(pp, sq, p->mappings, p->n_mappings, err));
 	AF_FORWARD(af_pfp_frames(pp, sq, p->frames, p->n_frames, err));
 	AF_FORWARD(af_pfp_stacks(pp, sq, p->callstacks, p->n_callstacks, err));
@@ -464,9 +501,15 @@ static af_status af_pfp_profile_packet(af_pfp *pp, af_pfp_seq *sq, const af_pfp_
 				               (unsigned long long)s->self_allocated,
 				               (unsigned long long)s->free_count,
 				               (unsigned long long)s->alloc_count);
-			v = pp->view == 0 ? s->self_allocated - s->self_freed
-			    : pp->view == 1 ? s->alloc_count - s->free_count
-			    : pp->view == 2 ? s->self_allocated : s->alloc_count;
+			if (s->has_self_max || s->has_self_max_count)
+				/* dump_at_max: no totals, what was unreleased when the
+				 * heap was at its largest in every view, sizes or counts
+				 * (trace processor reads it as allocated, nothing freed) */
+				v = pp->view % 2 == 0 ? s->self_max : s->self_max_count;
+			else
+				v = pp->view == 0 ? s->self_allocated - s->self_freed
+				    : pp->view == 1 ? s->alloc_count - s->free_count
+				    : pp->view == 2 ? s->self_allocated : s->alloc_count;
 			if (!keep || v == 0)
 				continue;
 			if (AF_GROW(pp->mem, sq->cur, sq->cur_cap, sq->ncur + 1))
@@ -580,15 +623,18 @@ static af_status af_pfp_packet_read(af_pfp *pp, af_pb_alloc *alloc, const uint8_
 	if (pk->incremental_state_cleared || (pk->sequence_flags & AF_PFP_CLEARED)) {
 		af_u64map_clear(&sq->fn);
 		af_u64map_clear(&sq->path);
+		af_u64map_clear(&sq->build);
 		af_u64map_clear(&sq->mapping);
 		af_u64map_clear(&sq->frame);
 		af_u64map_clear(&sq->stack);
 	}
 	if (pk->interned_data) {
 		const Aflame__Pfprof__InternedData *d = pk->interned_data;
-		if ((st = af_pfp_strings(pp, &sq->fn, NULL, d->function_names, d->n_function_names,
+		if ((st = af_pfp_strings(pp, &sq->fn, NULL, NULL, d->function_names, d->n_function_names,
 		                         err)) != AF_OK ||
-		    (st = af_pfp_strings(pp, &sq->path, NULL, d->mapping_paths, d->n_mapping_paths,
+		    (st = af_pfp_strings(pp, &sq->build, NULL, NULL, d->build_ids, d->n_build_ids,
+		                         err)) != AF_OK ||
+		    (st = af_pfp_strings(pp, &sq->path, NULL, NULL, d->mapping_paths, d->n_mapping_paths,
 		                         err)) != AF_OK ||
 		    (st = af_pfp_mappings(pp, sq, d->mappings, d->n_mappings, err)) != AF_OK ||
 		    (st = af_pfp_frames(pp, sq, d->frames, d->n_frames, err)) != AF_OK ||
@@ -755,6 +801,7 @@ static void af_pfp_free(af_pfp *pp)
 		af_pfp_seq *sq = &pp->seqs[i];
 		af_u64map_free(mem, &sq->fn);
 		af_u64map_free(mem, &sq->path);
+		af_u64map_free(mem, &sq->build);
 		af_u64map_free(mem, &sq->mapping);
 		af_u64map_free(mem, &sq->frame);
 		af_u64map_free(mem, &sq->stack);
@@ -764,6 +811,7 @@ static void af_pfp_free(af_pfp *pp)
 	af_free(mem, pp->seqs);
 	af_free(mem, pp->strs);
 	af_free(mem, pp->mappings);
+	af_free(mem, pp->libs);
 	af_free(mem, pp->frames);
 	af_free(mem, pp->pool);
 	af_free(mem, pp->stacks);

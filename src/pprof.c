@@ -18,6 +18,7 @@
 #include "trace.h"
 
 typedef Aflame__Pprof__Profile af_pp_profile;
+typedef Aflame__Pprof__Mapping af_pp_mapping;
 typedef Aflame__Pprof__Location af_pp_location;
 typedef Aflame__Pprof__Function af_pp_function;
 typedef Aflame__Pprof__Sample af_pp_sample;
@@ -28,6 +29,7 @@ typedef Aflame__Pprof__Sample af_pp_sample;
 enum {
 	AF_PP_SAMPLE_TYPE = 1,
 	AF_PP_SAMPLE = 2,
+	AF_PP_MAPPING = 3,
 	AF_PP_LOCATION = 4,
 	AF_PP_FUNCTION = 5,
 	AF_PP_STRING = 6,
@@ -115,7 +117,8 @@ typedef struct af_pp {
 	const uint8_t *buf;
 	size_t len;
 	af_pp_profile *p;
-	af_pp_id *loc_ids, *fn_ids;
+	af_pp_id *loc_ids, *fn_ids, *map_ids;
+	const char **map_lib; /* per mapping: its file's base name ("" for none) */
 	uint32_t *fn_name;    /* per function: its interned name */
 	uint32_t *loc_first;  /* per location: where its frames begin in frames */
 	uint32_t *frames;     /* every location's frames, outermost first */
@@ -213,6 +216,32 @@ static af_status af_pp_functions(af_pp *pp, af_error *err)
 	return af_pp_sort_ids(pp, pp->fn_ids, n, AF_PP_FUNCTION, "function", err);
 }
 
+/* The mapping table: ids sorted, each mapping's library (the base name of
+ * its file: "libart.so", "[vdso]") noted. */
+static af_status af_pp_mappings(af_pp *pp, af_error *err)
+{
+	const af_pp_profile *p = pp->p;
+	af_mem *mem = pp->t->mem;
+	size_t i, n = p->n_mapping;
+
+	pp->map_ids = af_malloc(mem, (n ? n : 1) * sizeof *pp->map_ids);
+	pp->map_lib = af_malloc(mem, (n ? n : 1) * sizeof *pp->map_lib);
+	if (!pp->map_ids || !pp->map_lib)
+		return af_fail(err, AF_ERR_NOMEM, 0, "out of memory");
+	for (i = 0; i < n; i++) {
+		const char *file = NULL, *slash;
+		char what[48];
+		snprintf(what, sizeof what, "mapping %zu", i + 1);
+		AF_FORWARD(af_pp_string(pp, p->mapping[i]->filename, AF_PP_MAPPING, i, what,
+		                        &file, err));
+		slash = strrchr(file, '/');
+		pp->map_lib[i] = slash && slash[1] ? slash + 1 : file;
+		pp->map_ids[i].id = p->mapping[i]->id;
+		pp->map_ids[i].index = (uint32_t)i;
+	}
+	return af_pp_sort_ids(pp, pp->map_ids, n, AF_PP_MAPPING, "mapping", err);
+}
+
 /* The location table: ids sorted, and each location's frames, outermost
  * first (its lines backwards).  A location without lines is named by its
  * address, as pprof names it. */
@@ -228,7 +257,11 @@ static af_status af_pp_locations(af_pp *pp, af_error *err)
 		return af_fail(err, AF_ERR_NOMEM, 0, "out of memory");
 	for (i = 0; i < n; i++) {
 		const af_pp_location *l = p->location[i];
-		size_t k, need = pp->nframes + (l->n_line ? l->n_line : 1);
+		/* a mapping the table lacks names no library (pprof reads it so) */
+		uint32_t map = l->mapping_id ? af_pp_find(pp->map_ids, p->n_mapping, l->mapping_id)
+		                             : AF_NONE;
+		const char *lib = map != AF_NONE ? pp->map_lib[map] : "";
+		size_t first = pp->nframes, k, need = pp->nframes + (l->n_line ? l->n_line : 1);
 		if (need > UINT32_MAX - 1 || AF_GROW(mem, pp->frames, pp->frames_cap, need))
 			return af_fail(err, AF_ERR_NOMEM, af_pp_at(pp, AF_PP_LOCATION, i),
 			               "out of memory");
@@ -249,6 +282,10 @@ static af_status af_pp_locations(af_pp *pp, af_error *err)
 				               (unsigned long long)l->line[k]->function_id);
 			pp->frames[pp->nframes++] = pp->fn_name[f];
 		}
+		for (k = first; *lib && k < pp->nframes; k++)
+			if (af_trace_frame_lib(pp->t, pp->frames[k], lib, strlen(lib)))
+				return af_fail(err, AF_ERR_NOMEM, af_pp_at(pp, AF_PP_LOCATION, i),
+				               "out of memory");
 		pp->loc_ids[i].id = l->id;
 		pp->loc_ids[i].index = (uint32_t)i;
 	}
@@ -465,7 +502,8 @@ af_status af_trace_pprof(af_trace *t, const uint8_t *buf, size_t len, af_error *
 		st = af_fail(err, AF_ERR_NOMEM, 0, "out of memory");
 		goto out;
 	}
-	if ((st = af_pp_functions(&pp, err)) != AF_OK ||
+	if ((st = af_pp_mappings(&pp, err)) != AF_OK ||
+	    (st = af_pp_functions(&pp, err)) != AF_OK ||
 	    (st = af_pp_locations(&pp, err)) != AF_OK ||
 	    (st = af_pp_samples(&pp, ti, err)) != AF_OK)
 		goto out;
@@ -475,6 +513,8 @@ out:
 	af_pb_alloc_release(&alloc);
 	af_free(t->mem, pp.loc_ids);
 	af_free(t->mem, pp.fn_ids);
+	af_free(t->mem, pp.map_ids);
+	af_free(t->mem, pp.map_lib);
 	af_free(t->mem, pp.fn_name);
 	af_free(t->mem, pp.loc_first);
 	af_free(t->mem, pp.frames);

@@ -56,6 +56,7 @@ static af_trace *af_trace_alloc(af_mem *mem, af_limits lim,
 		t->progress_ctx = opt->progress_ctx;
 	}
 	t->frames.mem = mem;
+	t->libs.mem = mem;
 	t->method_index.mem = mem;
 	if (!t->limits.max_depth)
 		t->limits.max_depth = 1000000;
@@ -109,6 +110,8 @@ void af_trace_free(af_trace *t)
 	af_free(mem, t->dense);
 	af_free(mem, t->called);
 	af_names_free(&t->frames);
+	af_names_free(&t->libs);
+	af_free(mem, t->frame_lib);
 	af_ptree_free(&t->tree);
 	if (t->shared_names)
 		t->shared_names_unref(t->shared_names);
@@ -189,6 +192,26 @@ af_status af_trace_absorb(af_trace *t, af_trace *w, af_error *err)
 	for (c = 0; c < AF_CLOCK_COUNT; c++)
 		t->info.time_backwards[c] += w->info.time_backwards[c];
 	return AF_OK;
+}
+
+int af_trace_frame_lib(af_trace *t, uint32_t frame, const char *lib, size_t len)
+{
+	size_t old = t->frame_lib_cap, i;
+	uint32_t id;
+
+	if (len == 0)
+		return 0;
+	if ((size_t)frame >= old) {
+		if (AF_GROW(t->mem, t->frame_lib, t->frame_lib_cap, (size_t)frame + 1))
+			return -1;
+		for (i = old; i < t->frame_lib_cap; i++)
+			t->frame_lib[i] = AF_NONE;
+	}
+	id = af_names_list_add(&t->libs, t->frame_lib[frame], lib, len, 4);
+	if (id == AF_NONE)
+		return -1;
+	t->frame_lib[frame] = id;
+	return 0;
 }
 
 /* Chunks start with a pointer to the previous chunk.  A string larger than

@@ -80,6 +80,10 @@ struct af_trace {
 	int clock_named;          /* the key's clock= line was read */
 	int single_clock;         /* which clock a one-clock trace holds */
 	af_names frames;          /* folded input: frame names (tree keys) */
+	af_names libs;            /* native frames: their libraries' names */
+	uint32_t *frame_lib;      /* per frame name: its library in libs (AF_NONE:
+	                             none); NULL while no frame has one */
+	size_t frame_lib_cap;
 	const size_t *input_starts; /* several folded inputs read as one: where
 	                             each begins (line numbers restart there) */
 	size_t ninputs;
@@ -119,6 +123,13 @@ struct af_trace {
 	size_t window_len;
 	size_t window_freed;      /* bytes from `window` handed back */
 };
+
+/** Notes that frame name `frame` (an id in t->frames) is a function of
+ * the library named by the `len` bytes at `lib` (its base name).  A name
+ * found in two libraries is one frame (as folded stacks have it) and names
+ * both, in the order found, "libA.so, libB.so"; past four, the rest is
+ * left out.  -1 when out of memory. */
+int af_trace_frame_lib(af_trace *t, uint32_t frame, const char *lib, size_t len);
 
 /** Copies `len` bytes into the trace's arena, NUL-terminated. */
 char *af_trace_strdup(af_trace *t, const char *s, size_t len);

@@ -219,6 +219,31 @@ static uint32_t af_view_name(af_tree *tree, const af_trace *trace, uint32_t key,
 	return name;
 }
 
+const char *af_tree_lib(const af_tree *tree, uint32_t name)
+{
+	uint32_t id;
+	return tree->lib.len && af_u32map_get(&tree->lib, name, &id) ? tree->libs.str[id] : NULL;
+}
+
+int af_tree_set_lib(af_tree *tree, uint32_t name, const char *lib)
+{
+	uint32_t id;
+
+	if (!lib || af_u32map_get(&tree->lib, name, &id))
+		return 0;
+	id = af_names_intern(&tree->libs, lib, strlen(lib));
+	return id == AF_NONE || af_u32map_put(&tree->lib, name, id) ? -1 : 0;
+}
+
+/* The library of trace frame `key`, or NULL. */
+static const char *af_key_lib(const af_trace *trace, uint32_t key)
+{
+	if (trace->info.variant != AF_VARIANT_FOLDED || (size_t)key >= trace->frame_lib_cap ||
+	    trace->frame_lib[key] == AF_NONE)
+		return NULL;
+	return trace->libs.str[trace->frame_lib[key]];
+}
+
 /* Marks whether view node `v` must find its children by hash: it gathers
  * more than one raw node (overloads under one name, same-named threads),
  * so their children can meet.  Everything below such a node is hashed too.
@@ -282,7 +307,9 @@ static af_status af_tree_copy(af_tree *tree, const af_trace *trace,
 			uint32_t name, vc = AF_NONE;
 			r = stack[depth].raw;
 			name = af_view_name(tree, trace, raw->nodes[r].key, opt);
-			if (name == AF_NONE)
+			if (name == AF_NONE ||
+			    (trace->frame_lib &&
+			     af_tree_set_lib(tree, name, af_key_lib(trace, raw->nodes[r].key))))
 				goto nomem;
 			if (hashed) {
 				vc = af_ptree_child(&tree->pt, v, name);
@@ -453,6 +480,8 @@ static af_status af_tree_build(const af_trace *trace, const af_tree_options *opt
 	tree->names = &tree->own;
 	tree->name_of.mem = tree->mem;
 	tree->full.mem = tree->mem;
+	tree->libs.mem = tree->mem;
+	tree->lib.mem = tree->mem;
 	af_ptree_init(&tree->pt, trace->limits.max_nodes, tree->mem);
 	/* without renaming rules every tree of a trace names its frames alike:
 	 * those names are made and ranked once, and shared */
@@ -625,6 +654,8 @@ void af_tree_free(af_tree *tree)
 	af_shared_names_unref(tree->shared);
 	af_u32map_free(&tree->name_of);
 	af_u32map_free(&tree->full);
+	af_names_free(&tree->libs);
+	af_u32map_free(&tree->lib);
 	af_free(mem, tree->hashed);
 	af_free(mem, tree->hidden);
 	af_free(mem, tree->own_rank);
@@ -693,6 +724,7 @@ void af_tree_node(const af_tree *tree, size_t i, af_node_info *info)
 	info->name = tree->names->str[n->key];
 	info->full_name = af_u32map_get(&tree->full, n->key, &whole) ? tree->names->str[whole]
 	                                                              : info->name;
+	info->library = af_tree_lib(tree, n->key);
 	info->parent = n->parent;
 	info->depth = tree->depth[i];
 	for (c = 0; c < AF_CLOCK_COUNT; c++) {

@@ -39,6 +39,8 @@ struct af_tree {
 	af_u32map name_of;  /* method id -> name id, while building */
 	af_u32map full;     /* name id -> id of the name with its package,
 	                       where labels are without it */
+	af_names libs;      /* the libraries of native frames */
+	af_u32map lib;      /* name id -> id in libs, for frames with one */
 	uint8_t *hashed;    /* while building: see af_set_hashed() */
 	const uint32_t *rank; /* per name id * 2 (+1 when ended by ';'): order */
 	uint32_t *own_rank; /* the rank this tree made, when its names are own */
@@ -54,6 +56,14 @@ struct af_tree {
 	uint8_t *removed;   /* diff: 1 for the nodes of the removed band */
 	uint32_t band;      /* diff: the band's head under the root, or AF_NONE */
 };
+
+/** The library of the frames named by name id `name` (a native frame's,
+ * "libart.so"), or NULL. */
+const char *af_tree_lib(const af_tree *tree, uint32_t name);
+
+/** Gives the frames named `name` the library `lib` (NULL: none), unless
+ * they have one: the first found stays.  -1 when out of memory. */
+int af_tree_set_lib(af_tree *tree, uint32_t name, const char *lib);
 
 /** Depths, totals and the order of names, once the nodes are final;
  * parents must precede their children.  AF_ERR_NOMEM when out of memory. */

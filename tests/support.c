@@ -264,6 +264,45 @@ int t_xml_ok(const char *data, size_t len, char **why)
 	return 1;
 }
 
+/* The first <title> from `n` on (pre-order; an SVG nests a few levels,
+ * so recursing into children is safe) whose text begins with `prefix`. */
+static char *t_find_title(xmlNodePtr n, const char *prefix)
+{
+	for (; n; n = n->next) {
+		char *found;
+		if (n->type != XML_ELEMENT_NODE)
+			continue;
+		if (xmlStrcmp(n->name, (const xmlChar *)"title") == 0) {
+			xmlChar *text = xmlNodeGetContent(n);
+			if (text && strncmp((const char *)text, prefix, strlen(prefix)) == 0) {
+				found = strdup((const char *)text);
+				xmlFree(text);
+				return found;
+			}
+			xmlFree(text);
+		}
+		if ((found = t_find_title(n->children, prefix)) != NULL)
+			return found;
+	}
+	return NULL;
+}
+
+char *t_svg_title(const char *path, const char *prefix)
+{
+	size_t len;
+	char *svg = (char *)t_read(path, &len), *why = NULL, *title;
+	xmlDocPtr doc;
+
+	cr_assert_not_null(svg, "cannot read %s", path);
+	cr_assert(t_xml_ok(svg, len, &why), "%s: %s", path, why);
+	doc = xmlReadMemory(svg, (int)len, "out.svg", NULL, XML_PARSE_NONET | XML_PARSE_HUGE);
+	cr_assert_not_null(doc);
+	title = t_find_title(xmlDocGetRootElement(doc), prefix);
+	xmlFreeDoc(doc);
+	free(svg);
+	return title;
+}
+
 uint8_t *t_gzip(const uint8_t *in, size_t len, size_t *out_len)
 {
 	z_stream z;

@@ -104,6 +104,11 @@ void t_traces_listed(const char *const *files, size_t n, const char *refused);
 /** 1 when the file is well-formed XML (libxml2), with the error in *why. */
 int t_xml_ok(const char *data, size_t len, char **why);
 
+/** The text of the first <title> of an SVG file (parsed as XML with
+ * libxml2; the test fails unless it is well-formed) that begins with
+ * `prefix`, or NULL when none does.  Caller frees. */
+char *t_svg_title(const char *path, const char *prefix);
+
 /** The default font, open during each test of a suite whose .init and .fini
  * are t_font_open and t_font_close. */
 extern af_font *t_font;

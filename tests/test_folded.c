@@ -365,6 +365,19 @@ Test(folded, fontwidth_fits_like_flamegraph_pl)
 	drop(&d);
 }
 
+/* How many times `what` occurs between `from` and `to`. */
+static size_t count_of(const char *from, const char *to, const char *what)
+{
+	size_t n = 0;
+	const char *p = from;
+
+	while ((p = strstr(p, what)) != NULL && (!to || p < to)) {
+		n++;
+		p += strlen(what);
+	}
+	return n;
+}
+
 Test(folded, android_palette_legend_and_dark_theme)
 {
 	af_layout_options lo = {.legend = 1};
@@ -389,6 +402,44 @@ Test(folded, android_palette_legend_and_dark_theme)
 	p = strstr(strstr(d.svg, "<title>com.example.App.onCreate ("), "fill=\"#");
 	cr_assert_eq(sscanf(p, "fill=\"#%2x%2x%2x\"", &r, &g, &b), 3);
 	cr_assert(g > r && g > b, "app code is green: %u,%u,%u", r, g, b);
+	drop(&d);
+}
+
+/* The legend lists the kinds the graph's frames are drawn in, in the
+ * palette's order, and no other: app code, idle and blocked frames and the
+ * threads (the root and "main") here; a C++ frame adds "native". */
+Test(folded, android_legend_lists_the_kinds_present)
+{
+	static const char *const want[] = {
+		">app</text><rect", ">idle</text><rect", ">blocked</text><rect", ">thread</text></g>"};
+	af_layout_options lo = {.legend = 1};
+	af_render_options ro = {.palette = AF_PALETTE_ANDROID, .no_javascript = 1};
+	drawn d = draw("main;com.example.App.onCreate;java.lang.Object.wait 5\n"
+	               "main;android.os.MessageQueue.nativePollOnce 5\n",
+	               NULL, &lo, &ro);
+	const char *legend = strstr(d.svg, "<g id=\"legend\">"), *p = legend;
+	size_t i;
+
+	cr_assert_not_null(legend);
+	for (i = 0; i < sizeof want / sizeof *want; i++) {
+		const char *at = strstr(legend, want[i]);
+		cr_assert_not_null(at, "no %s", want[i]);
+		cr_expect(at > p, "%s out of order", want[i]);
+		p = at;
+	}
+	cr_expect_eq(count_of(legend, strstr(legend, "</g>"), "<text"), 4);
+	drop(&d);
+	d = draw("main;art::Thread::Run 5\n", NULL, &lo, &ro);
+	legend = strstr(d.svg, "<g id=\"legend\">");
+	cr_assert_not_null(legend);
+	cr_expect_eq(count_of(legend, strstr(legend, "</g>"), "<text"), 2, "android and thread");
+	cr_expect_not_null(strstr(legend, ">android</text>"));
+	drop(&d);
+	d = draw("main;memcpy;schedule_[k] 5\n", NULL, &lo, &ro);
+	legend = strstr(d.svg, "<g id=\"legend\">");
+	cr_assert_not_null(legend);
+	cr_expect_eq(count_of(legend, strstr(legend, "</g>"), "<text"), 3, "app, thread, kernel");
+	cr_expect_not_null(strstr(legend, ">kernel</text>"));
 	drop(&d);
 }
 

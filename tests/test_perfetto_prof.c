@@ -803,3 +803,229 @@ Test(perfetto_prof, kernel_frames_marked)
 	cr_expect_str_eq(f, "Thread-7;art::Thread::Run();schedule_[k] 1\n");
 	free(f);
 }
+
+/* ------------------------------------------------------------------ */
+/* Libraries of native frames                                          */
+
+/* The static SVG (--no-javascript) of trace `in` with `args`, written
+ * through the command; its path (caller frees). */
+static char *svg_file(const pb *in, const char *name, const char *args)
+{
+	char tname[64], sname[64], *tp, *sp;
+
+	snprintf(tname, sizeof tname, "%s.pftrace", name);
+	snprintf(sname, sizeof sname, "%s.svg", name);
+	tp = t_tmp(tname);
+	sp = t_tmp(sname);
+	t_write(tp, in->b, in->n);
+	t_cli_says(0, "", "%s -o '%s' '%s'", args, sp, tp);
+	free(tp);
+	return sp;
+}
+
+/* Fails unless the SVG at `path` has a frame whose tooltip is `want`. */
+static void expect_title(const char *path, const char *prefix, const char *want)
+{
+	char *title = t_svg_title(path, prefix);
+
+	cr_expect_not_null(title, "no tooltip begins \"%s\"", prefix);
+	if (title)
+		cr_expect_str_eq(title, want);
+	free(title);
+}
+
+/* A heap profile written here: the tooltip of each frame with a mapping
+ * names its library, the base name of the mapping's path (main, work and
+ * malloc are in /system/libc.so, the unsymbolized frame in libfoo.so);
+ * folded text stays names alone. */
+Test(perfetto_prof, tooltips_name_the_library)
+{
+	pb in;
+	char *svg, *f, *text;
+	size_t len;
+
+	heap_trace(&in);
+	svg = svg_file(&in, "lib-heap", "--no-javascript");
+	expect_title(svg, "malloc", "malloc in libc.so (1.17 KiB, 64.52%)");
+	expect_title(svg, "libfoo.so+0x4a2c", "libfoo.so+0x4a2c in libfoo.so (600 B, 32.26%)");
+	expect_title(svg, "all", "all (1.82 KiB, 100.00%)"); /* 1200 + 600 + 60 B */
+	free(svg);
+	/* the script's tooltips: each name's library beside the names */
+	svg = svg_file(&in, "lib-heap-js", "");
+	text = (char *)t_read(svg, &len);
+	cr_assert_not_null(text);
+	cr_expect_not_null(strstr(text, "libs:["), "no table of libraries");
+	cr_expect_not_null(strstr(text, "\"libfoo.so\""));
+	free(text);
+	free(svg);
+	f = folded_with(&in, NULL, 0, NULL);
+	cr_expect_null(strstr(f, " in "), "%s", f);
+	free(f);
+}
+
+/* One function name in two libraries is one frame, whose tooltip names
+ * both in the order they were found; a mapping without a path names none.
+ * CPU samples (perf_sample) written here. */
+Test(perfetto_prof, a_name_in_two_libraries_names_both)
+{
+	pb in = {.n = 0}, body = {.n = 0}, d = {.n = 0}, ps = {.n = 0};
+	static const uint64_t cs1[] = {1, 2}, cs2[] = {1, 3}, cs3[] = {4};
+	static const uint64_t art[] = {1, 2}, c[] = {1, 3};
+	char *svg;
+	int i;
+
+	istr(&d, 5, 1, "main");
+	istr(&d, 5, 2, "memcpy");
+	istr(&d, 17, 1, "apex");
+	istr(&d, 17, 2, "libart.so");
+	istr(&d, 17, 3, "libc.so");
+	mapping(&d, 19, 1, art, 2);
+	mapping(&d, 19, 2, c, 2);
+	mapping(&d, 19, 3, NULL, 0);
+	frame(&d, 6, 1, 1, 0, 0);
+	frame(&d, 6, 2, 2, 1, 0x10);
+	frame(&d, 6, 3, 2, 2, 0x20);
+	frame(&d, 6, 4, 2, 3, 0x30); /* memcpy again, of a mapping without a path */
+	stack(&d, 7, 1, cs1, 2);
+	stack(&d, 7, 2, cs2, 2);
+	stack(&d, 7, 3, cs3, 1);
+	sub(&body, 12, &d);
+	packet(&in, 1, &body);
+	for (i = 1; i <= 3; i++) {
+		body.n = ps.n = 0;
+		vi(&ps, 2, 7);
+		vi(&ps, 3, 7);
+		vi(&ps, 4, (uint64_t)i);
+		sub(&body, 66, &ps);
+		packet(&in, 1, &body);
+	}
+	svg = svg_file(&in, "lib-two", "--no-javascript");
+	expect_title(svg, "memcpy in libart.so", "memcpy in libart.so, libc.so (2 samples, 66.67%)");
+	expect_title(svg, "main (", "main (2 samples, 66.67%)");
+	free(svg);
+}
+
+/* The real heapprofd fixture (see the top of this file): f1, f2 and f3 are
+ * in mapping "/liblib.so" (path strings "liblib.so"); the twoheaps
+ * fixture's frame has a mapping without a path, so no library. */
+Test(perfetto_prof, real_heapprofd_tooltips_name_the_library)
+{
+	char *path = input_path("synthetic-heapprofd-perfetto-heap_profile.pftrace");
+	char *two = input_path("synthetic-heapprofd-perfetto-heap_profile_tracker_twoheaps.pftrace");
+	char *svg = t_tmp("lib-real-heap.svg");
+
+	if (!path || !two) {
+		free(path);
+		free(two);
+		free(svg);
+		cr_skip_test("real Perfetto files not found");
+	}
+	t_cli_says(0, "", "--no-javascript -o '%s' '%s'", svg, path);
+	expect_title(svg, "f3", "f3 in liblib.so (1000 B, 91.74%)");
+	expect_title(svg, "f1", "f1 in liblib.so (1.06 KiB, 100.00%)");
+	t_cli_says(0, "", "--no-javascript --heap-view total-size -o '%s' '%s'", svg, two);
+	expect_title(svg, "0x123", "0x123 (1 B, 50.00%)");
+	free(svg);
+	free(path);
+	free(two);
+}
+
+/* ------------------------------------------------------------------ */
+/* heapprofd's dump_at_max                                             */
+
+/* A HeapSample of a dump_at_max dump: heapprofd (bookkeeping_dump.cc)
+ * writes self_max (field 8) and self_max_count (9) and none of
+ * self_allocated, self_freed, alloc_count, free_count. */
+static void hsample_max(pb *o, uint64_t cs, uint64_t max, uint64_t max_count)
+{
+	pb m = {.n = 0};
+	vi(&m, 1, cs);
+	vi(&m, 8, max);
+	vi(&m, 9, max_count);
+	sub(o, 2, &m);
+}
+
+/* No real dump_at_max trace is public: this one is written here, with
+ * the tables of put_interned.  Process 10 had, at its heap's peak, 4096
+ * bytes in 3 allocations unreleased at main;work;malloc and 512 bytes in
+ * 1 at the libfoo.so frame.  The unreleased views draw those; the dump
+ * has no totals, so the total views draw them too, as Perfetto's trace
+ * processor reads such a sample (self_max as allocated, nothing freed). */
+Test(perfetto_prof, dump_at_max_draws_the_peak)
+{
+	pb in = {.n = 0}, body = {.n = 0}, prof = {.n = 0}, d = {.n = 0};
+	char *f;
+
+	put_processes(&in);
+	put_interned(&in);
+	vi(&d, 1, 10);
+	hsample_max(&d, 1, 4096, 3);
+	hsample_max(&d, 2, 512, 1);
+	hsample_max(&d, 3, 0, 0); /* nothing left at the peak: not drawn */
+	sub(&prof, 5, &d);
+	sub(&body, 37, &prof);
+	packet(&in, 1, &body);
+	f = folded_with(&in, NULL, 0, NULL);
+	cr_expect_str_eq(f, "/system/bin/surfaceflinger;main;libfoo.so+0x4a2c 512\n"
+	                    "/system/bin/surfaceflinger;main;work;malloc 4096\n");
+	free(f);
+	f = folded_with(&in, "unreleased-count", 0, NULL);
+	cr_expect_str_eq(f, "/system/bin/surfaceflinger;main;libfoo.so+0x4a2c 1\n"
+	                    "/system/bin/surfaceflinger;main;work;malloc 3\n");
+	free(f);
+	f = folded_with(&in, "total-size", 0, NULL);
+	cr_expect_str_eq(f, "/system/bin/surfaceflinger;main;libfoo.so+0x4a2c 512\n"
+	                    "/system/bin/surfaceflinger;main;work;malloc 4096\n");
+	free(f);
+	f = folded_with(&in, "total-count", 0, NULL);
+	cr_expect_str_eq(f, "/system/bin/surfaceflinger;main;libfoo.so+0x4a2c 1\n"
+	                    "/system/bin/surfaceflinger;main;work;malloc 3\n");
+	free(f);
+}
+
+/* A mapping without a path is named by its build id (InternedData
+ * build_ids, field 16; Mapping.build_id, field 2) in hex, as Perfetto's UI
+ * shows it.  CPU samples written here. */
+Test(perfetto_prof, a_mapping_without_a_path_names_its_build_id)
+{
+	pb in = {.n = 0}, body = {.n = 0}, d = {.n = 0}, ps = {.n = 0}, m = {.n = 0};
+	static const uint64_t cs1[] = {1, 2}, cs2[] = {1, 3};
+	static const uint8_t binary[] = {0x9f, 0x3c, 0x01, 0xab};
+	char *svg;
+	int i;
+
+	istr(&d, 5, 1, "main");
+	istr(&d, 5, 2, "alloc");
+	istr(&d, 5, 3, "grow");
+	vi(&m, 1, 1); /* InternedString {iid 1, str 9f3c01ab} */
+	ld(&m, 2, binary, sizeof binary);
+	sub(&d, 16, &m);
+	istr(&d, 16, 2, "abc-1");
+	m.n = 0;
+	vi(&m, 1, 1);
+	vi(&m, 2, 1);
+	sub(&d, 19, &m);
+	m.n = 0;
+	vi(&m, 1, 2);
+	vi(&m, 2, 2);
+	sub(&d, 19, &m);
+	frame(&d, 6, 1, 1, 0, 0);
+	frame(&d, 6, 2, 2, 1, 0x10);
+	frame(&d, 6, 3, 3, 2, 0x20);
+	stack(&d, 7, 1, cs1, 2);
+	stack(&d, 7, 2, cs2, 2);
+	sub(&body, 12, &d);
+	packet(&in, 1, &body);
+	for (i = 1; i <= 2; i++) {
+		body.n = ps.n = 0;
+		vi(&ps, 2, 7);
+		vi(&ps, 3, 7);
+		vi(&ps, 4, (uint64_t)i);
+		sub(&body, 66, &ps);
+		packet(&in, 1, &body);
+	}
+	svg = svg_file(&in, "lib-build-id", "--no-javascript");
+	expect_title(svg, "alloc", "alloc in build id 9f3c01ab (1 samples, 50.00%)");
+	expect_title(svg, "grow", "grow in build id 6162632d31 (1 samples, 50.00%)");
+	free(svg);
+}

@@ -672,3 +672,132 @@ Test(pprof, cpp_names_demangled)
 	af_trace_free(t);
 	free(p.b);
 }
+
+/* ------------------------------------------------------------------ */
+/* Libraries of native frames                                          */
+
+/* The SVG (static) of profile bytes `p` through the command; its path. */
+static char *svg_file_of(const pb *p, const char *name)
+{
+	char tname[64], sname[64], *tp, *sp;
+
+	snprintf(tname, sizeof tname, "%s.pb", name);
+	snprintf(sname, sizeof sname, "%s.svg", name);
+	tp = t_tmp(tname);
+	sp = t_tmp(sname);
+	t_write(tp, p->b, p->len);
+	t_cli_says(0, "", "--no-javascript -o '%s' '%s'", sp, tp);
+	free(tp);
+	return sp;
+}
+
+static void expect_title(const char *svg, const char *prefix, const char *want)
+{
+	char *title = t_svg_title(svg, prefix);
+
+	cr_expect_not_null(title, "%s: no tooltip begins \"%s\"", svg, prefix);
+	if (title)
+		cr_expect_str_eq(title, want);
+	free(title);
+}
+
+/* A location's mapping names its frames' library (the base name of its
+ * file), inlined frames included; a mapping the table lacks, or one
+ * without a file, names none.  Made field by field. */
+Test(pprof, a_mapping_names_the_library)
+{
+	pb p = {0}, m = {0}, l = {0}, line = {0};
+	static const char *const s[] = {"", "samples", "count", "main", "memcpy", "inl",
+	                                "/apex/com.android.art/lib64/libart.so", "[vdso]"};
+	static const uint64_t path1[] = {2, 1}, path2[] = {3, 1}, path3[] = {4, 1};
+	static const int64_t one[] = {1}, two[] = {2};
+	static const uint64_t inl_memcpy[] = {3, 2};
+	size_t i;
+	char *svg, *f;
+
+	pb_value_type(&p, 1, 2);
+	pb_sample(&p, path1, 2, one, 1);
+	pb_sample(&p, path2, 2, two, 1);
+	pb_sample(&p, path3, 2, one, 1);
+	pb_int(&m, 1, 1);
+	pb_int(&m, 5, 6);
+	pb_msg(&p, 3, &m);
+	pb_int(&m, 1, 2);
+	pb_int(&m, 5, 0); /* no file */
+	pb_msg(&p, 3, &m);
+	pb_int(&m, 1, 3);
+	pb_int(&m, 5, 7);
+	pb_msg(&p, 3, &m);
+	/* location 1: main, no mapping */
+	pb_location(&p, 1, path1 + 1, 1);
+	/* location 2: inl inlined into memcpy, in libart.so */
+	pb_int(&l, 1, 2);
+	pb_int(&l, 2, 1);
+	for (i = 0; i < 2; i++) {
+		pb_int(&line, 1, inl_memcpy[i]);
+		pb_msg(&l, 4, &line);
+	}
+	pb_msg(&p, 4, &l);
+	/* location 3: an address in the mapping without a file */
+	pb_int(&l, 1, 3);
+	pb_int(&l, 2, 2);
+	pb_int(&l, 3, 0x1234);
+	pb_msg(&p, 4, &l);
+	/* location 4: an address in mapping 9, which the table lacks */
+	pb_int(&l, 1, 4);
+	pb_int(&l, 2, 9);
+	pb_int(&l, 3, 0x99);
+	pb_msg(&p, 4, &l);
+	pb_function(&p, 1, 3);
+	pb_function(&p, 2, 4);
+	pb_function(&p, 3, 5);
+	for (i = 0; i < sizeof s / sizeof *s; i++)
+		pb_str(&p, 6, s[i]);
+	svg = svg_file_of(&p, "pprof-lib");
+	expect_title(svg, "memcpy", "memcpy in libart.so (1 samples, 25.00%)");
+	expect_title(svg, "inl", "inl in libart.so (1 samples, 25.00%)");
+	expect_title(svg, "main", "main (4 samples, 100.00%)");
+	expect_title(svg, "0x1234", "0x1234 (2 samples, 50.00%)");
+	expect_title(svg, "0x99", "0x99 (1 samples, 25.00%)");
+	free(svg);
+	/* folded text: names alone */
+	f = folded_of(&p, NULL);
+	cr_expect_str_eq(f, "main;0x1234 2\nmain;0x99 1\nmain;memcpy;inl 1\n");
+	free(f);
+	free(p.b);
+}
+
+/* Real profiles (see real_files): Go's name their binary in the mapping
+ * table (`go tool pprof -raw` lists "/eno-reconciler" and
+ * "/tmp/go-build2236913095/b001/exe/large"), so every frame of theirs
+ * names it; protostar's one mapping has no file, so none does. */
+Test(pprof, real_profiles_name_the_library)
+{
+	char *dir = inputs_dir(), in[4096], *svg = t_tmp("pprof-real-lib.svg"), *title;
+
+	if (!dir) {
+		free(svg);
+		cr_skip_test("real pprof profiles not found");
+	}
+	snprintf(in, sizeof in, "%s/go-heap-azure-eno-heap.pprof", dir);
+	t_cli_says(0, "", "--no-javascript -o '%s' '%s'", svg, in);
+	title = t_svg_title(svg, "runtime.main ");
+	cr_assert_not_null(title);
+	cr_expect(strncmp(title, "runtime.main in eno-reconciler (", 32) == 0, "%s", title);
+	free(title);
+	snprintf(in, sizeof in, "%s/go-cpu-google-pprof-large.cpu", dir);
+	t_cli_says(0, "", "--no-javascript -o '%s' '%s'", svg, in);
+	title = t_svg_title(svg, "runtime.main ");
+	cr_assert_not_null(title);
+	cr_expect(strncmp(title, "runtime.main in large (", 23) == 0, "%s", title);
+	free(title);
+	snprintf(in, sizeof in, "%s/cairo-protostar-profile.pb.gz", dir);
+	t_cli_says(0, "", "--no-javascript -o '%s' '%s'", svg, in);
+	title = t_svg_title(svg, "TEST_CONTRACT.__main__.test_deploy_contract_simplified");
+	cr_assert_not_null(title);
+	cr_expect_str_eq(title, "TEST_CONTRACT.__main__.test_deploy_contract_simplified "
+	                        "(9,946 mem holes, 100.00%)");
+	free(title);
+	free(svg);
+	free(dir);
+}

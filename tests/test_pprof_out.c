@@ -11,6 +11,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "support.h"
@@ -249,6 +250,58 @@ Test(pprof_out, read_back_as_the_same_graph)
 		free(got);
 	}
 	free(pb);
+}
+
+/* Native frames' libraries become mappings: `go tool pprof -raw` lists
+ * the library heapprofd's fixture names (f1, f2, f3 in /liblib.so, see
+ * test_perfetto_prof.c) with its functions, and our reader gives each
+ * frame its library back; a trace without libraries writes no mapping. */
+Test(pprof_out, libraries_become_mappings)
+{
+	char in[4096], args[8400], *pb = t_tmp("pprof-lib.pb.gz"), *svg = t_tmp("pprof-lib.svg");
+	char *out = NULL, *err = NULL, *raw, *title;
+	struct stat sb;
+
+	snprintf(in, sizeof in, "%s/../inputs/perfetto/"
+	         "synthetic-heapprofd-perfetto-heap_profile.pftrace", t_traces_dir());
+	if (stat(in, &sb) != 0) {
+		free(pb);
+		free(svg);
+		cr_skip_test("skipped: %s not found (../shared/inputs/perfetto)", in);
+	}
+	snprintf(args, sizeof args, "-o '%s' '%s'", pb, in);
+	cr_assert_eq(t_cli(args, NULL, &out, &err), 0, "%s", err);
+	free(out);
+	free(err);
+	snprintf(args, sizeof args, "--no-javascript -o '%s' '%s'", svg, pb);
+	cr_assert_eq(t_cli(args, NULL, &out, &err), 0, "%s", err);
+	free(out);
+	free(err);
+	title = t_svg_title(svg, "f3");
+	cr_assert_not_null(title);
+	cr_expect_str_eq(title, "f3 in liblib.so (1000 B, 91.74%)");
+	free(title);
+	if (have_go()) {
+		snprintf(args, sizeof args, "go tool pprof -raw '%s' 2>&1", pb);
+		raw = t_popen_text(args);
+		cr_expect_not_null(strstr(raw, "\nMappings\n1: 0x0/0x0/0x0 liblib.so  [FN]\n"),
+		                   "%s", raw);
+		cr_expect_null(strstr(raw, "symbolization failed"), "%s", raw);
+		free(raw);
+		snprintf(args, sizeof args, "-o '%s' '%s'", pb, AF_TEST_SAMPLES "/app.trace");
+		cr_assert_eq(t_cli(args, NULL, &out, &err), 0, "%s", err);
+		free(out);
+		free(err);
+		snprintf(args, sizeof args, "go tool pprof -raw '%s' 2>&1", pb);
+		raw = t_popen_text(args);
+		/* pprof lists a mapping of its own, without a file */
+		cr_expect_not_null(strstr(raw, "\nMappings\n1: 0x0/0x0/0x0   \n"), "%s", raw);
+		free(raw);
+	} else {
+		cr_log_info("go not found: the mapping is not checked with go tool pprof");
+	}
+	free(pb);
+	free(svg);
 }
 
 Test(pprof_out, refusals_leave_no_file)

@@ -552,6 +552,8 @@ typedef struct af_node_info {
 	const char *name;
 	const char *full_name; /* with its package where strip_package took it
 	                          from `name` (colours go by it), else `name` */
+	const char *library; /* a native frame's library ("libart.so"; a name
+	                        found in several: "libA.so, libB.so"), else NULL */
 	uint32_t parent;   /* UINT32_MAX for the root */
 	uint32_t depth;    /* root = 0 */
 	uint64_t self[AF_CLOCK_COUNT];
@@ -617,6 +619,8 @@ AF_NODISCARD af_status af_pprof_write(const af_tree *tree, af_clock clock,
  * counts for folded input. */
 typedef struct af_method_row {
 	const char *name;        /* as the graph names the frame; owned by the table */
+	const char *library;     /* a native frame's library (af_node_info's) in
+	                            the call graph's table, else NULL */
 	uint64_t calls;          /* activations while the method was not already
 	                            on the stack (dmtracedump's "Calls") */
 	uint64_t recursive_calls;/* activations while it was ("Recur") */

@@ -140,13 +140,42 @@ function staticTitles(args) {
     .map((m) => m[1].replace(/&(lt|gt|amp|quot|apos);/g, (_, e) => ents[e]));
 }
 
+// A pprof profile written field by field: main calls memcpy, found in two
+// libraries (mappings libart.so and libc.so), and free (libc.so): native
+// frames whose tooltips name their libraries.
+function nativeProfile(path) {
+  const varint = (v) => { const b = []; do { b.push((v & 0x7f) | (v > 0x7f ? 0x80 : 0)); v = Math.floor(v / 128); } while (v); return b; };
+  const int = (f, v) => [...varint(f << 3), ...varint(v)];
+  const msg = (f, bytes) => [...varint((f << 3) | 2), ...varint(bytes.length), ...bytes];
+  const str = (f, s) => msg(f, [...Buffer.from(s)]);
+  const p = [
+    ...msg(1, [...int(1, 1), ...int(2, 2)]),                    // samples/count
+    ...msg(2, [...int(1, 2), ...int(1, 1), ...msg(2, [3])]),    // memcpy (libart) <- main: 3
+    ...msg(2, [...int(1, 3), ...int(1, 1), ...msg(2, [2])]),    // memcpy (libc) <- main: 2
+    ...msg(2, [...int(1, 1), ...msg(2, [1])]),                  // main: 1
+    ...msg(2, [...int(1, 4), ...int(1, 1), ...msg(2, [1])]),    // free (libc) <- main: 1
+    ...msg(3, [...int(1, 1), ...int(5, 5)]),
+    ...msg(3, [...int(1, 2), ...int(5, 6)]),
+    ...msg(4, [...int(1, 1), ...msg(4, int(1, 1))]),
+    ...msg(4, [...int(1, 2), ...int(2, 1), ...msg(4, int(1, 2))]),
+    ...msg(4, [...int(1, 3), ...int(2, 2), ...msg(4, int(1, 2))]),
+    ...msg(4, [...int(1, 4), ...int(2, 2), ...msg(4, int(1, 3))]),
+    ...msg(5, [...int(1, 1), ...int(2, 3)]),
+    ...msg(5, [...int(1, 2), ...int(2, 4)]),
+    ...msg(5, [...int(1, 3), ...int(2, 7)]),
+    ...["", "samples", "count", "main", "memcpy", "/apex/lib64/libart.so", "libc.so", "free"].flatMap((s) => str(6, s)),
+  ];
+  writeFileSync(path, Buffer.from(p));
+  return path;
+}
+
 // Inputs that exercise every part of a tooltip: times and calls, counts with
 // a unit and a factor, differential changes either way, percentages that
 // are exact ties (0.125%: printf rounds to even), hostile names, and frames
 // wrapped in --nameattr links.
 function tooltipCases() {
   const hostile = `${tmp}/hostile.folded`, diff = `${tmp}/diff.folded`;
-  const attrs = `${tmp}/attrs.txt`;
+  const attrs = `${tmp}/attrs.txt`, native = nativeProfile(`${tmp}/native.pb`);
   writeFileSync(hostile, Buffer.concat([
     Buffer.from("main;<init>&\"q'\x01]]>x 1\n"),
     Buffer.from([0x6d, 0x3b, 0xff, 0xfe, 0x20, 0x37, 0x0a]), // "m;\xff\xfe 7"
@@ -176,16 +205,21 @@ function tooltipCases() {
     ["one count among two, negated, factor", ["--negate", "--factor", "3", mixed]],
     ["diff of two profiles with decimals", ["--diff", fg, fg2]],
     ["diff of two profiles with decimals, factor", ["--factor", "2", "--diff", fg2, fg]],
+    ["native frames' libraries", [native]],
+    ["diff of two profiles with libraries", ["--diff", native, native]],
   ];
 }
 
 test("tooltips are rebuilt exactly as the static SVG's titles", { skip: why || false }, async () => {
+  const native = `${tmp}/native.pb`;
   for (const [what, args] of tooltipCases()) {
     const want = staticTitles(args), file = `${tmp}/tips.svg`;
     execFileSync(cli, ["-o", file, ...args]);
     const page = await open(pathToFileURL(file).href);
     const got = await page.evaluate(() => window.aflame.frames.map((f) => window.aflame.tip(f)));
     assert.ok(want.length > 3, `${what}: ${want.length} frames`);
+    if (args.includes(native))
+      assert.ok(want.some((t) => t.startsWith("memcpy in libart.so, libc.so (5 samples")), what);
     assert.deepEqual(got, want, what);
     assert.deepEqual(page.errors, [], what);
     await page.close();
