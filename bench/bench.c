@@ -821,6 +821,7 @@ int main(int argc, char **argv)
 	/* as the command does: large tables always come fresh from the kernel,
 	 * so runs in one process cost what a run of the command costs */
 	mallopt(M_MMAP_THRESHOLD, 1 << 20);
+	mallopt(M_TRIM_THRESHOLD, 64 << 20);
 	if (argc >= 3 && strcmp(argv[1], "--parse") == 0) {
 		/* one step on its own: parse and aggregate, nothing drawn; a
 		 * third argument gives the cores (af_parse_options.jobs) */
