@@ -7,6 +7,7 @@
 #include <time.h>
 
 #include "font.h"
+#include "layout.h"
 #include "style.h"
 #include "tree.h"
 
@@ -304,6 +305,12 @@ static af_palette af_kind(af_palette p, const char *name)
 
 static af_rgb af_palette_fill(af_style *s, const af_node_info *ni, const af_rect *rect);
 
+void af_style_free(af_style *s)
+{
+	af_free(af_layout_mem(s->layout), s->memo);
+	s->memo = NULL;
+}
+
 double af_style_change(const af_style *s, const af_node_info *ni, const af_rect *r)
 {
 	double d = ni->removed ? -(double)ni->self[s->layout->clock]
@@ -336,7 +343,36 @@ af_rgb af_style_fill(af_style *s, const af_node_info *ni, const af_rect *rect)
 	return c;
 }
 
+static af_rgb af_palette_work(af_style *s, const af_node_info *ni, const af_rect *rect);
+
+/* A palette's fill depends on the frame's name alone, but for a change's
+ * colour, random colours and the android palette's root and threads: it
+ * is worked out once per name (the per-name work, kinds by prefix and a
+ * hash of the whole name, cost more than drawing the frame). */
 static af_rgb af_palette_fill(af_style *s, const af_node_info *ni, const af_rect *rect)
+{
+	const af_tree *tree = s->layout->tree;
+	af_fill_memo *m;
+
+	if ((s->differential && rect->changed) || s->opt->color_mode == AF_COLOR_RANDOM ||
+	    (s->opt->palette == AF_PALETTE_ANDROID && (ni->depth == 0 || ni->thread)))
+		return af_palette_work(s, ni, rect);
+	if (!s->memo && !s->no_memo) {
+		size_t n = af_tree_name_count(tree);
+		s->memo = af_calloc(af_layout_mem(s->layout), n ? n : 1, sizeof *s->memo);
+		s->no_memo = !s->memo; /* then slower, never wrong */
+	}
+	if (!s->memo)
+		return af_palette_work(s, ni, rect);
+	m = &s->memo[af_tree_name_id(tree, rect->node)];
+	if (!m->known) {
+		m->c = af_palette_work(s, ni, rect);
+		m->known = 1;
+	}
+	return m->c;
+}
+
+static af_rgb af_palette_work(af_style *s, const af_node_info *ni, const af_rect *rect)
 {
 	af_palette p = s->opt->palette;
 	double v[3];

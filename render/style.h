@@ -15,6 +15,12 @@ typedef struct af_rgb {
 	unsigned char r, g, b;
 } af_rgb;
 
+/* A name's fill, worked out once (see af_palette_fill). */
+typedef struct af_fill_memo {
+	af_rgb c;
+	unsigned char known;
+} af_fill_memo;
+
 typedef struct af_style {
 	const af_layout *layout;
 	const af_render_options *opt;
@@ -22,11 +28,15 @@ typedef struct af_style {
 	af_rgb bg[2];     /* background gradient, top and bottom */
 	uint64_t seed;    /* AF_COLOR_RANDOM */
 	int failed;       /* the colour map could not grow */
+	af_fill_memo *memo; /* by name id; NULL until needed, or without memory */
+	int no_memo;      /* it could not be made */
 } af_style;
 
-/** Checks the options (palette, background) and resolves defaults. */
+/** Checks the options (palette, background) and resolves defaults.  A
+ * style that was made is given back with af_style_free(). */
 af_status af_style_init(af_style *s, const af_layout *l,
                         const af_render_options *opt, af_error *err);
+void af_style_free(af_style *s);
 
 /** The fill of frame `r`, whose node is `ni`. */
 af_rgb af_style_fill(af_style *s, const af_node_info *ni, const af_rect *r);
