@@ -7,7 +7,9 @@
  * Interned tables (function names, mapping paths, mappings, frames,
  * callstacks: pfintern.c) belong to a packet sequence and are emptied when
  * the sequence says its incremental state was cleared; a sample only names
- * its callstack.  Android 10's heap dumps carry the same
+ * its callstack.  Frames the profile leaves unnamed are named once every
+ * packet is read, by the offline symbols (ModuleSymbols) the trace may
+ * carry after its samples, else by their library and pc.  Android 10's heap dumps carry the same
  * tables inline (ProfilePacket.strings, frames...): they go into the same
  * tables of the sequence.
  *
@@ -364,6 +366,9 @@ static af_status af_pfp_packet_read(af_pfp *pp, af_pb_alloc *alloc, const uint8_
 	}
 	if ((st = af_pfp_names(pp, pk, err)) != AF_OK)
 		goto out;
+	if (pk->module_symbols &&
+	    (st = af_pfi_symbols(&pp->in, pk->module_symbols, err)) != AF_OK)
+		goto out;
 	if (pk->profile_packet &&
 	    (st = af_pfp_profile_packet(pp, sq, pk->profile_packet, err)) != AF_OK)
 		goto out;
@@ -476,6 +481,8 @@ static af_status af_pfp_build(af_pfp *pp, af_error *err)
 		for (i = 0; i < pp->ncounts; i++)
 			pp->thr[pp->counts[i].thread].samples++;
 	}
+	/* the frames left unnamed, once every symbol is read */
+	AF_FORWARD(af_pfi_name_unnamed(&pp->in, err));
 	AF_FORWARD(af_pfp_threads(pp, err));
 	if (t->info.perfetto_profile == 1) {
 		for (i = 0; i < pp->nseqs; i++)
