@@ -9,9 +9,9 @@
  * the sequence says its incremental state was cleared; a sample only names
  * its callstack.  Frames the profile leaves unnamed are named once every
  * packet is read, by the offline symbols (ModuleSymbols) the trace may
- * carry after its samples, else by their library and pc.  Android 10's heap dumps carry the same
- * tables inline (ProfilePacket.strings, frames...): they go into the same
- * tables of the sequence.
+ * carry after its samples, else by their library and pc.  Android 10's
+ * heap dumps carry the same tables inline (ProfilePacket.strings,
+ * frames...): they go into the same tables of the sequence.
  *
  * A heap dump is the run of ProfilePackets of a sequence up to the one not
  * `continued`; its values are totals since profiling began, so one dump is

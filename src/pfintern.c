@@ -189,10 +189,11 @@ static const char *af_pfi_basename(const char *path)
  * a frame of mapping `m` (AF_NONE for none): demangled unless asked not
  * to, marked "_[k]" when the mapping is the kernel's (perf's mark, which
  * the palettes colour and the labels leave out; stackcollapse-perf
- * --kernel does the same), and given the mapping's library.  `who` names
- * it in the error for a name past the trace's max_name_len. */
+ * --kernel does the same), and given the mapping's library.  The error
+ * for a name past the trace's max_name_len names frame `id`, or with `sym`
+ * set the symbol of address `id`. */
 static af_status af_pfi_name(af_pfi *in, const char *s, size_t len, uint32_t m,
-                             const char *who, uint64_t id, uint32_t *out, af_error *err)
+                             int sym, uint64_t id, uint32_t *out, af_error *err)
 {
 	int dm = in->t->no_demangle ? 0 : af_demangle(&in->dm, s, len);
 	const char *text = dm > 0 ? in->dm.data : s;
@@ -203,9 +204,13 @@ static af_status af_pfi_name(af_pfi *in, const char *s, size_t len, uint32_t m,
 	if (dm > 0)
 		len = in->dm.len;
 	if (len > in->t->limits.max_name_len)
-		return af_fail(err, AF_ERR_LIMIT, in->off,
-		               AF_PFP ": %s %llu's name is longer than %u bytes", who,
-		               (unsigned long long)id, in->t->limits.max_name_len);
+		return sym ? af_fail(err, AF_ERR_LIMIT, in->off,
+		                     AF_PFP ": a function of the symbol of address 0x%llx has a "
+		                            "name longer than %u bytes",
+		                     (unsigned long long)id, in->t->limits.max_name_len)
+		           : af_fail(err, AF_ERR_LIMIT, in->off,
+		                     AF_PFP ": frame %llu's name is longer than %u bytes",
+		                     (unsigned long long)id, in->t->limits.max_name_len);
 	if (m != AF_NONE &&
 	    strncmp(af_pfi_basename(in->mappings[m]), "[kernel", 7) == 0) {
 		if (text != in->dm.data) { /* else it holds the demangled name */
@@ -251,7 +256,7 @@ af_status af_pfi_frames(af_pfi *in, af_pfi_ids *ids, af_pfi_pbframe **v, size_t 
 			return af_pfi_nomem(in, err);
 		if (s != AF_NONE && in->strs[s].len) {
 			AF_FORWARD(af_pfi_name(in, in->strs[s].s, in->strs[s].len, m,
-			                       "frame", f->iid, &name, err));
+			                       0, f->iid, &name, err));
 		} else if (m != AF_NONE) {
 			if (AF_GROW(in->mem, in->want, in->want_cap, in->nwant + 1))
 				return af_pfi_nomem(in, err);
@@ -339,7 +344,7 @@ static af_status af_pfi_sym_add(af_pfi *in,
 		if (!fn->len)
 			continue;
 		AF_FORWARD(af_pfi_name(in, (const char *)fn->data, fn->len, m,
-		                       "address symbol", a->address, &name, err));
+		                       1, a->address, &name, err));
 		in->symnames[in->nsymnames++] = name;
 	}
 	if (in->nsymnames == first)

@@ -1156,7 +1156,8 @@ static void symbolized_trace(pb *in)
 	static const uint64_t foo[] = {1, 2, 3}, bar[] = {4, 5}, baz[] = {1, 2, 6};
 	static const uint8_t foo_id[] = {0xde, 0xad, 0xbe, 0xef}, baz_id[] = {1, 2};
 	static const uint8_t other_id[] = {1, 3};
-	static const char *const run[] = {"inner_inlined", "middle_inlined", "_ZN3foo3runEv"};
+	static const char *const run[] = {"inner_inlined_function_1", "middle_inlined",
+	                                  "_ZN3foo3runEv"};
 	static const char *const barfn[] = {"bar_fn"}, *const unused[] = {"unused"};
 	static const char *const keep[] = {"not_drawn"}, *const bazfn[] = {"baz_fn"};
 
@@ -1218,15 +1219,42 @@ Test(perfetto_prof, module_symbols_name_unnamed_frames)
 	cr_assert_not_null(in);
 	symbolized_trace(in);
 	f = folded_with(in, NULL, 0, NULL);
-	cr_expect_str_eq(f, "Thread-7;main;foo::run();middle_inlined;inner_inlined;bar_fn 2\n"
+	cr_expect_str_eq(f, "Thread-7;main;foo::run();middle_inlined;inner_inlined_function_1;bar_fn 2\n"
 	                    "Thread-7;main;keep 1\n"
 	                    "Thread-7;main;libbaz.so+0x100 1\n"
 	                    "Thread-7;main;libfoo.so+0x300 1\n");
 	free(f);
 	/* a symbol's functions are in its mapping's library */
 	svg = svg_file(in, "symbolized", "--no-javascript");
-	expect_title(svg, "inner_inlined", "inner_inlined in libfoo.so (2 samples, 40.00%)");
+	expect_title(svg, "inner_inlined_function_1",
+	             "inner_inlined_function_1 in libfoo.so (2 samples, 40.00%)");
 	expect_title(svg, "bar_fn", "bar_fn in libbar.so (2 samples, 40.00%)");
 	free(svg);
+	free(in);
+}
+
+/* Inlined functions count against the depth limit, and an address symbol
+ * against the name length limit, as frames and their names do. */
+Test(perfetto_prof, symbols_within_the_limits)
+{
+	pb *in = malloc(sizeof *in);
+	af_parse_options po = {.limits = {.max_depth = 4}};
+	af_trace *t = NULL;
+	af_error e = {0};
+
+	cr_assert_not_null(in);
+	symbolized_trace(in);
+	cr_expect_eq(af_trace_parse(in->b, in->n, &po, &t, &e), AF_ERR_LIMIT);
+	cr_expect_str_eq(e.message, "Perfetto trace: a callstack is deeper than 4 frames with "
+	                            "the functions its symbols inline");
+	af_trace_free(t);
+	t = NULL;
+	po.limits.max_depth = 0;
+	po.limits.max_name_len = 23; /* the paths fit, inner_inlined_function_1 not */
+	memset(&e, 0, sizeof e);
+	cr_expect_eq(af_trace_parse(in->b, in->n, &po, &t, &e), AF_ERR_LIMIT);
+	cr_expect_str_eq(e.message, "Perfetto trace: a function of the symbol of address 0x100 "
+	                            "has a name longer than 23 bytes");
+	af_trace_free(t);
 	free(in);
 }
