@@ -5,7 +5,8 @@
  * Traces written here by a small encoder of this file's own check what no
  * real file covers: the four heap views, the choice of dump, processes and
  * heaps as threads, the interned tables of Android 10 (inline) and later,
- * state cleared on a sequence, unsymbolized frames, thread names.
+ * state cleared on a sequence, unsymbolized frames and the offline symbols
+ * (ModuleSymbols) that name them, thread names.
  *
  * The real files of ../shared/inputs/perfetto are read when present (the
  * tests say so and skip otherwise):
@@ -18,7 +19,9 @@
  *    under the definitions of heapprofd's documentation (unreleased =
  *    allocated - freed): unreleased 1000 + 90 bytes, 1 + 9 allocations;
  *    total 2000 + 100 bytes, 2 + 10 allocations.  (Perfetto's suite at
- *    commit ec5d16b1 has no expected output naming this fixture.)
+ *    commit ec5d16b1 has no expected output naming this fixture.)  It ends
+ *    with ModuleSymbols for f2 and f3 at their pcs (mapping /liblib.so,
+ *    build id "build-id"): frames that have names keep them.
  *  - synthetic-heapprofd-perfetto-heap_profile_tracker_twoheaps.pftrace
  *    encodes heap_profile_tracker_twoheaps.textproto, whose expected
  *    output is in tests_heap_graph.py (test_heap_profile_tracker_twoheaps):
@@ -1256,5 +1259,70 @@ Test(perfetto_prof, symbols_within_the_limits)
 	cr_expect_str_eq(e.message, "Perfetto trace: a function of the symbol of address 0x100 "
 	                            "has a name longer than 23 bytes");
 	af_trace_free(t);
+	free(in);
+}
+
+/* The ModuleSymbols of Perfetto's heap_profile fixture (see the top of
+ * this file), appended to CPU samples of unnamed frames of its mapping
+ * (/liblib.so, build id "build-id") at the pcs it symbolizes: 0x2000 and
+ * 0x4000 are "symbolized f2", 0x3000 "symbolized f3"; 0x5000 has none. */
+Test(perfetto_prof, real_module_symbols_name_unnamed_frames)
+{
+	char *path = input_path("synthetic-heapprofd-perfetto-heap_profile.pftrace");
+	pb *in = malloc(sizeof *in);
+	pb body = {.n = 0}, d = {.n = 0};
+	static const uint64_t cs1[] = {1, 2}, cs2[] = {3}, cs3[] = {4}, lib[] = {1};
+	static const uint8_t id[] = "build-id";
+	af_mem *mem;
+	af_pf_reader *r;
+	const uint8_t *pkt;
+	size_t len, plen, found = 0;
+	long long off;
+	af_error e = {0};
+	uint8_t *buf;
+	char *f;
+
+	cr_assert_not_null(in);
+	if (!path) {
+		free(in);
+		cr_skip_test("real Perfetto files not found");
+	}
+	in->n = 0;
+	istr(&d, 17, 1, "liblib.so");
+	ibuild(&d, 1, id, sizeof id - 1);
+	mapping_b(&d, 1, 1, lib, 1);
+	frame(&d, 6, 1, 0, 1, 0x2000);
+	frame(&d, 6, 2, 0, 1, 0x3000);
+	frame(&d, 6, 3, 0, 1, 0x4000);
+	frame(&d, 6, 4, 0, 1, 0x5000);
+	stack(&d, 7, 1, cs1, 2);
+	stack(&d, 7, 2, cs2, 1);
+	stack(&d, 7, 3, cs3, 1);
+	sub(&body, 12, &d);
+	packet(in, 1, &body);
+	cpu_sample(in, 1);
+	cpu_sample(in, 2);
+	cpu_sample(in, 3);
+	/* the fixture's packets holding module_symbols (TracePacket field 61) */
+	buf = t_read(path, &len);
+	cr_assert_not_null(buf);
+	mem = af_mem_new(NULL, 1u << 24);
+	r = af_pf_reader_new(mem, buf, len);
+	cr_assert_not_null(r);
+	while (af_pf_reader_next(r, &pkt, &plen, &off, &e) == 1)
+		if (af_pb_field_offset(pkt, plen, 61, 0) >= 0) {
+			ld(in, 1, pkt, plen);
+			found++;
+		}
+	af_pf_reader_free(r);
+	af_mem_unref(mem);
+	cr_assert_eq(found, 1, "the fixture has %zu packets of ModuleSymbols", found);
+	f = folded_with(in, NULL, 0, NULL);
+	cr_expect_str_eq(f, "Thread-7;liblib.so+0x5000 1\n"
+	                    "Thread-7;symbolized f2 1\n"
+	                    "Thread-7;symbolized f2;symbolized f3 1\n");
+	free(f);
+	free(buf);
+	free(path);
 	free(in);
 }
