@@ -331,7 +331,7 @@ static af_status af_pfi_sym_add(af_pfi *in,
 	if (a->n_lines > in->t->limits.max_depth)
 		return af_fail(err, AF_ERR_LIMIT, in->off,
 		               AF_PFP
-		               ": the symbol of address %llu has more than %u lines",
+		               ": the symbol of address 0x%llx has more than %u lines",
 		               (unsigned long long)a->address, in->t->limits.max_depth);
 	if (in->nsyms >= AF_NONE - 1 ||
 	    AF_GROW(in->mem, in->syms, in->syms_cap, in->nsyms + 1) ||
