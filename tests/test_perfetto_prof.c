@@ -242,22 +242,8 @@ static char *folded_with(const pb *in, const char *view, unsigned dump,
                          const af_tree_options *topt)
 {
 	af_parse_options po = {.heap_view = view, .heap_dump = dump};
-	af_trace *t = NULL;
-	af_tree *tree = NULL;
-	af_error e = {0};
-	char *text = NULL;
-	size_t tlen = 0;
-	FILE *f;
 
-	cr_assert_eq(af_trace_parse(in->b, in->n, &po, &t, &e), AF_OK, "%s", e.message);
-	cr_assert_eq(af_tree_from_trace(t, topt, &tree, &e), AF_OK, "%s", e.message);
-	f = open_memstream(&text, &tlen);
-	cr_assert_not_null(f);
-	cr_assert_eq(af_folded_write(tree, AF_CLOCK_WALL, f, &e), AF_OK, "%s", e.message);
-	fclose(f);
-	af_tree_free(tree);
-	af_trace_free(t);
-	return text;
+	return t_folded_with(in->b, in->n, &po, AF_CLOCK_WALL, topt);
 }
 
 Test(perfetto_prof, the_last_dump_unreleased_size_by_default)
@@ -656,22 +642,8 @@ static void named_frame_trace(pb *in, const char *name)
 static char *folded_demangled(const pb *in, int no_demangle)
 {
 	af_parse_options po = {.no_demangle = no_demangle};
-	af_trace *t = NULL;
-	af_tree *tree = NULL;
-	af_error e = {0};
-	char *text = NULL;
-	size_t tlen = 0;
-	FILE *f;
 
-	cr_assert_eq(af_trace_parse(in->b, in->n, &po, &t, &e), AF_OK, "%s", e.message);
-	cr_assert_eq(af_tree_from_trace(t, NULL, &tree, &e), AF_OK, "%s", e.message);
-	f = open_memstream(&text, &tlen);
-	cr_assert_not_null(f);
-	cr_assert_eq(af_folded_write(tree, AF_CLOCK_WALL, f, &e), AF_OK, "%s", e.message);
-	fclose(f);
-	af_tree_free(tree);
-	af_trace_free(t);
-	return text;
+	return t_folded_with(in->b, in->n, &po, AF_CLOCK_WALL, NULL);
 }
 
 Test(perfetto_prof, cpp_names_demangled_unless_asked)
