@@ -161,7 +161,8 @@ static af_pfp_seq *af_pfp_seq_for(af_pfp *pp, uint32_t id)
 	return &pp->seqs[pp->nseqs++];
 }
 
-/* Copies a string into the arena; its index in *idx. */
+/* Copies a string into the arena; its index in *idx.  A string whose bytes
+ * were left out has `s` NULL (protobuf-c) and is empty. */
 static af_status af_pfp_str_add(af_pfp *pp, const uint8_t *s, size_t len, uint32_t *idx,
                                 af_error *err)
 {
@@ -171,7 +172,7 @@ static af_status af_pfp_str_add(af_pfp *pp, const uint8_t *s, size_t len, uint32
 		return af_fail(err, AF_ERR_LIMIT, pp->off, AF_PFP ": an interned string is "
 		               "longer than %u bytes", pp->t->limits.max_name_len);
 	if (pp->nstrs >= AF_NONE - 1 || AF_GROW(pp->mem, pp->strs, pp->strs_cap, pp->nstrs + 1) ||
-	    !(copy = af_trace_strdup(pp->t, (const char *)s, len)))
+	    !(copy = af_trace_strdup(pp->t, len ? (const char *)s : "", len)))
 		return af_pfp_nomem(pp, err);
 	pp->strs[pp->nstrs].s = copy;
 	pp->strs[pp->nstrs].len = len;

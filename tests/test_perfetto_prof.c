@@ -87,7 +87,8 @@ static void istr(pb *o, uint32_t field, uint64_t iid, const char *s)
 {
 	pb m = {.n = 0};
 	vi(&m, 1, iid);
-	str(&m, 2, s);
+	if (s) /* NULL: no bytes at all */
+		str(&m, 2, s);
 	sub(o, field, &m);
 }
 
@@ -664,6 +665,26 @@ Test(perfetto_prof, cpp_names_demangled_unless_asked)
 	f = folded_demangled(in, 0);
 	cr_expect_str_eq(f, "pid 1;_Znotmangled 8\n");
 	free(f);
+	free(in);
+}
+
+/* An interned string with no bytes (the field left out, as a writer may
+ * for an empty string) is an empty name, read as one written empty: once
+ * copied from a NULL pointer (UBSan). */
+Test(perfetto_prof, an_interned_string_without_bytes_is_empty)
+{
+	pb *in = malloc(sizeof *in);
+	char *absent, *empty;
+
+	cr_assert_not_null(in);
+	named_frame_trace(in, NULL);
+	absent = folded_demangled(in, 0);
+	named_frame_trace(in, "");
+	empty = folded_demangled(in, 0);
+	cr_expect_str_eq(absent, empty);
+	cr_expect_str_eq(absent, "pid 1;unknown 8\n");
+	free(absent);
+	free(empty);
 	free(in);
 }
 
