@@ -18,7 +18,8 @@ af_status af_pfi_nomem(const af_pfi *in, af_error *err)
 	return af_fail(err, AF_ERR_NOMEM, in->off, "out of memory");
 }
 
-/* Copies a string into the arena; its index in *idx. */
+/* Copies a string into the arena; its index in *idx.  A string whose bytes
+ * were left out has `s` NULL (protobuf-c) and is empty. */
 af_status af_pfi_str_add(af_pfi *in, const uint8_t *s, size_t len, uint32_t *idx,
                          af_error *err)
 {
@@ -31,7 +32,7 @@ af_status af_pfi_str_add(af_pfi *in, const uint8_t *s, size_t len, uint32_t *idx
 		               in->t->limits.max_name_len);
 	if (in->nstrs >= AF_NONE - 1 ||
 	    AF_GROW(in->mem, in->strs, in->strs_cap, in->nstrs + 1) ||
-	    !(copy = af_trace_strdup(in->t, (const char *)s, len)))
+	    !(copy = af_trace_strdup(in->t, len ? (const char *)s : "", len)))
 		return af_pfi_nomem(in, err);
 	in->strs[in->nstrs].s = copy;
 	in->strs[in->nstrs].len = len;

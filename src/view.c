@@ -572,6 +572,7 @@ af_status af_view_reverse(af_view *v, af_ptree *pt, af_error *err)
 	size_t n = pt->len, i, cap = 0;
 	uint32_t *rev = NULL, *up = NULL, root;
 	af_links links = {.mem = v->mem};
+	int full;
 
 	af_ptree_init(&out, pt->max_nodes, v->mem);
 	root = af_ptree_root(&out, old[0].key);
@@ -619,10 +620,16 @@ af_status af_view_reverse(af_view *v, af_ptree *pt, af_error *err)
 	*pt = out;
 	return af_view_drop_empty(v, pt, err);
 nomem:
+	/* a reversed tree can have more paths than the tree it turns round:
+	 * the node limit, not memory, may be what stops it */
+	full = out.len >= out.max_nodes;
 	af_free(v->mem, rev);
 	af_free(v->mem, up);
 	af_free(v->mem, links.slots);
 	af_ptree_free(&out);
+	if (full)
+		return af_fail(err, AF_ERR_LIMIT, -1, "call tree has more than %u nodes",
+		               out.max_nodes);
 	return af_fail(err, AF_ERR_NOMEM, -1, "out of memory reversing the tree");
 }
 

@@ -18,9 +18,14 @@
 
 af_trace *t_parse(const uint8_t *buf, size_t len)
 {
+	return t_parse_with(buf, len, NULL);
+}
+
+af_trace *t_parse_with(const uint8_t *buf, size_t len, const af_parse_options *po)
+{
 	af_trace *t = NULL;
 	af_error e = {0};
-	af_status st = af_trace_parse(buf, len, NULL, &t, &e);
+	af_status st = af_trace_parse(buf, len, po, &t, &e);
 	cr_assert_eq(st, AF_OK, "parse failed: %s (byte %lld)", e.message, e.offset);
 	return t;
 }
@@ -28,7 +33,21 @@ af_trace *t_parse(const uint8_t *buf, size_t len)
 char *t_folded(const uint8_t *buf, size_t len, af_clock clock,
                const af_tree_options *topt)
 {
-	af_trace *t = t_parse(buf, len);
+	return t_folded_with(buf, len, NULL, clock, topt);
+}
+
+char *t_folded_with(const uint8_t *buf, size_t len, const af_parse_options *po,
+                    af_clock clock, const af_tree_options *topt)
+{
+	af_trace *t = t_parse_with(buf, len, po);
+	char *text = t_folded_trace(t, clock, topt);
+
+	af_trace_free(t);
+	return text;
+}
+
+char *t_folded_trace(const af_trace *t, af_clock clock, const af_tree_options *topt)
+{
 	af_tree *tree = NULL;
 	af_error e = {0};
 	char *text = NULL;
@@ -44,7 +63,6 @@ char *t_folded(const uint8_t *buf, size_t len, af_clock clock,
 	cr_assert_eq(st, AF_OK, "folded failed: %s", e.message);
 	fclose(f);
 	af_tree_free(tree);
-	af_trace_free(t);
 	return text;
 }
 

@@ -16,8 +16,18 @@
 char *t_folded(const uint8_t *buf, size_t len, af_clock clock,
                const af_tree_options *topt);
 
+/** The same with parse options `po` (NULL: the defaults). */
+char *t_folded_with(const uint8_t *buf, size_t len, const af_parse_options *po,
+                    af_clock clock, const af_tree_options *topt);
+
+/** Folded text of a parsed trace, as t_folded().  Caller frees. */
+char *t_folded_trace(const af_trace *t, af_clock clock, const af_tree_options *topt);
+
 /** Parses bytes; fails the test with the error message on failure. */
 af_trace *t_parse(const uint8_t *buf, size_t len);
+
+/** The same with parse options `po` (NULL: the defaults). */
+af_trace *t_parse_with(const uint8_t *buf, size_t len, const af_parse_options *po);
 
 /** Finishes a writer into bytes (fails the test on error) and frees it. */
 uint8_t *t_finish(af_writer *w, size_t *len, size_t *key_len);

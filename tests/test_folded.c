@@ -405,6 +405,22 @@ Test(folded, android_palette_legend_and_dark_theme)
 	drop(&d);
 }
 
+/* The Android palette's legend of `text` has `entries` kinds (`which`),
+ * `kind` among them. */
+static void expect_legend(const char *text, size_t entries, const char *which,
+                          const char *kind)
+{
+	af_layout_options lo = {.legend = 1};
+	af_render_options ro = {.palette = AF_PALETTE_ANDROID, .no_javascript = 1};
+	drawn d = draw(text, NULL, &lo, &ro);
+	const char *legend = strstr(d.svg, "<g id=\"legend\">");
+
+	cr_assert_not_null(legend);
+	cr_expect_eq(count_of(legend, strstr(legend, "</g>"), "<text"), entries, "%s", which);
+	cr_expect_not_null(strstr(legend, kind), "no %s", kind);
+	drop(&d);
+}
+
 /* The legend lists the kinds the graph's frames are drawn in, in the
  * palette's order, and no other: app code, idle and blocked frames and the
  * threads (the root and "main") here; a C++ frame adds "native". */
@@ -429,18 +445,8 @@ Test(folded, android_legend_lists_the_kinds_present)
 	}
 	cr_expect_eq(count_of(legend, strstr(legend, "</g>"), "<text"), 4);
 	drop(&d);
-	d = draw("main;art::Thread::Run 5\n", NULL, &lo, &ro);
-	legend = strstr(d.svg, "<g id=\"legend\">");
-	cr_assert_not_null(legend);
-	cr_expect_eq(count_of(legend, strstr(legend, "</g>"), "<text"), 2, "android and thread");
-	cr_expect_not_null(strstr(legend, ">android</text>"));
-	drop(&d);
-	d = draw("main;memcpy;schedule_[k] 5\n", NULL, &lo, &ro);
-	legend = strstr(d.svg, "<g id=\"legend\">");
-	cr_assert_not_null(legend);
-	cr_expect_eq(count_of(legend, strstr(legend, "</g>"), "<text"), 3, "app, thread, kernel");
-	cr_expect_not_null(strstr(legend, ">kernel</text>"));
-	drop(&d);
+	expect_legend("main;art::Thread::Run 5\n", 2, "android and thread", ">android</text>");
+	expect_legend("main;memcpy;schedule_[k] 5\n", 3, "app, thread, kernel", ">kernel</text>");
 }
 
 /* The fill of the frame named `name` in `d`'s SVG. */

@@ -161,20 +161,11 @@ static pb small_profile(int64_t dflt)
 static char *folded_of(const pb *p, const char *sample_type)
 {
 	af_parse_options o = {.sample_type = sample_type};
-	af_trace *t = NULL;
-	af_tree *tree = NULL;
-	af_error e = {0};
-	char *out = NULL;
-	size_t n = 0;
-	FILE *f;
+	af_trace *t = t_parse_with(p->b, p->len, &o);
+	char *out;
 
-	cr_assert_eq(af_trace_parse(p->b, p->len, &o, &t, &e), AF_OK, "%s", e.message);
 	cr_assert(af_trace_get_info(t)->pprof);
-	cr_assert_eq(af_tree_from_trace(t, NULL, &tree, &e), AF_OK, "%s", e.message);
-	f = open_memstream(&out, &n);
-	cr_assert_eq(af_folded_write(tree, AF_CLOCK_WALL, f, &e), AF_OK, "%s", e.message);
-	fclose(f);
-	af_tree_free(tree);
+	out = t_folded_trace(t, AF_CLOCK_WALL, NULL);
 	af_trace_free(t);
 	return out;
 }
@@ -273,11 +264,12 @@ Test(pprof, folded_text_is_not_taken_for_a_profile)
 	af_trace_free(t);
 }
 
-/* The SVG of a profile, static (every frame's tooltip in a <title>). */
-static char *svg_of(const pb *p, const char *sample_type, const char *countname)
+/* The SVG of a profile drawn with `ro` (its font the default); the tree's
+ * unit in *unit when not NULL ("" for none; caller frees). */
+static char *svg_drawn(const pb *p, const char *sample_type, af_render_options ro,
+                       char **unit)
 {
 	af_parse_options o = {.sample_type = sample_type};
-	af_render_options ro = {.no_javascript = 1, .countname = countname};
 	af_trace *t = NULL;
 	af_tree *tree = NULL;
 	af_layout *l = NULL;
@@ -290,6 +282,10 @@ static char *svg_of(const pb *p, const char *sample_type, const char *countname)
 	ro.font = t_font;
 	cr_assert_eq(af_trace_parse(p->b, p->len, &o, &t, &e), AF_OK, "%s", e.message);
 	cr_assert_eq(af_tree_from_trace(t, NULL, &tree, &e), AF_OK, "%s", e.message);
+	if (unit) {
+		*unit = strdup(af_tree_unit(tree) ? af_tree_unit(tree) : "");
+		cr_assert_not_null(*unit);
+	}
 	cr_assert_eq(af_layout_build(tree, NULL, &l, &e), AF_OK, "%s", e.message);
 	f = open_memstream(&out, &n);
 	cr_assert_eq(af_svg_write(l, &ro, f, &e), AF_OK, "%s", e.message);
@@ -299,6 +295,14 @@ static char *svg_of(const pb *p, const char *sample_type, const char *countname)
 	af_trace_free(t);
 	t_font_close();
 	return out;
+}
+
+/* The SVG of a profile, static (every frame's tooltip in a <title>). */
+static char *svg_of(const pb *p, const char *sample_type, const char *countname)
+{
+	af_render_options ro = {.no_javascript = 1, .countname = countname};
+
+	return svg_drawn(p, sample_type, ro, NULL);
 }
 
 /* Tooltips show values in the sample type's unit: nanoseconds as a time,
@@ -338,30 +342,13 @@ Test(pprof, tooltips_show_the_unit)
 	free(svg);
 	/* the script is told the unit, and writes values as style.c does */
 	{
-		af_parse_options o = {.sample_type = "cpu"};
 		af_render_options ro = {0};
-		af_trace *t = NULL;
-		af_tree *tree = NULL;
-		af_layout *l = NULL;
-		af_error e = {0};
-		char *out = NULL;
-		size_t n = 0;
-		FILE *f;
-		t_font_open();
-		ro.font = t_font;
-		cr_assert_eq(af_trace_parse(p.b, p.len, &o, &t, &e), AF_OK, "%s", e.message);
-		cr_assert_eq(af_tree_from_trace(t, NULL, &tree, &e), AF_OK, "%s", e.message);
-		cr_expect_str_eq(af_tree_unit(tree), "nanoseconds");
-		cr_assert_eq(af_layout_build(tree, NULL, &l, &e), AF_OK, "%s", e.message);
-		f = open_memstream(&out, &n);
-		cr_assert_eq(af_svg_write(l, &ro, f, &e), AF_OK, "%s", e.message);
-		fclose(f);
-		cr_expect(strstr(out, "countname:\"nanoseconds\",vunit:\"ns\","), "%s", out);
-		free(out);
-		af_layout_free(l);
-		af_tree_free(tree);
-		af_trace_free(t);
-		t_font_close();
+		char *unit = NULL;
+		svg = svg_drawn(&p, "cpu", ro, &unit);
+		cr_expect_str_eq(unit, "nanoseconds");
+		cr_expect(strstr(svg, "countname:\"nanoseconds\",vunit:\"ns\","), "%s", svg);
+		free(unit);
+		free(svg);
 	}
 	svg = svg_of(&p, "2", "allocations");
 	cr_expect(strstr(svg, "leaf (3,670,016 allocations, 100.00%)"), "no countname in:\n%s",

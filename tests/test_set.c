@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include "support.h"
 
@@ -363,4 +364,50 @@ Test(set, thread_filter_picks_the_graphs)
 	cr_assert(exists(dir, "1-main.svg") && exists(dir, "2-RenderThread.svg"));
 	cr_assert_not(exists(dir, "3-pool-1-thread-1.svg"));
 	free(dir);
+}
+
+/* With no rule that takes frames away, the merged graph's tree is built by
+ * the pool beside the threads'.  Reversed, app.trace's merged tree has more
+ * than 300 call paths while each thread's has fewer: the set fails on the
+ * merged graph alone, says why once, and leaves no folder nor scratch file,
+ * whether that graph is the only job running (--jobs 1) or not. */
+Test(set, merged_tree_failing_in_the_pool_leaves_nothing)
+{
+	static const char *const threads[] = {"main", "RenderThread", "pool-1-thread-1",
+	                                      "pool-1-thread-2", "5"};
+	char *parent = t_tmp("merged-fails"), want[2048], one[2048], args[4096], *err = NULL;
+	size_t i;
+	int jobs;
+
+	cr_assert_eq(mkdir(parent, 0777), 0);
+	snprintf(one, sizeof one, "%s/one.folded", parent);
+	/* each thread's graph alone fits under the limit */
+	for (i = 0; i < sizeof threads / sizeof *threads; i++) {
+		snprintf(args, sizeof args,
+		         "--reverse --max-nodes 300 --thread %s -o '%s' '" SAMPLE "'", threads[i],
+		         one);
+		cr_assert_eq(t_cli(args, NULL, NULL, &err), 0, "%s: %s", threads[i], err);
+		free(err);
+		cr_assert_eq(remove(one), 0);
+	}
+	snprintf(want, sizeof want, "aflame-render: %s: call tree has more than 300 nodes\n",
+	         SAMPLE);
+	for (jobs = 1; jobs <= 4; jobs += 3) {
+		DIR *d;
+		struct dirent *ent;
+		snprintf(args, sizeof args,
+		         "--per-thread --reverse --max-nodes 300 --jobs %d -o '%s/set' '" SAMPLE "'",
+		         jobs, parent);
+		cr_expect_eq(t_cli(args, NULL, NULL, &err), 1, "--jobs %d", jobs);
+		cr_expect_str_eq(err, want, "--jobs %d", jobs);
+		free(err);
+		d = opendir(parent);
+		cr_assert_not_null(d);
+		while ((ent = readdir(d)))
+			cr_expect(strcmp(ent->d_name, ".") == 0 || strcmp(ent->d_name, "..") == 0,
+			          "--jobs %d left %s", jobs, ent->d_name);
+		closedir(d);
+	}
+	rmdir(parent);
+	free(parent);
 }
