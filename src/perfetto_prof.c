@@ -824,21 +824,27 @@ static void af_pfp_free(af_pfp *pp)
 	af_buf_free(&pp->dm);
 }
 
-int af_pfprof_detect(af_mem *mem, const uint8_t *buf, size_t len)
+int af_pfprof_detect(af_trace *t, const uint8_t *buf, size_t len)
 {
 	af_pf_reader *r;
 	const uint8_t *pkt;
-	size_t n;
+	size_t n, block = 0;
 	long long off;
 	af_error err;
 	int found = 0;
 
-	if (!af_pf_detect(buf, len) || !(r = af_pf_reader_new(mem, buf, len)))
+	if (!af_pf_detect(buf, len) || !(r = af_pf_reader_new(t->mem, buf, len)))
 		return 0;
 	memset(&err, 0, sizeof err);
-	while (!found && af_pf_reader_next(r, &pkt, &n, &off, &err) == 1)
+	while (!found && af_pf_reader_next(r, &pkt, &n, &off, &err) == 1) {
 		found = af_pb_field_offset(pkt, n, AF_PFP_PROFILE_PACKET, 0) >= 0 ||
 		        af_pb_field_offset(pkt, n, AF_PFP_PERF_SAMPLE, 0) >= 0;
+		/* no progress told: the parse that follows tells it */
+		if (t->window && ((size_t)off >> AF_TICK_SHIFT) != block) {
+			block = (size_t)off >> AF_TICK_SHIFT;
+			af_trace_window(t, buf + off);
+		}
+	}
 	af_pf_reader_free(r);
 	return found;
 }

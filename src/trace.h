@@ -122,6 +122,8 @@ struct af_trace {
 	const uint8_t *window;
 	size_t window_len;
 	size_t window_freed;      /* bytes from `window` handed back */
+	size_t tick_block;        /* the 4 MiB of input af_trace_progress()
+	                             last ticked in; SIZE_MAX: none yet */
 };
 
 /** Notes that frame name `frame` (an id in t->frames) is a function of
@@ -161,6 +163,9 @@ static inline int af_trace_method(const af_trace *t, uint32_t mid, uint32_t *idx
 	return af_u32map_get(&t->method_index, mid, idx);
 }
 
+/* af_trace_progress() ticks once in each 2^AF_TICK_SHIFT bytes. */
+#define AF_TICK_SHIFT 22
+
 /** Every 4 MiB of input: reports progress, and where the input is a
  * window (af_trace.window), lets go of the pages the parse has left
  * behind.  `at` is where the parse is in the bytes. */
@@ -170,11 +175,19 @@ void af_trace_tick(af_trace *t, const uint8_t *at, size_t done, size_t total);
  * starts over is followed again); nothing when the input is no window. */
 void af_trace_window(af_trace *t, const uint8_t *at);
 
+/** The readers' call, at each record, packet or line (`done` bytes read,
+ * in the pass's own count): af_trace_tick() at the first call in each
+ * 4 MiB of `done`, however far apart the calls are (a Perfetto packet, a
+ * V2 block or a systrace line may step over a boundary), and again when a
+ * pass starts over.  One shift and compare on the record loops' path. */
 static inline void af_trace_progress(af_trace *t, const uint8_t *at, size_t done,
                                      size_t total)
 {
-	if ((done & ((4u << 20) - 1)) < 64 && (t->progress || t->window))
-		af_trace_tick(t, at, done, total);
+	if (AF_UNLIKELY((done >> AF_TICK_SHIFT) != t->tick_block)) {
+		t->tick_block = done >> AF_TICK_SHIFT;
+		if (t->progress || t->window)
+			af_trace_tick(t, at, done, total);
+	}
 }
 
 /** Charges the time since a thread's previous record to its innermost
