@@ -473,15 +473,17 @@ Test(perfetto_prof, progress_is_told_every_4_mib_of_large_packets)
 
 /* Issue 16: a trace of gigabytes needs memory for its call paths only.
  * 160 MiB of heap dumps of 8 KiB packets (each steps over the 4 MiB marks
- * the pages behind the parse were handed back at), from a file and from
- * standard input: the command's peak resident memory stays far under the
- * trace's size, and the graph is that of its last dump, the same as a
- * trace of that one dump alone gives. */
+ * the pages behind the parse were handed back at), from a file, from
+ * standard input and gzip'd (inflated to a temporary file): the command's
+ * peak resident memory stays far under the trace's size, and the graph is
+ * that of its last dump, the same as a trace of that one dump alone
+ * gives. */
 Test(perfetto_prof, a_large_trace_is_read_in_memory_of_its_call_paths, .timeout = 900)
 {
 	char *path = t_tmp("large-heap.pftrace"), *out = t_tmp("large-heap.folded");
 	char cmd[4096], *got, *want;
-	static const char *const ways[] = {"file", "standard input"};
+	static const char *const ways[] = {"file", "standard input", "gzip'd file"};
+	char *gz = NULL;
 	FILE *f = fopen(path, "wb");
 	pb *in = malloc(sizeof *in);
 	size_t len = 0, n;
@@ -507,7 +509,10 @@ Test(perfetto_prof, a_large_trace_is_read_in_memory_of_its_call_paths, .timeout 
 	}
 	cr_assert_eq(fclose(f), 0);
 	free(in);
-	for (i = 0; i < 2; i++) {
+	cr_assert_neq(asprintf(&gz, "%s.gz", path), -1);
+	snprintf(cmd, sizeof cmd, "gzip -1 -c '%s' > '%s'", path, gz);
+	cr_assert_eq(system(cmd), 0, "%s", cmd);
+	for (i = 0; i < 3; i++) {
 		struct rusage ru;
 		pid_t pid;
 		int status;
@@ -516,7 +521,7 @@ Test(perfetto_prof, a_large_trace_is_read_in_memory_of_its_call_paths, .timeout 
 		 * (standard input's buffer, up to 64 MiB, before its spill) */
 		snprintf(cmd, sizeof cmd, "ASAN_OPTIONS=\"${ASAN_OPTIONS:+$ASAN_OPTIONS:}"
 		         "quarantine_size_mb=1\" '%s' -q -o '%s' %s'%s'", AF_TEST_CLI, out,
-		         i == 0 ? "" : "- < ", path);
+		         i == 1 ? "- < " : "", i == 2 ? gz : path);
 		/* a child of its own, so that its peak is its own */
 		pid = fork();
 		cr_assert_geq(pid, 0);
@@ -539,6 +544,8 @@ Test(perfetto_prof, a_large_trace_is_read_in_memory_of_its_call_paths, .timeout 
 	}
 	remove(out);
 	remove(path);
+	remove(gz);
+	free(gz);
 	free(want);
 	free(out);
 	free(path);
