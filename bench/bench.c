@@ -167,6 +167,15 @@ static double now(void)
 	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
 }
 
+/* Minor page faults of this process so far (memory touched the first
+ * time: in a short stage they can cost more than its instructions). */
+static long minor_faults(void)
+{
+	struct rusage ru;
+	getrusage(RUSAGE_SELF, &ru);
+	return ru.ru_minflt;
+}
+
 static double cpu_of(const struct rusage *ru)
 {
 	return (double)ru->ru_utime.tv_sec + (double)ru->ru_utime.tv_usec / 1e6 +
@@ -203,6 +212,12 @@ static int run(const char *cmd, double *secs, long *rss)
 static int cmp_double(const void *a, const void *b)
 {
 	double x = *(const double *)a, y = *(const double *)b;
+	return (x > y) - (x < y);
+}
+
+static int cmp_long(const void *a, const void *b)
+{
+	long x = *(const long *)a, y = *(const long *)b;
 	return (x > y) - (x < y);
 }
 
@@ -381,6 +396,7 @@ static int stages(const char *path, int runs)
 		"layout", "SVG, written to /dev/null", "PNG, drawn and encoded to /dev/null"};
 	enum { NSTAGES = sizeof names / sizeof names[0] };
 	double t[NSTAGES][32];
+	long faults[NSTAGES][32];
 	af_font *font = NULL;
 	af_error e = {0};
 	int i, k, fail = 0;
@@ -399,22 +415,22 @@ static int stages(const char *path, int runs)
 		af_layout *l = NULL;
 		FILE *sink = fopen("/dev/null", "w");
 		double t0 = now();
+		long f0 = minor_faults();
 
+#define AF_STAGE_END(k) \
+	(t[k][i] = now() - t0, faults[k][i] = minor_faults() - f0, t0 = now(), f0 = minor_faults())
 		fail = !sink || af_trace_open(path, &po, &tr, &e) != AF_OK;
-		t[0][i] = now() - t0;
-		t0 = now();
+		AF_STAGE_END(0);
 		fail = fail || af_tree_from_trace(tr, &to, &tree, &e) != AF_OK;
-		t[1][i] = now() - t0;
-		t0 = now();
+		AF_STAGE_END(1);
 		fail = fail || af_layout_build(tree, &lo, &l, &e) != AF_OK;
-		t[2][i] = now() - t0;
-		t0 = now();
+		AF_STAGE_END(2);
 		fail = fail || af_svg_write(l, &ro, sink, &e) != AF_OK || fflush(sink);
-		t[3][i] = now() - t0;
-		t0 = now();
+		AF_STAGE_END(3);
 		fail = fail || af_cairo_write(l, AF_FORMAT_PNG, &ro, sink, &e) != AF_OK ||
 		       fflush(sink);
-		t[4][i] = now() - t0;
+		AF_STAGE_END(4);
+#undef AF_STAGE_END
 		if (sink)
 			fclose(sink);
 		af_layout_free(l);
@@ -426,10 +442,13 @@ static int stages(const char *path, int runs)
 		fprintf(stderr, "aflame-bench: %s: %s\n", path, e.message);
 		return -1;
 	}
-	printf("| stage (in process, median of %d) | wall |\n|---|---|\n", runs);
+	printf("| stage (in process, median of %d) | wall | minor page faults |\n"
+	       "|---|---|---|\n", runs);
 	for (k = 0; k < NSTAGES; k++) {
 		qsort(t[k], (size_t)runs, sizeof t[k][0], cmp_double);
-		printf("| %s | %.1f ms |\n", names[k], t[k][runs / 2] * 1e3);
+		qsort(faults[k], (size_t)runs, sizeof faults[k][0], cmp_long);
+		printf("| %s | %.1f ms | %ld |\n", names[k], t[k][runs / 2] * 1e3,
+		       faults[k][runs / 2]);
 	}
 	fflush(stdout);
 	return 0;

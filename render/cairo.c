@@ -201,20 +201,16 @@ static cairo_status_t af_draw(cairo_t *cr, const af_layout *l, af_font *font,
 }
 
 static af_status af_cairo_emit(const af_layout *l, af_format format,
-                               const af_render_options *opt, FILE *out,
+                               const af_render_options *opt, af_style *st, FILE *out,
                                af_error *err)
 {
-	double scale = opt && opt->scale > 0 ? opt->scale : 1;
+	double scale = opt->scale > 0 ? opt->scale : 1;
 	af_mem *mem = af_layout_mem(l);
 	unsigned char *pixels = NULL; /* the PNG's, from the layout's allocator */
 	cairo_surface_t *s;
 	cairo_t *cr;
 	cairo_status_t cs;
-	af_style st;
 
-	if (!opt || !opt->font)
-		return af_fail(err, AF_ERR_ARG, -1, "no font given to the cairo renderer");
-	AF_FORWARD(af_style_init(&st, l, opt, err));
 	if (format == AF_FORMAT_PNG) {
 		double w = ceil(l->width * scale), h = ceil(l->height * scale);
 		if (w > AF_CAIRO_MAX_SIDE || h > AF_CAIRO_MAX_SIDE)
@@ -254,7 +250,7 @@ static af_status af_cairo_emit(const af_layout *l, af_format format,
 		af_canvas canvas = {pixels, cairo_image_surface_get_width(s),
 		                    cairo_image_surface_get_height(s),
 		                    cairo_image_surface_get_stride(s)};
-		cs = af_draw(cr, l, opt->font, &st, pixels ? &canvas : NULL, scale);
+		cs = af_draw(cr, l, opt->font, st, pixels ? &canvas : NULL, scale);
 	}
 	cairo_destroy(cr);
 	if (cs == CAIRO_STATUS_SUCCESS) {
@@ -286,6 +282,14 @@ static af_status af_cairo_emit(const af_layout *l, af_format format,
 af_status af_cairo_write(const af_layout *l, af_format format,
                          const af_render_options *opt, FILE *out, af_error *err)
 {
-	return af_mem_explain(af_layout_mem(l), af_cairo_emit(l, format, opt, out, err),
-	                      err);
+	af_style st;
+	af_status s;
+
+	if (!opt || !opt->font)
+		return af_fail(err, AF_ERR_ARG, -1, "no font given to the cairo renderer");
+	if ((s = af_style_init(&st, l, opt, err)) == AF_OK) {
+		s = af_cairo_emit(l, format, opt, &st, out, err);
+		af_style_free(&st);
+	}
+	return af_mem_explain(af_layout_mem(l), s, err);
 }

@@ -1,8 +1,10 @@
 /*
- * out.c - buffered output for the renderers (out.h).
+ * out.c - buffered output for the renderers, and the escapes of text
+ * written into XML and scripts (out.h).
  */
 #include <stdarg.h>
 
+#include "font.h"
 #include "out.h"
 
 void af_out_init(af_out *o, FILE *f)
@@ -58,4 +60,137 @@ void af_out_printf(af_out *o, const char *fmt, ...)
 		o->failed = 1;
 	}
 	va_end(ap);
+}
+
+void af_out_xml(af_out *out, const char *s, size_t len)
+{
+	size_t i = 0, run = 0;
+
+	/* copy clean runs in one call; stop at anything that needs care */
+	while (i < len) {
+		unsigned char c = (unsigned char)s[i];
+		const char *rep = NULL;
+		size_t k = 1;
+		uint32_t cp;
+
+		if (c >= 0x20 && c < 0x7F && c != '&' && c != '<' && c != '>' &&
+		    c != '"' && c != '\'') {
+			i++;
+			run++;
+			continue;
+		}
+		if (run)
+			af_out_write(out, s + i - run, run);
+		run = 0;
+		switch (c) {
+		case '&': rep = "&amp;"; break;
+		case '<': rep = "&lt;"; break;
+		case '>': rep = "&gt;"; break;
+		case '"': rep = "&quot;"; break;
+		case '\'': rep = "&apos;"; break;
+		default:
+			k = af_utf8_decode((const unsigned char *)s + i, len - i, &cp);
+			if (k == 0) {
+				rep = "\xEF\xBF\xBD";
+				k = 1;
+			} else if (af_text_dropped(cp)) {
+				rep = "";
+			} else {
+				af_out_write(out, s + i, k);
+			}
+			break;
+		}
+		if (rep)
+			af_out_puts(out, rep);
+		i += k;
+	}
+	if (run)
+		af_out_write(out, s + i - run, run);
+}
+
+void af_out_js(af_out *out, const char *s, size_t len)
+{
+	size_t i = 0, run = 0;
+
+	af_out_putc(out, '"');
+	while (i < len) {
+		unsigned char c = (unsigned char)s[i];
+		size_t k;
+		uint32_t cp;
+
+		if (c >= 0x20 && c < 0x7F && c != '"' && c != '\\' && c != '<' &&
+		    c != '>' && c != '&') {
+			i++;
+			run++;
+			continue;
+		}
+		if (run)
+			af_out_write(out, s + i - run, run);
+		run = 0;
+		if (c == '"' || c == '\\') {
+			af_out_putc(out, '\\');
+			af_out_putc(out, (char)c);
+			i++;
+			continue;
+		}
+		if (c == '<' || c == '>' || c == '&') {
+			af_out_printf(out, "\\u%04x", c);
+			i++;
+			continue;
+		}
+		k = af_utf8_decode((const unsigned char *)s + i, len - i, &cp);
+		if (k == 0) {
+			af_out_puts(out, "\xEF\xBF\xBD");
+			k = 1;
+		} else if (cp == 0x2028 || cp == 0x2029) {
+			af_out_printf(out, "\\u%04x", (unsigned)cp);
+		} else if (!af_text_dropped(cp)) {
+			af_out_write(out, s + i, k);
+		}
+		i += k;
+	}
+	if (run)
+		af_out_write(out, s + i - run, run);
+	af_out_putc(out, '"');
+}
+
+void af_xml_escape(FILE *f, const char *s, size_t len)
+{
+	af_out out;
+
+	af_out_init(&out, f);
+	af_out_xml(&out, s, len);
+	af_out_flush(&out);
+}
+
+void af_js_string(FILE *f, const char *s, size_t len)
+{
+	af_out out;
+
+	af_out_init(&out, f);
+	af_out_js(&out, s, len);
+	af_out_flush(&out);
+}
+
+int af_text_clean(af_buf *b, const char *s, size_t len)
+{
+	size_t i = 0, start = 0;
+	int bad = 0;
+
+	/* copy clean runs whole; only bad bytes break a run */
+	while (i < len) {
+		uint32_t cp;
+		size_t k = af_utf8_decode((const unsigned char *)s + i, len - i, &cp);
+		if (k > 0 && !af_text_dropped(cp)) {
+			i += k;
+			continue;
+		}
+		bad |= af_buf_append(b, s + start, i - start);
+		if (k == 0)
+			bad |= af_buf_append(b, "\xEF\xBF\xBD", 3);
+		i += k ? k : 1;
+		start = i;
+	}
+	bad |= af_buf_append(b, s + start, i - start);
+	return bad;
 }

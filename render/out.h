@@ -1,7 +1,8 @@
 /*
  * out.h - buffered output for the renderers: the many small pieces of an
  * SVG go into a buffer, and to the file in large writes (stdio's own
- * buffer costs a call and a lock check a piece).
+ * buffer costs a call and a lock check a piece); and the escapes of text
+ * written into XML and scripts.
  */
 #ifndef AF_OUT_H
 #define AF_OUT_H
@@ -49,5 +50,25 @@ static inline void af_out_putc(af_out *o, char c)
 		af_out_flush(o);
 	o->buf[o->len++] = c;
 }
+
+/** Writes `len` bytes of `s` as XML character data: markup characters
+ * escaped, invalid UTF-8 as U+FFFD, characters XML forbids dropped. */
+void af_xml_escape(FILE *out, const char *s, size_t len);
+void af_out_xml(af_out *out, const char *s, size_t len);
+
+/** Writes `len` bytes of `s` as a double-quoted JavaScript (and JSON)
+ * string, cleaned as af_xml_escape() cleans text (invalid UTF-8 as U+FFFD,
+ * af_text_dropped() characters left out) so a script sees the same text as
+ * the <title> of a static SVG.  '<', '>' and '&' are written as \u escapes,
+ * so the string can never end a CDATA section or a <script> element, and
+ * U+2028/U+2029 as well, for older parsers. */
+void af_js_string(FILE *out, const char *s, size_t len);
+void af_out_js(af_out *out, const char *s, size_t len);
+
+/** Appends `len` bytes of `s` to `b` as drawable text, NUL-terminated:
+ * invalid UTF-8 as U+FFFD and af_text_dropped() characters left out, as
+ * af_xml_escape() does (cairo refuses invalid UTF-8).  Returns non-zero
+ * when out of memory. */
+int af_text_clean(af_buf *b, const char *s, size_t len);
 
 #endif

@@ -1,5 +1,5 @@
 /*
- * style.c - frame colours, backgrounds, tooltips and XML escaping.
+ * style.c - frame colours, backgrounds and tooltips.
  */
 #include <math.h>
 #include <stdlib.h>
@@ -7,6 +7,7 @@
 #include <time.h>
 
 #include "font.h"
+#include "layout.h"
 #include "style.h"
 #include "tree.h"
 
@@ -304,6 +305,12 @@ static af_palette af_kind(af_palette p, const char *name)
 
 static af_rgb af_palette_fill(af_style *s, const af_node_info *ni, const af_rect *rect);
 
+void af_style_free(af_style *s)
+{
+	af_free(af_layout_mem(s->layout), s->memo);
+	s->memo = NULL;
+}
+
 double af_style_change(const af_style *s, const af_node_info *ni, const af_rect *r)
 {
 	double d = ni->removed ? -(double)ni->self[s->layout->clock]
@@ -336,7 +343,36 @@ af_rgb af_style_fill(af_style *s, const af_node_info *ni, const af_rect *rect)
 	return c;
 }
 
+static af_rgb af_palette_work(af_style *s, const af_node_info *ni, const af_rect *rect);
+
+/* A palette's fill depends on the frame's name alone, but for a change's
+ * colour, random colours and the android palette's root and threads: it
+ * is worked out once per name (the per-name work, kinds by prefix and a
+ * hash of the whole name, cost more than drawing the frame). */
 static af_rgb af_palette_fill(af_style *s, const af_node_info *ni, const af_rect *rect)
+{
+	const af_tree *tree = s->layout->tree;
+	af_fill_memo *m;
+
+	if ((s->differential && rect->changed) || s->opt->color_mode == AF_COLOR_RANDOM ||
+	    (s->opt->palette == AF_PALETTE_ANDROID && (ni->depth == 0 || ni->thread)))
+		return af_palette_work(s, ni, rect);
+	if (!s->memo && !s->no_memo) {
+		size_t n = af_tree_name_count(tree);
+		s->memo = af_calloc(af_layout_mem(s->layout), n ? n : 1, sizeof *s->memo);
+		s->no_memo = !s->memo; /* then slower, never wrong */
+	}
+	if (!s->memo)
+		return af_palette_work(s, ni, rect);
+	m = &s->memo[af_tree_name_id(tree, rect->node)];
+	if (!m->known) {
+		m->c = af_palette_work(s, ni, rect);
+		m->known = 1;
+	}
+	return m->c;
+}
+
+static af_rgb af_palette_work(af_style *s, const af_node_info *ni, const af_rect *rect)
 {
 	af_palette p = s->opt->palette;
 	double v[3];
@@ -706,139 +742,6 @@ int af_style_tooltip(af_style *s, af_buf *b, const af_rect *r)
 		bad |= af_buf_printf(b, d > 0 ? "; +%.2f%%" : "; %.2f%%", d);
 	}
 	bad |= af_buf_append(b, ")", 1);
-	return bad;
-}
-
-void af_out_xml(af_out *out, const char *s, size_t len)
-{
-	size_t i = 0, run = 0;
-
-	/* copy clean runs in one call; stop at anything that needs care */
-	while (i < len) {
-		unsigned char c = (unsigned char)s[i];
-		const char *rep = NULL;
-		size_t k = 1;
-		uint32_t cp;
-
-		if (c >= 0x20 && c < 0x7F && c != '&' && c != '<' && c != '>' &&
-		    c != '"' && c != '\'') {
-			i++;
-			run++;
-			continue;
-		}
-		if (run)
-			af_out_write(out, s + i - run, run);
-		run = 0;
-		switch (c) {
-		case '&': rep = "&amp;"; break;
-		case '<': rep = "&lt;"; break;
-		case '>': rep = "&gt;"; break;
-		case '"': rep = "&quot;"; break;
-		case '\'': rep = "&apos;"; break;
-		default:
-			k = af_utf8_decode((const unsigned char *)s + i, len - i, &cp);
-			if (k == 0) {
-				rep = "\xEF\xBF\xBD";
-				k = 1;
-			} else if (af_text_dropped(cp)) {
-				rep = "";
-			} else {
-				af_out_write(out, s + i, k);
-			}
-			break;
-		}
-		if (rep)
-			af_out_puts(out, rep);
-		i += k;
-	}
-	if (run)
-		af_out_write(out, s + i - run, run);
-}
-
-void af_out_js(af_out *out, const char *s, size_t len)
-{
-	size_t i = 0, run = 0;
-
-	af_out_putc(out, '"');
-	while (i < len) {
-		unsigned char c = (unsigned char)s[i];
-		size_t k;
-		uint32_t cp;
-
-		if (c >= 0x20 && c < 0x7F && c != '"' && c != '\\' && c != '<' &&
-		    c != '>' && c != '&') {
-			i++;
-			run++;
-			continue;
-		}
-		if (run)
-			af_out_write(out, s + i - run, run);
-		run = 0;
-		if (c == '"' || c == '\\') {
-			af_out_putc(out, '\\');
-			af_out_putc(out, (char)c);
-			i++;
-			continue;
-		}
-		if (c == '<' || c == '>' || c == '&') {
-			af_out_printf(out, "\\u%04x", c);
-			i++;
-			continue;
-		}
-		k = af_utf8_decode((const unsigned char *)s + i, len - i, &cp);
-		if (k == 0) {
-			af_out_puts(out, "\xEF\xBF\xBD");
-			k = 1;
-		} else if (cp == 0x2028 || cp == 0x2029) {
-			af_out_printf(out, "\\u%04x", (unsigned)cp);
-		} else if (!af_text_dropped(cp)) {
-			af_out_write(out, s + i, k);
-		}
-		i += k;
-	}
-	if (run)
-		af_out_write(out, s + i - run, run);
-	af_out_putc(out, '"');
-}
-
-void af_xml_escape(FILE *f, const char *s, size_t len)
-{
-	af_out out;
-
-	af_out_init(&out, f);
-	af_out_xml(&out, s, len);
-	af_out_flush(&out);
-}
-
-void af_js_string(FILE *f, const char *s, size_t len)
-{
-	af_out out;
-
-	af_out_init(&out, f);
-	af_out_js(&out, s, len);
-	af_out_flush(&out);
-}
-
-int af_text_clean(af_buf *b, const char *s, size_t len)
-{
-	size_t i = 0, start = 0;
-	int bad = 0;
-
-	/* copy clean runs whole; only bad bytes break a run */
-	while (i < len) {
-		uint32_t cp;
-		size_t k = af_utf8_decode((const unsigned char *)s + i, len - i, &cp);
-		if (k > 0 && !af_text_dropped(cp)) {
-			i += k;
-			continue;
-		}
-		bad |= af_buf_append(b, s + start, i - start);
-		if (k == 0)
-			bad |= af_buf_append(b, "\xEF\xBF\xBD", 3);
-		i += k ? k : 1;
-		start = i;
-	}
-	bad |= af_buf_append(b, s + start, i - start);
 	return bad;
 }
 

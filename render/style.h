@@ -15,6 +15,12 @@ typedef struct af_rgb {
 	unsigned char r, g, b;
 } af_rgb;
 
+/* A name's fill, worked out once (see af_palette_fill). */
+typedef struct af_fill_memo {
+	af_rgb c;
+	unsigned char known;
+} af_fill_memo;
+
 typedef struct af_style {
 	const af_layout *layout;
 	const af_render_options *opt;
@@ -22,11 +28,15 @@ typedef struct af_style {
 	af_rgb bg[2];     /* background gradient, top and bottom */
 	uint64_t seed;    /* AF_COLOR_RANDOM */
 	int failed;       /* the colour map could not grow */
+	af_fill_memo *memo; /* by name id; NULL until needed, or without memory */
+	int no_memo;      /* it could not be made */
 } af_style;
 
-/** Checks the options (palette, background) and resolves defaults. */
+/** Checks the options (palette, background) and resolves defaults.  A
+ * style that was made is given back with af_style_free(). */
 af_status af_style_init(af_style *s, const af_layout *l,
                         const af_render_options *opt, af_error *err);
+void af_style_free(af_style *s);
 
 /** The fill of frame `r`, whose node is `ni`. */
 af_rgb af_style_fill(af_style *s, const af_node_info *ni, const af_rect *r);
@@ -81,26 +91,6 @@ size_t af_style_shown(const char *name);
  * *dots whether ".." follows.  Real font metrics, or flamegraph.pl's fixed
  * glyph width when the options give one. */
 size_t af_style_fit(af_style *s, const char *name, double w, int *dots);
-
-/** Writes `len` bytes of `s` as XML character data: markup characters
- * escaped, invalid UTF-8 as U+FFFD, characters XML forbids dropped. */
-void af_xml_escape(FILE *out, const char *s, size_t len);
-void af_out_xml(af_out *out, const char *s, size_t len);
-
-/** Writes `len` bytes of `s` as a double-quoted JavaScript (and JSON)
- * string, cleaned as af_xml_escape() cleans text (invalid UTF-8 as U+FFFD,
- * af_text_dropped() characters left out) so a script sees the same text as
- * the <title> of a static SVG.  '<', '>' and '&' are written as \u escapes,
- * so the string can never end a CDATA section or a <script> element, and
- * U+2028/U+2029 as well, for older parsers. */
-void af_js_string(FILE *out, const char *s, size_t len);
-void af_out_js(af_out *out, const char *s, size_t len);
-
-/** Appends `len` bytes of `s` to `b` as drawable text, NUL-terminated:
- * invalid UTF-8 as U+FFFD and af_text_dropped() characters left out, as
- * af_xml_escape() does (cairo refuses invalid UTF-8).  Returns non-zero
- * when out of memory. */
-int af_text_clean(af_buf *b, const char *s, size_t len);
 
 /** The name of the graph's counts: --countname, else the input's unit
  * (af_tree_unit) when it is not "count", else "samples". */

@@ -504,9 +504,9 @@ done:
 }
 
 static af_status af_svg_emit(const af_layout *l, const af_render_options *opt,
-                             af_out *out, af_error *err)
+                             af_style *style, af_out *out, af_error *err)
 {
-	af_style st;
+	const af_style *st = style;
 	double fs = l->font_size, rect_h;
 	const char *enc = opt && opt->encoding ? opt->encoding : "UTF-8";
 	const char *c;
@@ -515,9 +515,6 @@ static af_status af_svg_emit(const af_layout *l, const af_render_options *opt,
 	char height_css[48] = "";
 	af_rgb ink, muted, button;
 
-	if (!opt || !opt->font)
-		return af_fail(err, AF_ERR_ARG, -1, "no font given to the SVG writer");
-	AF_FORWARD(af_style_init(&st, l, opt, err));
 	interactive = !opt->no_javascript && !l->thumbnail;
 	/* the height the style sheet gives every rect, when they share one */
 	rect_h = l->nrects ? l->rects[0].h : 0;
@@ -557,7 +554,7 @@ static af_status af_svg_emit(const af_layout *l, const af_render_options *opt,
 	af_out_printf(out, "<defs><linearGradient id=\"background\" x1=\"0\" y1=\"0\" x2=\"0\" y2=\"1\">"
 	             "<stop stop-color=\"#%02x%02x%02x\" offset=\"5%%\"/>"
 	             "<stop stop-color=\"#%02x%02x%02x\" offset=\"95%%\"/></linearGradient></defs>\n",
-	        st.bg[0].r, st.bg[0].g, st.bg[0].b, st.bg[1].r, st.bg[1].g, st.bg[1].b);
+	        st->bg[0].r, st->bg[0].g, st->bg[0].b, st->bg[1].r, st->bg[1].g, st->bg[1].b);
 	if (rect_h > 0)
 		snprintf(height_css, sizeof height_css, ";height:%gpx", rect_h);
 	af_out_puts(out, "<style>text{font-family:");
@@ -572,9 +569,9 @@ static af_status af_svg_emit(const af_layout *l, const af_render_options *opt,
 	/* drawn as measured: no kerning, no optional ligatures (font.c) */
 	af_out_puts(out, ";font-kerning:none;font-variant-ligatures:no-common-ligatures");
 	/* every text stands out at least 4.5:1 from the background (style.c) */
-	ink = af_style_ink(&st, AF_INK_TEXT);
-	muted = af_style_ink(&st, AF_INK_MUTED);
-	button = af_style_ink(&st, AF_INK_BUTTON);
+	ink = af_style_ink(st, AF_INK_TEXT);
+	muted = af_style_ink(st, AF_INK_MUTED);
+	button = af_style_ink(st, AF_INK_BUTTON);
 	af_out_printf(out, ";font-size:%gpx;fill:#%02x%02x%02x}#frames text{fill:#000}#frames text.w{fill:#fff}"
 	             "#title{text-anchor:middle;font-size:%gpx}"
 	             "#subtitle{text-anchor:middle;fill:#%02x%02x%02x}"
@@ -596,13 +593,14 @@ static af_status af_svg_emit(const af_layout *l, const af_render_options *opt,
 		af_svg_text(out, "id=\"subtitle\"", l->width / 2, fs * 4, l->subtitle);
 	if (l->legend && opt->palette == AF_PALETTE_ANDROID)
 		af_svg_legend(out, l, opt);
-	return af_svg_frames(l, opt, &st, interactive, rect_h, out, err);
+	return af_svg_frames(l, opt, style, interactive, rect_h, out, err);
 }
 
 af_status af_svg_write(const af_layout *l, const af_render_options *opt,
                        FILE *f, af_error *err)
 {
 	af_out *out = af_malloc(af_layout_mem(l), sizeof *out);
+	af_style style;
 	af_status st;
 
 	if (!out)
@@ -611,7 +609,12 @@ af_status af_svg_write(const af_layout *l, const af_render_options *opt,
 		                      err);
 	/* thousands of small writes, gathered into large ones */
 	af_out_init(out, f);
-	st = af_svg_emit(l, opt, out, err);
+	if (!opt || !opt->font)
+		st = af_fail(err, AF_ERR_ARG, -1, "no font given to the SVG writer");
+	else if ((st = af_style_init(&style, l, opt, err)) == AF_OK) {
+		st = af_svg_emit(l, opt, &style, out, err);
+		af_style_free(&style);
+	}
 	af_free(af_layout_mem(l), out);
 	return af_mem_explain(af_layout_mem(l), st, err);
 }

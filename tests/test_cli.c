@@ -759,3 +759,28 @@ Test(cli, messages_say_why_and_name_the_cause)
 	free(in);
 	free(png);
 }
+
+/* `aflame-render serve` runs the server program found beside the command
+ * (or in its libexec folder): a command copied away from it says which
+ * program is missing, and exits 1 without starting anything. */
+Test(cli, serve_without_its_server_program_says_so)
+{
+	char *dir = t_tmp("lone-command"), cmd[4096], said[4096];
+	size_t n;
+	FILE *p;
+	int status;
+
+	snprintf(cmd, sizeof cmd, "rm -rf '%s' && mkdir -p '%s' && cp '%s' '%s/aflame-render'", dir,
+	         dir, AF_TEST_CLI, dir);
+	cr_assert_eq(system(cmd), 0);
+	snprintf(cmd, sizeof cmd, "'%s/aflame-render' serve --listen 127.0.0.1:0 2>&1", dir);
+	cr_assert((p = popen(cmd, "r")));
+	n = fread(said, 1, sizeof said - 1, p);
+	said[n] = '\0';
+	status = pclose(p);
+	cr_expect(WIFEXITED(status) && WEXITSTATUS(status) == 1, "exit status %d", status);
+	cr_expect(strstr(said, "aflame-render: serve: the server program is missing: no ") &&
+	              strstr(said, "-lone-command/aflame-serve nor "),
+	          "said: %s", said);
+	free(dir);
+}

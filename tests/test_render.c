@@ -470,3 +470,30 @@ Test(render, png_legend_fits_a_narrow_graph)
 	}
 	free(buf);
 }
+
+/* A frame's fill is worked out once per name (render/style.c), yet the
+ * android palette colours threads by what they are: "main" as a thread
+ * keeps the thread colour, and "main" as a method, under either thread,
+ * the one colour its name gives. */
+Test(render, a_name_keeps_one_fill_but_threads_have_their_own)
+{
+	static const char folded[] = "main;main;foo 1\nother;main 1\n";
+	af_render_options ro = {.palette = AF_PALETTE_ANDROID, .no_javascript = 1};
+	size_t len, n = 0;
+	char *svg = svg_with((const uint8_t *)folded, sizeof folded - 1, &ro, &len);
+	const char *at = svg;
+	unsigned fill[3];
+
+	while ((at = strstr(at, "<title>main (")) != NULL) {
+		const char *f = strstr(at, "fill=\"#");
+		cr_assert(f && n < 3);
+		cr_assert_eq(sscanf(f, "fill=\"#%6x\"", &fill[n]), 1);
+		n++;
+		at++;
+	}
+	cr_assert_eq(n, 3, "%zu frames named main", n);
+	/* in drawing order: the thread, then the method under each thread */
+	cr_expect_neq(fill[0], fill[1], "the thread main has the method's fill #%06x", fill[1]);
+	cr_expect_eq(fill[1], fill[2], "one name, two fills: #%06x and #%06x", fill[1], fill[2]);
+	free(svg);
+}

@@ -399,6 +399,7 @@ static const t_file files[] = {
 	{"src/serve/serve.h", COMMAND},
 	{"src/serve/server.h", COMMAND},
 	{"src/serve/serve.c", COMMAND},
+	{"src/serve/main.c", COMMAND},
 	{"src/serve/http.c", COMMAND},
 	{"src/serve/ingest.c", COMMAND},
 	{"src/serve/views.c", COMMAND},

@@ -4,10 +4,13 @@
  * then an exit status.  Uses only the public headers.
  */
 #define _DEFAULT_SOURCE /* mallopt */
+#include <errno.h>
+#include <limits.h>
 #include <malloc.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "options.h"
 
@@ -297,8 +300,44 @@ done:
 	return status;
 }
 
-/* `aflame-render serve`: the upload site (src/serve/serve.c). */
-int serve_main(int argc, char **argv);
+#ifndef AF_SERVE_RELATIVE
+#define AF_SERVE_RELATIVE "../libexec/aflame/aflame-serve"
+#endif
+
+/* `aflame-render serve`: runs the upload site, the program aflame-serve
+ * (src/serve/main.c), found beside this command (a build tree) or at
+ * AF_SERVE_RELATIVE from it (where it is installed, under any prefix).
+ * Its argv[0] is this command's path: the server draws uploads with it.
+ * Returns only when it could not be run. */
+static int run_server(char **argv)
+{
+	static const char *const places[] = {"aflame-serve", AF_SERVE_RELATIVE};
+	char self[PATH_MAX], path[PATH_MAX + sizeof AF_SERVE_RELATIVE];
+	ssize_t n = readlink("/proc/self/exe", self, sizeof self - 1);
+	size_t dir, i;
+
+	if (n <= 0) {
+		fprintf(stderr, "aflame-render: serve: cannot find this program: %s\n",
+		        strerror(errno));
+		return 1;
+	}
+	self[n] = '\0';
+	dir = (size_t)(strrchr(self, '/') - self) + 1;
+	for (i = 0; i < sizeof places / sizeof places[0]; i++) {
+		snprintf(path, sizeof path, "%.*s%s", (int)dir, self, places[i]);
+		if (access(path, X_OK) == 0)
+			break;
+	}
+	if (i == sizeof places / sizeof places[0]) {
+		fprintf(stderr, "aflame-render: serve: the server program is missing: no %.*s%s "
+		        "nor %.*s%s\n", (int)dir, self, places[0], (int)dir, self, places[1]);
+		return 1;
+	}
+	argv[0] = self;
+	execv(path, argv);
+	fprintf(stderr, "aflame-render: serve: cannot run %s: %s\n", path, strerror(errno));
+	return 1;
+}
 
 int main(int argc, char **argv)
 {
@@ -307,15 +346,14 @@ int main(int argc, char **argv)
 	af_btrace_mapping *btrace_mapping = NULL;
 	int r;
 
+	if (argc > 1 && strcmp(argv[1], "serve") == 0)
+		return run_server(argv + 1);
 	/* Large tables grow by doubling: with a fixed mmap threshold glibc
 	 * moves them with mremap instead of copying, and gives them back. */
 	mallopt(M_MMAP_THRESHOLD, 1 << 20);
-	if (argc > 1 && strcmp(argv[1], "serve") == 0)
-		return serve_main(argc - 1, argv + 1);
 	/* A run frees and takes again the smaller blocks of graph after graph
 	 * (a per-thread set draws dozens): kept rather than handed back, they
-	 * are not faulted in again page by page.  Not for the server, which
-	 * gives back what a request used. */
+	 * are not faulted in again page by page. */
 	mallopt(M_TRIM_THRESHOLD, 64 << 20);
 	out_watch_signals();
 	r = cli_parse(argc, argv, &c);

@@ -529,13 +529,15 @@ int serve_main(int argc, char **argv)
 		free(sv.cfg.token);
 		return 2;
 	}
-	n = readlink("/proc/self/exe", sv.cfg.self, sizeof sv.cfg.self - 1);
-	if (n <= 0) {
-		fprintf(stderr, PROG ": serve: cannot find this program: %s\n", strerror(errno));
+	/* the command that ran this program, which draws the uploads */
+	n = argv[0] ? (ssize_t)strlen(argv[0]) : 0;
+	if (n <= 0 || argv[0][0] != '/' || (size_t)n >= sizeof sv.cfg.self ||
+	    access(argv[0], X_OK) != 0) {
+		fprintf(stderr, PROG ": serve: run the server as `" PROG " serve`\n");
 		free(sv.cfg.token);
-		return 1;
+		return 2;
 	}
-	sv.cfg.self[n] = '\0';
+	memcpy(sv.cfg.self, argv[0], (size_t)n + 1);
 	if (mkdir(sv.cfg.data, 0755) != 0 && errno != EEXIST) {
 		fprintf(stderr, PROG ": serve: cannot make %s: %s\n", sv.cfg.data, strerror(errno));
 		free(sv.cfg.token);

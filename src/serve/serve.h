@@ -2,9 +2,13 @@
  * serve.h - `aflame-render serve`: the upload site, on GNU libmicrohttpd.
  * What the parts of src/serve/ share.  Like the command, the server uses
  * only the library's public header; the graphs themselves are drawn by the
- * command (this very program, run as a child process), so that a page's
- * files are byte for byte what `aflame-render --per-thread` writes and a
- * render that fails or runs out of memory never takes the server down.
+ * command (aflame-render, run as a child process), so that a page's files
+ * are byte for byte what `aflame-render --per-thread` writes and a render
+ * that fails or runs out of memory never takes the server down.
+ *
+ * The server is a program of its own, aflame-serve (main.c), which the
+ * command runs for `aflame-render serve`: drawing a graph then does not
+ * load the server's libraries.
  */
 #ifndef AF_SERVE_H
 #define AF_SERVE_H
@@ -21,7 +25,8 @@
 #define SERVE_HASH_LEN 64 /* SHA-256 in lower-case hex */
 #define SERVE_B64_LEN 44  /* SHA-256 in base64, padded */
 
-/** `aflame-render serve ARGS`: argv[0] is "serve".  An exit status. */
+/** `aflame-render serve ARGS`: argv[0] is the command's path (it draws
+ * the uploads), the options follow.  An exit status. */
 int serve_main(int argc, char **argv);
 
 /** The server's settings, from its command line. */
@@ -40,7 +45,7 @@ typedef struct serve_config {
 	int request_timeout;     /* seconds a request may take to arrive */
 	int list;                /* --list: /list shows the catalogue */
 	char *token;             /* --upload-token's contents, or NULL */
-	char self[4096];         /* this program, run for each render */
+	char self[4096];         /* the command, run for each render */
 } serve_config;
 
 /* ------------------------------------------------------------------ */
@@ -140,7 +145,7 @@ int pool_submit(pool *p, pool_fn fn, void *arg);
 /** Waits for the queued work, stops the workers, frees. */
 void pool_free(pool *p);
 
-/** Runs this program (cfg->self) with `args` (NULL-terminated, argv[0]
+/** Runs the command (cfg->self) with `args` (NULL-terminated, argv[0]
  * not included) in the folder `cwd`, standard error into `err_path`.  The
  * exit status, or -1 when it could not be run; *err: what it said on
  * standard error (malloc'd, NUL-terminated, may be empty). */

@@ -97,6 +97,24 @@ version=$("$root/bin/aflame-render" --version)
 grep -q '</svg>' "$tmp/command.svg" || fail "aflame-render wrote no whole SVG"
 echo "ok: $root/bin/aflame-render"
 
+# the installed server, which the command finds in its libexec folder; at
+# start it draws the sample with the command (run back from there)
+data=$tmp/serve-data
+"$root/bin/aflame-render" serve --listen 127.0.0.1:0 --data "$data" 2>"$tmp/serve.log" &
+pid=$!
+for _ in $(seq 600); do
+  grep -q 'serving http' "$tmp/serve.log" && break
+  kill -0 "$pid" 2>/dev/null || break
+  sleep 0.1
+done
+kill "$pid" 2>/dev/null || true
+wait "$pid" || true
+grep -q 'serving http://127\.0\.0\.1:' "$tmp/serve.log" ||
+  fail "aflame-render serve did not start: $(cat "$tmp/serve.log")"
+sets=("$data"/traces/*/set/index.html)
+[ -f "${sets[0]}" ] || fail "the installed server drew no set of the sample: $(cat "$tmp/serve.log")"
+echo "ok: $root/bin/aflame-render serve"
+
 # its man page, made from the same table of options as --help
 man1=$root/share/man/man1/aflame-render.1
 [ -f "$man1" ] || fail "no man page in share/man/man1"
