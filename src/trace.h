@@ -90,6 +90,9 @@ struct af_trace {
 	int flamechart;           /* nodes in call or line order, unmerged */
 	int wakers;               /* af_parse_options.wakers */
 	int jobs;                 /* af_parse_options.jobs */
+	uint32_t tick_block;      /* the 4 MiB of input af_trace_progress() last
+	                             ticked in; UINT32_MAX: none yet (in a hole:
+	                             the trace's size stays what it was) */
 	const char *sample_type;  /* af_parse_options.sample_type (the caller's) */
 	const af_btrace_mapping *btrace_mapping; /* af_parse_options' (the caller's) */
 	const char *heap_view;    /* af_parse_options.heap_view (the caller's) */
@@ -122,8 +125,6 @@ struct af_trace {
 	const uint8_t *window;
 	size_t window_len;
 	size_t window_freed;      /* bytes from `window` handed back */
-	size_t tick_block;        /* the 4 MiB of input af_trace_progress()
-	                             last ticked in; SIZE_MAX: none yet */
 };
 
 /** Notes that frame name `frame` (an id in t->frames) is a function of
@@ -184,9 +185,19 @@ static inline void af_trace_progress(af_trace *t, const uint8_t *at, size_t done
                                      size_t total)
 {
 	if (AF_UNLIKELY((done >> AF_TICK_SHIFT) != t->tick_block)) {
-		t->tick_block = done >> AF_TICK_SHIFT;
+		t->tick_block = (uint32_t)(done >> AF_TICK_SHIFT);
 		if (t->progress || t->window)
 			af_trace_tick(t, at, done, total);
+	}
+}
+
+/** af_trace_progress() with no progress told: a pass that looks ahead of
+ * the parse hands the window's pages back behind it all the same. */
+static inline void af_trace_skim(af_trace *t, const uint8_t *at, size_t done)
+{
+	if (AF_UNLIKELY((done >> AF_TICK_SHIFT) != t->tick_block)) {
+		t->tick_block = (uint32_t)(done >> AF_TICK_SHIFT);
+		af_trace_window(t, at);
 	}
 }
 
