@@ -3,7 +3,9 @@
  */
 #include <string.h>
 
+#include "layout.h"
 #include "legend.h"
+#include "tree.h"
 
 /* Shorter names for the longest labels, to fit narrow images. */
 static const char *af_legend_brief(const char *label)
@@ -29,24 +31,33 @@ const char *af_legend_entry(const af_legend *g, size_t i, af_rgb *color)
 
 /* The android palette's kinds that frames of `l` are drawn in: bit i for
  * entry i of af_style_legend (separators and a differential graph's
- * changed frames, coloured otherwise, count for none). */
+ * changed frames, coloured otherwise, count for none).  A method's kind
+ * is its name's: each name is looked at once (when there is memory to
+ * note the names seen). */
 static unsigned af_legend_kinds(const af_layout *l, size_t n)
 {
 	const unsigned all = (1u << n) - 1;
 	int differential = af_tree_is_differential(l->tree);
+	size_t names = af_tree_name_count(l->tree), i;
+	uint8_t *seen = af_calloc(af_layout_mem(l), names / 8 + 1, 1);
 	unsigned kinds = 0;
-	size_t i;
 
 	for (i = 0; i < l->nrects && kinds != all; i++) {
 		const af_rect *r = &l->rects[i];
+		uint32_t id = af_tree_name_id(l->tree, r->node);
 		af_node_info ni;
 		if (differential && r->changed)
+			continue;
+		if (seen && r->depth > 1 && seen[id / 8] & (1u << (id % 8)))
 			continue;
 		af_tree_node(l->tree, r->node, &ni);
 		if (strcmp(ni.name, "-") == 0 || strcmp(ni.name, "--") == 0)
 			continue;
 		kinds |= 1u << af_style_kind(&ni);
+		if (seen && !ni.thread && ni.depth > 0)
+			seen[id / 8] |= (uint8_t)(1u << (id % 8));
 	}
+	af_free(af_layout_mem(l), seen);
 	return kinds;
 }
 

@@ -86,14 +86,18 @@ static int af_android_kind(const af_node_info *ni)
 	 * ("libc.so+0x4a2c"), a mangled name kept as written */
 	static const char *const art[] = {"art::", "android::", NULL};
 
+	const char *name = ni->full_name;
+	/* every native mark holds one of these: most names have none */
+	int marked = strpbrk(name, "[:+") != NULL;
+
 	if (ni->depth == 0 || ni->thread)
 		return 5;
-	if (strstr(ni->full_name, "[kernel.kallsyms]") || af_ends_with(ni->full_name, "_[k]"))
+	if (marked && (strstr(name, "[kernel.kallsyms]") || af_ends_with(name, "_[k]")))
 		return 7;
-	if (af_has_prefix(ni->full_name, art))
+	if (af_has_prefix(name, art))
 		return 1;
-	if (strstr(ni->full_name, "::") || strstr(ni->full_name, ".so+0x") ||
-	    (ni->full_name[0] == '_' && ni->full_name[1] == 'Z'))
+	if ((marked && (strstr(name, "::") || strstr(name, ".so+0x"))) ||
+	    (name[0] == '_' && name[1] == 'Z'))
 		return 6;
 	if (af_has_prefix(ni->full_name, idle))
 		return 3;

@@ -5,12 +5,13 @@
  * decoded by protobuf-c from src/perfetto_prof.proto.
  *
  * Interned tables (function names, mapping paths, mappings, frames,
- * callstacks) belong to a packet sequence and are emptied when the
- * sequence says its incremental state was cleared; a callstack is resolved
- * to its frames when it is interned, outermost first as Perfetto writes
- * it, so a sample only names it.  Android 10's heap dumps carry the same
- * tables inline (ProfilePacket.strings, frames...): they go into the same
- * tables of the sequence.
+ * callstacks: pfintern.c) belong to a packet sequence and are emptied when
+ * the sequence says its incremental state was cleared; a sample only names
+ * its callstack.  Frames the profile leaves unnamed are named once every
+ * packet is read, by the offline symbols (ModuleSymbols) the trace may
+ * carry after its samples, else by their library and pc.  Android 10's
+ * heap dumps carry the same tables inline (ProfilePacket.strings,
+ * frames...): they go into the same tables of the sequence.
  *
  * A heap dump is the run of ProfilePackets of a sequence up to the one not
  * `continued`; its values are totals since profiling began, so one dump is
@@ -26,22 +27,15 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "demangle.h"
 #include "pb.h"
 #include "perfetto_prof.h"
-#include "perfetto_prof.pb-c.h"
+#include "pfintern.h"
 #include "pftrace.h"
 
 typedef Aflame__Pfprof__TracePacket af_pfp_packet;
-typedef Aflame__Pfprof__InternedString af_pfp_istr;
-typedef Aflame__Pfprof__Mapping af_pfp_pbmapping;
-typedef Aflame__Pfprof__Frame af_pfp_pbframe;
-typedef Aflame__Pfprof__Callstack af_pfp_pbstack;
 typedef Aflame__Pfprof__ProfilePacket af_pfp_profile;
 typedef Aflame__Pfprof__ProfilePacket__ProcessHeapSamples af_pfp_dump;
 typedef Aflame__Pfprof__ProfilePacket__HeapSample af_pfp_hsample;
-
-#define AF_PFP "Perfetto trace"
 
 /* TracePacket's field numbers that make a packet a profile's. */
 enum { AF_PFP_PROFILE_PACKET = 37, AF_PFP_PERF_SAMPLE = 66 };
@@ -60,26 +54,6 @@ static const struct {
 	{"total-count", "count"},
 };
 
-/* An interned string, in the trace's arena. */
-typedef struct af_pfp_str {
-	const char *s;
-	size_t len;
-} af_pfp_str;
-
-/* A frame: its name in the trace's frame names, its mapping (an index in
- * af_pfp.mappings, AF_NONE for none). */
-typedef struct af_pfp_frame {
-	uint32_t name;
-	uint32_t mapping;
-} af_pfp_frame;
-
-/* A callstack: its frames (indices in af_pfp.frames), outermost first, at
- * `first` in af_pfp.pool. */
-typedef struct af_pfp_stack {
-	size_t first;
-	uint32_t len;
-} af_pfp_stack;
-
 /* A sample of a heap dump waiting for the choice of dump. */
 typedef struct af_pfp_hs {
 	uint32_t thread, stack;
@@ -89,7 +63,7 @@ typedef struct af_pfp_hs {
 /* A packet sequence: its interned tables and its heap dumps. */
 typedef struct af_pfp_seq {
 	uint32_t id;
-	af_u64map fn, path, build, mapping, frame, stack; /* iid -> index */
+	af_pfi_ids ids;    /* its interning ids */
 	int open;          /* inside a dump (the last packet was continued) */
 	uint32_t dumps;    /* dumps begun */
 	af_pfp_hs *cur, *kept; /* the dump being read, the one chosen so far */
@@ -115,20 +89,9 @@ typedef struct af_pfp {
 	af_mem *mem;
 	int view;             /* index in af_pfp_views */
 	uint32_t want_dump;   /* 0: the last */
-	long long off;        /* the packet's byte offset, for messages */
 	af_pfp_seq *seqs;
 	size_t nseqs, seqs_cap;
-	af_pfp_str *strs;
-	size_t nstrs, strs_cap;
-	const char **mappings; /* mapping paths, "/"-joined */
-	const char **libs;     /* per mapping: its library, "" for none */
-	size_t nmappings, mappings_cap, libs_cap;
-	af_pfp_frame *frames;
-	size_t nframes, frames_cap;
-	uint32_t *pool;       /* the frames of every callstack */
-	size_t npool, pool_cap;
-	af_pfp_stack *stacks;
-	size_t nstacks, stacks_cap;
+	af_pfi in;            /* the interned tables, the packet's offset */
 	af_pfp_thr *thr;
 	size_t nthr, thr_cap;
 	af_u64map thr_of;    /* CPU samples: pid << 32 | tid -> index in thr */
@@ -138,13 +101,7 @@ typedef struct af_pfp {
 	af_u64map proc_name; /* pid -> strs */
 	af_u64map thread_name; /* tid -> strs */
 	uint64_t heap_packets, perf_samples;
-	af_buf dm;            /* a demangled name */
 } af_pfp;
-
-static af_status af_pfp_nomem(const af_pfp *pp, af_error *err)
-{
-	return af_fail(err, AF_ERR_NOMEM, pp->off, "out of memory");
-}
 
 /* The sequence numbered `id`, made when new. */
 static af_pfp_seq *af_pfp_seq_for(af_pfp *pp, uint32_t id)
@@ -161,241 +118,12 @@ static af_pfp_seq *af_pfp_seq_for(af_pfp *pp, uint32_t id)
 	return &pp->seqs[pp->nseqs++];
 }
 
-/* Copies a string into the arena; its index in *idx. */
-static af_status af_pfp_str_add(af_pfp *pp, const uint8_t *s, size_t len, uint32_t *idx,
-                                af_error *err)
-{
-	char *copy;
-
-	if (len > pp->t->limits.max_name_len)
-		return af_fail(err, AF_ERR_LIMIT, pp->off, AF_PFP ": an interned string is "
-		               "longer than %u bytes", pp->t->limits.max_name_len);
-	if (pp->nstrs >= AF_NONE - 1 || AF_GROW(pp->mem, pp->strs, pp->strs_cap, pp->nstrs + 1) ||
-	    !(copy = af_trace_strdup(pp->t, (const char *)s, len)))
-		return af_pfp_nomem(pp, err);
-	pp->strs[pp->nstrs].s = copy;
-	pp->strs[pp->nstrs].len = len;
-	*idx = (uint32_t)pp->nstrs++;
-	return AF_OK;
-}
-
-/* Interns `n` strings into the tables `a` (and `b`, `c` when not NULL). */
-static af_status af_pfp_strings(af_pfp *pp, af_u64map *a, af_u64map *b, af_u64map *c,
-                                af_pfp_istr **v, size_t n, af_error *err)
-{
-	size_t i;
-
-	for (i = 0; i < n; i++) {
-		uint32_t idx = AF_NONE;
-		AF_FORWARD(af_pfp_str_add(pp, v[i]->str.data, v[i]->str.len, &idx, err));
-		if (af_u64map_put(pp->mem, a, v[i]->iid, idx) ||
-		    (b && af_u64map_put(pp->mem, b, v[i]->iid, idx)) ||
-		    (c && af_u64map_put(pp->mem, c, v[i]->iid, idx)))
-			return af_pfp_nomem(pp, err);
-	}
-	return AF_OK;
-}
-
-/* The error for an iid that no table of the sequence holds. */
-static af_status af_pfp_missing(const af_pfp *pp, const char *who, uint64_t who_iid,
-                                const char *what, uint64_t iid, af_error *err)
-{
-	return af_fail(err, AF_ERR_RECORD, pp->off, AF_PFP ": %s %llu names %s %llu, which "
-	               "its sequence never interned", who, (unsigned long long)who_iid, what,
-	               (unsigned long long)iid);
-}
-
-/* The library of a mapping whose path is `path`: its last part
- * ("libc.so"), or without a path its build id in hex ("build id 9f3c..."),
- * "" with neither; NULL when out of memory. */
-static const char *af_pfp_lib(af_pfp *pp, const af_pfp_seq *sq, const af_pfp_pbmapping *m,
-                              const char *path)
-{
-	const char *slash = strrchr(path, '/');
-	char text[80] = "build id ";
-	size_t i, k = 9;
-	uint32_t s;
-
-	if (*path)
-		return slash && slash[1] ? slash + 1 : path;
-	if (!m->build_id || !af_u64map_get(&sq->build, m->build_id, &s) || !pp->strs[s].len)
-		return "";
-	for (i = 0; i < pp->strs[s].len && i < 32; i++)
-		k += (size_t)snprintf(text + k, sizeof text - k, "%02x",
-		                      (unsigned char)pp->strs[s].s[i]);
-	return af_trace_strdup(pp->t, text, k);
-}
-
-/* Mappings: their paths joined ("/system/lib64/libc.so"). */
-static af_status af_pfp_mappings(af_pfp *pp, af_pfp_seq *sq, af_pfp_pbmapping **v, size_t n,
-                                 af_error *err)
-{
-	size_t i, k;
-	af_buf path = {0};
-	af_status st = AF_OK;
-
-	path.mem = pp->mem;
-	for (i = 0; i < n; i++) {
-		const char *copy;
-		path.len = 0;
-		for (k = 0; k < v[i]->n_path_string_ids; k++) {
-			uint32_t s;
-			if (!af_u64map_get(&sq->path, v[i]->path_string_ids[k], &s)) {
-				st = af_pfp_missing(pp, "mapping", v[i]->iid, "path string",
-				                    v[i]->path_string_ids[k], err);
-				goto out;
-			}
-			if (af_buf_append(&path, "/", 1) ||
-			    af_buf_append(&path, pp->strs[s].s, pp->strs[s].len)) {
-				st = af_pfp_nomem(pp, err);
-				goto out;
-			}
-		}
-		if (path.len > pp->t->limits.max_name_len) {
-			st = af_fail(err, AF_ERR_LIMIT, pp->off, AF_PFP ": mapping %llu has a "
-			             "path longer than %u bytes", (unsigned long long)v[i]->iid,
-			             pp->t->limits.max_name_len);
-			goto out;
-		}
-		if (pp->nmappings >= AF_NONE - 1 ||
-		    AF_GROW(pp->mem, pp->mappings, pp->mappings_cap, pp->nmappings + 1) ||
-		    !(copy = af_trace_strdup(pp->t, path.len ? path.data : "", path.len)) ||
-		    af_u64map_put(pp->mem, &sq->mapping, v[i]->iid, (uint32_t)pp->nmappings)) {
-			st = af_pfp_nomem(pp, err);
-			goto out;
-		}
-		pp->mappings[pp->nmappings] = copy;
-		if (AF_GROW(pp->mem, pp->libs, pp->libs_cap, pp->nmappings + 1) ||
-		    !(pp->libs[pp->nmappings] = af_pfp_lib(pp, sq, v[i], copy))) {
-			st = af_pfp_nomem(pp, err);
-			goto out;
-		}
-		pp->nmappings++;
-	}
-out:
-	af_buf_free(&path);
-	return st;
-}
-
-/* The last part of a mapping's path: its library. */
-static const char *af_pfp_basename(const char *path)
-{
-	const char *slash = strrchr(path, '/');
-	return slash && slash[1] ? slash + 1 : path;
-}
-
-/* Frames: named by their function, or, unsymbolized, by their library and
- * the pc relative to it ("libc.so+0x4a2c", "0x4a2c" for a mapping without
- * a path), "unknown" with neither. */
-static af_status af_pfp_frames(af_pfp *pp, af_pfp_seq *sq, af_pfp_pbframe **v, size_t n,
-                               af_error *err)
-{
-	size_t i;
-
-	for (i = 0; i < n; i++) {
-		const af_pfp_pbframe *f = v[i];
-		uint32_t s = AF_NONE, m = AF_NONE, name;
-		char addr[64];
-		const char *text;
-		size_t len;
-
-		if (f->function_name_id && !af_u64map_get(&sq->fn, f->function_name_id, &s))
-			return af_pfp_missing(pp, "frame", f->iid, "function name",
-			                      f->function_name_id, err);
-		if (f->mapping_id && !af_u64map_get(&sq->mapping, f->mapping_id, &m))
-			return af_pfp_missing(pp, "frame", f->iid, "mapping", f->mapping_id, err);
-		if (s != AF_NONE && pp->strs[s].len) {
-			int dm = pp->t->no_demangle ? 0
-			         : af_demangle(&pp->dm, pp->strs[s].s, pp->strs[s].len);
-			if (dm < 0)
-				return af_pfp_nomem(pp, err);
-			text = dm ? pp->dm.data : pp->strs[s].s;
-			len = dm ? pp->dm.len : pp->strs[s].len;
-			if (len > pp->t->limits.max_name_len)
-				return af_fail(err, AF_ERR_LIMIT, pp->off, AF_PFP ": frame %llu's "
-				               "name is longer than %u bytes",
-				               (unsigned long long)f->iid, pp->t->limits.max_name_len);
-		} else if (m != AF_NONE) {
-			const char *lib = af_pfp_basename(pp->mappings[m]);
-			int k = snprintf(addr, sizeof addr, "%.40s%s0x%llx", lib, *lib ? "+" : "",
-			                 (unsigned long long)f->rel_pc);
-			text = addr;
-			len = k < 0 ? 0 : (size_t)k < sizeof addr ? (size_t)k : sizeof addr - 1;
-		} else {
-			text = "unknown";
-			len = 7;
-		}
-		/* a kernel frame with a name gets perf's "_[k]" mark, which the
-		 * palettes colour and the labels leave out (stackcollapse-perf
-		 * --kernel does the same) */
-		if (m != AF_NONE && text != addr &&
-		    strncmp(af_pfp_basename(pp->mappings[m]), "[kernel", 7) == 0) {
-			if (text != pp->dm.data) { /* else it holds the demangled name */
-				pp->dm.len = 0;
-				if (af_buf_append(&pp->dm, text, len))
-					return af_pfp_nomem(pp, err);
-			}
-			if (af_buf_append(&pp->dm, "_[k]", 4))
-				return af_pfp_nomem(pp, err);
-			text = pp->dm.data;
-			len = pp->dm.len;
-		}
-		name = af_names_intern_clean(&pp->t->frames, text, len);
-		if (name != AF_NONE && m != AF_NONE) {
-			const char *lib = pp->libs[m];
-			if (af_trace_frame_lib(pp->t, name, lib, strlen(lib)))
-				return af_pfp_nomem(pp, err);
-		}
-		if (name == AF_NONE || pp->nframes >= AF_NONE - 1 ||
-		    AF_GROW(pp->mem, pp->frames, pp->frames_cap, pp->nframes + 1) ||
-		    af_u64map_put(pp->mem, &sq->frame, f->iid, (uint32_t)pp->nframes))
-			return af_pfp_nomem(pp, err);
-		pp->frames[pp->nframes].name = name;
-		pp->frames[pp->nframes].mapping = m;
-		pp->nframes++;
-	}
-	return AF_OK;
-}
-
-/* Callstacks: their frames resolved, outermost first. */
-static af_status af_pfp_stacks(af_pfp *pp, af_pfp_seq *sq, af_pfp_pbstack **v, size_t n,
-                               af_error *err)
-{
-	size_t i, k;
-
-	for (i = 0; i < n; i++) {
-		const af_pfp_pbstack *c = v[i];
-		if (c->n_frame_ids > pp->t->limits.max_depth)
-			return af_fail(err, AF_ERR_LIMIT, pp->off, AF_PFP ": callstack %llu is "
-			               "deeper than %u frames", (unsigned long long)c->iid,
-			               pp->t->limits.max_depth);
-		if (pp->nstacks >= AF_NONE - 1 ||
-		    AF_GROW(pp->mem, pp->pool, pp->pool_cap, pp->npool + c->n_frame_ids + 1) ||
-		    AF_GROW(pp->mem, pp->stacks, pp->stacks_cap, pp->nstacks + 1))
-			return af_pfp_nomem(pp, err);
-		for (k = 0; k < c->n_frame_ids; k++) {
-			uint32_t f;
-			if (!af_u64map_get(&sq->frame, c->frame_ids[k], &f))
-				return af_pfp_missing(pp, "callstack", c->iid, "frame",
-				                      c->frame_ids[k], err);
-			pp->pool[pp->npool + k] = f;
-		}
-		if (af_u64map_put(pp->mem, &sq->stack, c->iid, (uint32_t)pp->nstacks))
-			return af_pfp_nomem(pp, err);
-		pp->stacks[pp->nstacks].first = pp->npool;
-		pp->stacks[pp->nstacks].len = (uint32_t)c->n_frame_ids;
-		pp->nstacks++;
-		pp->npool += c->n_frame_ids;
-	}
-	return AF_OK;
-}
-
 /* The thread of sampled thread `tid` of process `pid`. */
 static af_status af_pfp_thread(af_pfp *pp, uint32_t pid, uint32_t tid, uint32_t heap,
                                uint32_t *out, af_error *err)
 {
 	if (pp->nthr >= AF_NONE - 1 || AF_GROW(pp->mem, pp->thr, pp->thr_cap, pp->nthr + 1))
-		return af_pfp_nomem(pp, err);
+		return af_pfi_nomem(&pp->in, err);
 	pp->thr[pp->nthr].pid = pid;
 	pp->thr[pp->nthr].tid = tid;
 	pp->thr[pp->nthr].heap = heap;
@@ -415,14 +143,14 @@ static af_status af_pfp_heap_thread(af_pfp *pp, uint32_t pid, const char *name,
 	for (i = 0; i < pp->nthr; i++) {
 		const af_pfp_thr *p = &pp->thr[i];
 		if (p->pid == pid && (p->heap == AF_NONE ? len == 0
-		                      : pp->strs[p->heap].len == len &&
-		                        memcmp(pp->strs[p->heap].s, name, len) == 0)) {
+		                      : pp->in.strs[p->heap].len == len &&
+		                        memcmp(pp->in.strs[p->heap].s, name, len) == 0)) {
 			*out = (uint32_t)i;
 			return AF_OK;
 		}
 	}
 	if (len)
-		AF_FORWARD(af_pfp_str_add(pp, (const uint8_t *)name, len, &heap, err));
+		AF_FORWARD(af_pfi_str_add(&pp->in, (const uint8_t *)name, len, &heap, err));
 	return af_pfp_thread(pp, pid, 0, heap, out, err);
 }
 
@@ -435,7 +163,7 @@ static af_status af_pfp_perf_thread(af_pfp *pp, uint32_t pid, uint32_t tid, uint
 	if (af_u64map_get(&pp->thr_of, key, out))
 		return AF_OK;
 	AF_FORWARD(af_pfp_thread(pp, pid, tid, AF_NONE, out, err));
-	return af_u64map_put(pp->mem, &pp->thr_of, key, *out) ? af_pfp_nomem(pp, err) : AF_OK;
+	return af_u64map_put(pp->mem, &pp->thr_of, key, *out) ? af_pfi_nomem(&pp->in, err) : AF_OK;
 }
 
 /* Ends the sequence's dump being read: the one to draw when it is the
@@ -464,11 +192,11 @@ static af_status af_pfp_profile_packet(af_pfp *pp, af_pfp_seq *sq, const af_pfp_
 	int keep;
 
 	pp->heap_packets++;
-	AF_FORWARD(af_pfp_strings(pp, &sq->fn, &sq->path, &sq->build, p->strings, p->n_strings,
+	AF_FORWARD(af_pfi_strings(&pp->in, &sq->ids.fn, &sq->ids.path, &sq->ids.build, p->strings, p->n_strings,
 	                          err));
-	AF_FORWARD(af_pfp_mappings(pp, sq, p->mappings, p->n_mappings, err));
-	AF_FORWARD(af_pfp_frames(pp, sq, p->frames, p->n_frames, err));
-	AF_FORWARD(af_pfp_stacks(pp, sq, p->callstacks, p->n_callstacks, err));
+	AF_FORWARD(af_pfi_mappings(&pp->in, &sq->ids, p->mappings, p->n_mappings, err));
+	AF_FORWARD(af_pfi_frames(&pp->in, &sq->ids, p->frames, p->n_frames, err));
+	AF_FORWARD(af_pfi_stacks(&pp->in, &sq->ids, p->callstacks, p->n_callstacks, err));
 	if (!sq->open) {
 		sq->open = 1;
 		sq->dumps++;
@@ -479,7 +207,7 @@ static af_status af_pfp_profile_packet(af_pfp *pp, af_pfp_seq *sq, const af_pfp_
 		const af_pfp_dump *d = p->process_dumps[i];
 		uint32_t thread = AF_NONE;
 		if (d->pid > UINT32_MAX)
-			return af_fail(err, AF_ERR_RECORD, pp->off, AF_PFP ": a heap dump's pid "
+			return af_fail(err, AF_ERR_RECORD, pp->in.off, AF_PFP ": a heap dump's pid "
 			               "%llu is over 32 bits", (unsigned long long)d->pid);
 		AF_FORWARD(af_pfp_heap_thread(pp, (uint32_t)d->pid,
 		                              d->heap_name ? d->heap_name : "", &thread, err));
@@ -487,13 +215,13 @@ static af_status af_pfp_profile_packet(af_pfp *pp, af_pfp_seq *sq, const af_pfp_
 			const af_pfp_hsample *s = d->samples[k];
 			uint32_t stack;
 			uint64_t v;
-			if (!af_u64map_get(&sq->stack, s->callstack_id, &stack))
-				return af_fail(err, AF_ERR_RECORD, pp->off, AF_PFP ": a heap sample "
+			if (!af_u64map_get(&sq->ids.stack, s->callstack_id, &stack))
+				return af_fail(err, AF_ERR_RECORD, pp->in.off, AF_PFP ": a heap sample "
 				               "of process %llu names callstack %llu, which its "
 				               "sequence never interned", (unsigned long long)d->pid,
 				               (unsigned long long)s->callstack_id);
 			if (s->self_freed > s->self_allocated || s->free_count > s->alloc_count)
-				return af_fail(err, AF_ERR_RECORD, pp->off, AF_PFP ": a heap sample "
+				return af_fail(err, AF_ERR_RECORD, pp->in.off, AF_PFP ": a heap sample "
 				               "of process %llu frees more than it allocated (%llu of "
 				               "%llu bytes, %llu of %llu allocations)",
 				               (unsigned long long)d->pid,
@@ -513,7 +241,7 @@ static af_status af_pfp_profile_packet(af_pfp *pp, af_pfp_seq *sq, const af_pfp_
 			if (!keep || v == 0)
 				continue;
 			if (AF_GROW(pp->mem, sq->cur, sq->cur_cap, sq->ncur + 1))
-				return af_pfp_nomem(pp, err);
+				return af_pfi_nomem(&pp->in, err);
 			sq->cur[sq->ncur].thread = thread;
 			sq->cur[sq->ncur].stack = stack;
 			sq->cur[sq->ncur].value = v;
@@ -535,8 +263,8 @@ static af_status af_pfp_perf_sample(af_pfp *pp, af_pfp_seq *sq,
 
 	if (!s->has_callstack_iid)
 		return AF_OK;
-	if (!af_u64map_get(&sq->stack, s->callstack_iid, &stack))
-		return af_fail(err, AF_ERR_RECORD, pp->off, AF_PFP ": a CPU sample of thread "
+	if (!af_u64map_get(&sq->ids.stack, s->callstack_iid, &stack))
+		return af_fail(err, AF_ERR_RECORD, pp->in.off, AF_PFP ": a CPU sample of thread "
 		               "%u names callstack %llu, which its sequence never interned",
 		               s->tid, (unsigned long long)s->callstack_iid);
 	pp->perf_samples++;
@@ -546,7 +274,7 @@ static af_status af_pfp_perf_sample(af_pfp *pp, af_pfp_seq *sq,
 		if (pp->ncounts >= AF_NONE - 1 ||
 		    AF_GROW(pp->mem, pp->counts, pp->counts_cap, pp->ncounts + 1) ||
 		    af_u64map_put(pp->mem, &pp->count_of, key, (uint32_t)pp->ncounts))
-			return af_pfp_nomem(pp, err);
+			return af_pfi_nomem(&pp->in, err);
 		idx = (uint32_t)pp->ncounts++;
 		pp->counts[idx].thread = thread;
 		pp->counts[idx].stack = stack;
@@ -564,8 +292,8 @@ static af_status af_pfp_name(af_pfp *pp, af_u64map *m, uint32_t id, const char *
 
 	if (!name || !name[0])
 		return AF_OK;
-	AF_FORWARD(af_pfp_str_add(pp, (const uint8_t *)name, strlen(name), &s, err));
-	return af_u64map_put(pp->mem, m, id, s) ? af_pfp_nomem(pp, err) : AF_OK;
+	AF_FORWARD(af_pfi_str_add(&pp->in, (const uint8_t *)name, strlen(name), &s, err));
+	return af_u64map_put(pp->mem, m, id, s) ? af_pfi_nomem(&pp->in, err) : AF_OK;
 }
 
 /* The names of processes and threads: process_tree, track descriptors. */
@@ -608,40 +336,38 @@ static af_status af_pfp_packet_read(af_pfp *pp, af_pb_alloc *alloc, const uint8_
 
 	if (!pk) {
 		if (alloc->failed)
-			return af_fail(err, AF_ERR_NOMEM, pp->off, "out of memory decoding a "
+			return af_fail(err, AF_ERR_NOMEM, pp->in.off, "out of memory decoding a "
 			               AF_PFP " packet");
-		st = af_pb_check(&aflame__pfprof__trace_packet__descriptor, b, len, pp->off,
+		st = af_pb_check(&aflame__pfprof__trace_packet__descriptor, b, len, pp->in.off,
 		                 AF_PFP " packet", err);
-		return st != AF_OK ? st : af_fail(err, AF_ERR_FORMAT, pp->off, AF_PFP ": "
+		return st != AF_OK ? st : af_fail(err, AF_ERR_FORMAT, pp->in.off, AF_PFP ": "
 		                                  "protobuf-c cannot decode a packet");
 	}
 	sq = af_pfp_seq_for(pp, pk->trusted_packet_sequence_id);
 	if (!sq) {
-		st = af_pfp_nomem(pp, err);
+		st = af_pfi_nomem(&pp->in, err);
 		goto out;
 	}
 	if (pk->incremental_state_cleared || (pk->sequence_flags & AF_PFP_CLEARED)) {
-		af_u64map_clear(&sq->fn);
-		af_u64map_clear(&sq->path);
-		af_u64map_clear(&sq->build);
-		af_u64map_clear(&sq->mapping);
-		af_u64map_clear(&sq->frame);
-		af_u64map_clear(&sq->stack);
+		af_pfi_ids_clear(&sq->ids);
 	}
 	if (pk->interned_data) {
 		const Aflame__Pfprof__InternedData *d = pk->interned_data;
-		if ((st = af_pfp_strings(pp, &sq->fn, NULL, NULL, d->function_names, d->n_function_names,
+		if ((st = af_pfi_strings(&pp->in, &sq->ids.fn, NULL, NULL, d->function_names, d->n_function_names,
 		                         err)) != AF_OK ||
-		    (st = af_pfp_strings(pp, &sq->build, NULL, NULL, d->build_ids, d->n_build_ids,
+		    (st = af_pfi_strings(&pp->in, &sq->ids.build, NULL, NULL, d->build_ids, d->n_build_ids,
 		                         err)) != AF_OK ||
-		    (st = af_pfp_strings(pp, &sq->path, NULL, NULL, d->mapping_paths, d->n_mapping_paths,
+		    (st = af_pfi_strings(&pp->in, &sq->ids.path, NULL, NULL, d->mapping_paths, d->n_mapping_paths,
 		                         err)) != AF_OK ||
-		    (st = af_pfp_mappings(pp, sq, d->mappings, d->n_mappings, err)) != AF_OK ||
-		    (st = af_pfp_frames(pp, sq, d->frames, d->n_frames, err)) != AF_OK ||
-		    (st = af_pfp_stacks(pp, sq, d->callstacks, d->n_callstacks, err)) != AF_OK)
+		    (st = af_pfi_mappings(&pp->in, &sq->ids, d->mappings, d->n_mappings, err)) != AF_OK ||
+		    (st = af_pfi_frames(&pp->in, &sq->ids, d->frames, d->n_frames, err)) != AF_OK ||
+		    (st = af_pfi_stacks(&pp->in, &sq->ids, d->callstacks, d->n_callstacks, err)) != AF_OK)
 			goto out;
 	}
 	if ((st = af_pfp_names(pp, pk, err)) != AF_OK)
+		goto out;
+	if (pk->module_symbols &&
+	    (st = af_pfi_symbols(&pp->in, pk->module_symbols, err)) != AF_OK)
 		goto out;
 	if (pk->profile_packet &&
 	    (st = af_pfp_profile_packet(pp, sq, pk->profile_packet, err)) != AF_OK)
@@ -658,17 +384,12 @@ static af_status af_pfp_add(af_pfp *pp, uint32_t root, uint32_t stack, uint64_t 
                             uint64_t *sum, af_error *err)
 {
 	af_trace *t = pp->t;
-	const af_pfp_stack *s = &pp->stacks[stack];
-	uint32_t node = root, k;
+	uint32_t node = AF_NONE;
 
 	if (v > UINT64_MAX - *sum)
 		return af_fail(err, AF_ERR_LIMIT, -1, AF_PFP ": the values of %s add up to "
 		               "more than 18446744073709551615", t->info.sample_type);
-	for (k = 0; k < s->len; k++) {
-		node = af_ptree_child(&t->tree, node, pp->frames[pp->pool[s->first + k]].name);
-		if (node == AF_NONE)
-			return af_trace_no_path(t, -1, err);
-	}
+	AF_FORWARD(af_pfi_path(&pp->in, root, stack, &node, err));
 	t->tree.nodes[node].self[AF_CLOCK_WALL] += v;
 	t->tree.nodes[node].lines |= AF_LINE_ONE;
 	*sum += v;
@@ -680,7 +401,7 @@ static af_status af_pfp_add(af_pfp *pp, uint32_t root, uint32_t stack, uint64_t 
 static const char *af_pfp_process(af_pfp *pp, uint32_t pid)
 {
 	uint32_t s;
-	return af_u64map_get(&pp->proc_name, pid, &s) ? pp->strs[s].s : NULL;
+	return af_u64map_get(&pp->proc_name, pid, &s) ? pp->in.strs[s].s : NULL;
 }
 
 /* Makes the trace's threads from pp->thr, each with its root, and names
@@ -691,7 +412,7 @@ static af_status af_pfp_threads(af_pfp *pp, af_error *err)
 	size_t i;
 
 	if (AF_GROW(t->mem, t->threads, t->threads_cap, pp->nthr ? pp->nthr : 1))
-		return af_pfp_nomem(pp, err);
+		return af_pfi_nomem(&pp->in, err);
 	for (i = 0; i < pp->nthr; i++) {
 		const af_pfp_thr *p = &pp->thr[i];
 		af_thread *th = &t->threads[i];
@@ -712,13 +433,13 @@ static af_status af_pfp_threads(af_pfp *pp, af_error *err)
 			th->tid = th->record_tid = p->pid;
 			n = proc ? snprintf(tmp, sizeof tmp, "%.400s", proc)
 			         : snprintf(tmp, sizeof tmp, "pid %u", p->pid);
-			if (n > 0 && p->heap != AF_NONE && strcmp(pp->strs[p->heap].s, "libc.malloc"))
+			if (n > 0 && p->heap != AF_NONE && strcmp(pp->in.strs[p->heap].s, "libc.malloc"))
 				n = snprintf(tmp + n, sizeof tmp - (size_t)n, " [%.160s]",
-				             pp->strs[p->heap].s) + n;
+				             pp->in.strs[p->heap].s) + n;
 		} else {
 			th->tid = th->record_tid = p->tid;
 			if (af_u64map_get(&pp->thread_name, p->tid, &s))
-				name = pp->strs[s].s;
+				name = pp->in.strs[s].s;
 			else if (p->tid == p->pid)
 				name = proc; /* a main thread is named as its process */
 			n = name ? snprintf(tmp, sizeof tmp, "%.400s", name)
@@ -729,7 +450,7 @@ static af_status af_pfp_threads(af_pfp *pp, af_error *err)
 		if ((size_t)n >= sizeof tmp)
 			n = (int)sizeof tmp - 1;
 		if (!(th->name = af_trace_strdup(t, tmp, (size_t)n)))
-			return af_pfp_nomem(pp, err);
+			return af_pfi_nomem(&pp->in, err);
 	}
 	return AF_OK;
 }
@@ -760,6 +481,8 @@ static af_status af_pfp_build(af_pfp *pp, af_error *err)
 		for (i = 0; i < pp->ncounts; i++)
 			pp->thr[pp->counts[i].thread].samples++;
 	}
+	/* the frames left unnamed, once every symbol is read */
+	AF_FORWARD(af_pfi_name_unnamed(&pp->in, err));
 	AF_FORWARD(af_pfp_threads(pp, err));
 	if (t->info.perfetto_profile == 1) {
 		for (i = 0; i < pp->nseqs; i++)
@@ -783,7 +506,7 @@ static af_status af_pfp_build(af_pfp *pp, af_error *err)
 				continue;
 			if (af_u64map_put(pp->mem, &pids, pp->thr[i].pid, 0)) {
 				af_u64map_free(pp->mem, &pids);
-				return af_pfp_nomem(pp, err);
+				return af_pfi_nomem(&pp->in, err);
 			}
 			t->info.processes++;
 		}
@@ -799,29 +522,18 @@ static void af_pfp_free(af_pfp *pp)
 
 	for (i = 0; i < pp->nseqs; i++) {
 		af_pfp_seq *sq = &pp->seqs[i];
-		af_u64map_free(mem, &sq->fn);
-		af_u64map_free(mem, &sq->path);
-		af_u64map_free(mem, &sq->build);
-		af_u64map_free(mem, &sq->mapping);
-		af_u64map_free(mem, &sq->frame);
-		af_u64map_free(mem, &sq->stack);
+		af_pfi_ids_free(mem, &sq->ids);
 		af_free(mem, sq->cur);
 		af_free(mem, sq->kept);
 	}
 	af_free(mem, pp->seqs);
-	af_free(mem, pp->strs);
-	af_free(mem, pp->mappings);
-	af_free(mem, pp->libs);
-	af_free(mem, pp->frames);
-	af_free(mem, pp->pool);
-	af_free(mem, pp->stacks);
+	af_pfi_free(&pp->in);
 	af_free(mem, pp->thr);
 	af_free(mem, pp->counts);
 	af_u64map_free(mem, &pp->thr_of);
 	af_u64map_free(mem, &pp->count_of);
 	af_u64map_free(mem, &pp->proc_name);
 	af_u64map_free(mem, &pp->thread_name);
-	af_buf_free(&pp->dm);
 }
 
 int af_pfprof_detect(af_trace *t, const uint8_t *buf, size_t len)
@@ -857,7 +569,9 @@ af_status af_trace_pfprof(af_trace *t, const uint8_t *buf, size_t len, af_error 
 	memset(&pp, 0, sizeof pp);
 	pp.t = t;
 	pp.mem = t->mem;
-	pp.dm.mem = t->mem;
+	pp.in.t = t;
+	pp.in.mem = t->mem;
+	pp.in.dm.mem = t->mem;
 	pp.want_dump = t->heap_dump;
 	t->info.variant = AF_VARIANT_FOLDED;
 	if (t->heap_view) {
@@ -879,8 +593,8 @@ af_status af_trace_pfprof(af_trace *t, const uint8_t *buf, size_t len, af_error 
 	r = af_pf_reader_new(t->mem, buf, len);
 	if (!r)
 		return af_fail(err, AF_ERR_NOMEM, 0, "out of memory");
-	while ((got = af_pf_reader_next(r, &pkt, &n, &pp.off, err)) == 1) {
-		af_trace_progress(t, buf + pp.off, (size_t)pp.off, len);
+	while ((got = af_pf_reader_next(r, &pkt, &n, &pp.in.off, err)) == 1) {
+		af_trace_progress(t, buf + pp.in.off, (size_t)pp.in.off, len);
 		if ((st = af_pfp_packet_read(&pp, &alloc, pkt, n, err)) != AF_OK)
 			goto out;
 	}

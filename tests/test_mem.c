@@ -82,6 +82,15 @@ Test(mem, zeroed_blocks_are_zero)
 	af_mem_unref(m);
 }
 
+#if defined(__SANITIZE_ADDRESS__)
+#define T_SANITIZED 1
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define T_SANITIZED 1
+#endif
+#endif
+
+#if !defined(T_SANITIZED) && defined(__linux__)
 /* The VmFlags line of the mapping holding `p` in /proc/self/smaps, or
  * an empty string. */
 static void t_vm_flags(const void *p, char *flags, size_t cap)
@@ -103,13 +112,6 @@ static void t_vm_flags(const void *p, char *flags, size_t cap)
 	}
 	fclose(f);
 }
-
-#if defined(__SANITIZE_ADDRESS__)
-#define T_SANITIZED 1
-#elif defined(__has_feature)
-#if __has_feature(address_sanitizer)
-#define T_SANITIZED 1
-#endif
 #endif
 
 /* A big block is a mapping of its own that starts on a 2 MiB boundary

@@ -5,7 +5,8 @@
  * Traces written here by a small encoder of this file's own check what no
  * real file covers: the four heap views, the choice of dump, processes and
  * heaps as threads, the interned tables of Android 10 (inline) and later,
- * state cleared on a sequence, unsymbolized frames, thread names.
+ * state cleared on a sequence, unsymbolized frames and the offline symbols
+ * (ModuleSymbols) that name them, thread names.
  *
  * The real files of ../shared/inputs/perfetto are read when present (the
  * tests say so and skip otherwise):
@@ -18,7 +19,9 @@
  *    under the definitions of heapprofd's documentation (unreleased =
  *    allocated - freed): unreleased 1000 + 90 bytes, 1 + 9 allocations;
  *    total 2000 + 100 bytes, 2 + 10 allocations.  (Perfetto's suite at
- *    commit ec5d16b1 has no expected output naming this fixture.)
+ *    commit ec5d16b1 has no expected output naming this fixture.)  It ends
+ *    with ModuleSymbols for f2 and f3 at their pcs (mapping /liblib.so,
+ *    build id "build-id"): frames that have names keep them.
  *  - synthetic-heapprofd-perfetto-heap_profile_tracker_twoheaps.pftrace
  *    encodes heap_profile_tracker_twoheaps.textproto, whose expected
  *    output is in tests_heap_graph.py (test_heap_profile_tracker_twoheaps):
@@ -1179,4 +1182,298 @@ Test(perfetto_prof, a_mapping_without_a_path_names_its_build_id)
 	expect_title(svg, "alloc", "alloc in build id 9f3c01ab (1 samples, 50.00%)");
 	expect_title(svg, "grow", "grow in build id 6162632d31 (1 samples, 50.00%)");
 	free(svg);
+}
+
+/* ------------------------------------------------------------------ */
+/* Frames without a function name, and offline symbols                 */
+
+/* A Mapping whose path is made of `n` strings and whose build id is
+ * interned string `build` (0: none). */
+static void mapping_b(pb *o, uint64_t iid, uint64_t build, const uint64_t *paths, size_t n)
+{
+	pb m = {.n = 0};
+	size_t i;
+	vi(&m, 1, iid);
+	if (build)
+		vi(&m, 2, build);
+	for (i = 0; i < n; i++)
+		vi(&m, 7, paths[i]);
+	sub(o, 19, &m);
+}
+
+/* An InternedString of raw bytes (a build id) as field 16 of `o`. */
+static void ibuild(pb *o, uint64_t iid, const uint8_t *b, size_t n)
+{
+	pb m = {.n = 0};
+	vi(&m, 1, iid);
+	ld(&m, 2, b, n);
+	sub(o, 16, &m);
+}
+
+/* One CPU sample of thread 7 (process 7) with callstack `cs`. */
+static void cpu_sample(pb *o, uint64_t cs)
+{
+	pb body = {.n = 0}, ps = {.n = 0};
+	vi(&ps, 2, 7);
+	vi(&ps, 3, 7);
+	vi(&ps, 4, cs);
+	sub(&body, 66, &ps);
+	packet(o, 1, &body);
+}
+
+/* AddressSymbols {address, lines}: `n` function names, innermost first as
+ * Perfetto's symbolizer writes them (field 3 of ModuleSymbols). */
+static void addr_syms(pb *o, uint64_t addr, const char *const *fns, size_t n)
+{
+	pb a = {.n = 0}, l = {.n = 0};
+	size_t i;
+	vi(&a, 1, addr);
+	for (i = 0; i < n; i++) {
+		l.n = 0;
+		str(&l, 1, fns[i]);
+		str(&l, 2, "src/file.cc"); /* source file and line: not read */
+		vi(&l, 3, 10 + i);
+		sub(&a, 2, &l);
+	}
+	sub(o, 3, &a);
+}
+
+/* A packet of ModuleSymbols (TracePacket field 61: path 1, build_id 2,
+ * address_symbols 3) of the binary of `path` (NULL: none) and build id
+ * `build` (`blen` raw bytes, 0: none) with the AddressSymbols in `addrs`. */
+static void module_syms(pb *o, const char *path, const uint8_t *build, size_t blen,
+                        const pb *addrs)
+{
+	pb body = {.n = 0}, ms = {.n = 0};
+	if (path)
+		str(&ms, 1, path);
+	if (blen)
+		ld(&ms, 2, build, blen);
+	memcpy(ms.b + ms.n, addrs->b, addrs->n);
+	ms.n += addrs->n;
+	sub(&body, 61, &ms);
+	packet(o, 0, &body);
+}
+
+/* Frames the profile leaves unnamed are named by their library and their
+ * pc relative to the mapping, whatever the library's length; a mapping
+ * known by its build id alone by that (as tooltips name it), one with
+ * neither by the pc alone; no mapping: "unknown". */
+Test(perfetto_prof, unnamed_frames_named_by_library_and_pc)
+{
+	pb in = {.n = 0}, body = {.n = 0}, d = {.n = 0};
+	static const uint64_t cs1[] = {1, 2}, cs2[] = {1, 3}, cs3[] = {1, 4}, cs4[] = {1, 5};
+	static const uint64_t longp[] = {1};
+	static const uint8_t id[] = {0x9f, 0x3c, 0x01, 0xab};
+	char *f;
+
+	istr(&d, 5, 1, "main");
+	istr(&d, 17, 1, "libcom.example.a.library.with.a.very.long.name_arm64.so");
+	ibuild(&d, 1, id, sizeof id);
+	mapping_b(&d, 1, 0, longp, 1);
+	mapping_b(&d, 2, 1, NULL, 0);
+	mapping_b(&d, 3, 0, NULL, 0);
+	frame(&d, 6, 1, 1, 0, 0);
+	frame(&d, 6, 2, 0, 1, 0x1a2b);
+	frame(&d, 6, 3, 0, 2, 0x10);
+	frame(&d, 6, 4, 0, 3, 0x20);
+	frame(&d, 6, 5, 0, 0, 0x30);
+	stack(&d, 7, 1, cs1, 2);
+	stack(&d, 7, 2, cs2, 2);
+	stack(&d, 7, 3, cs3, 2);
+	stack(&d, 7, 4, cs4, 2);
+	sub(&body, 12, &d);
+	packet(&in, 1, &body);
+	cpu_sample(&in, 1);
+	cpu_sample(&in, 2);
+	cpu_sample(&in, 3);
+	cpu_sample(&in, 4);
+	f = folded_with(&in, NULL, 0, NULL);
+	cr_expect_str_eq(f, "Thread-7;main;0x20 1\n"
+	                    "Thread-7;main;build id 9f3c01ab+0x10 1\n"
+	                    "Thread-7;main;libcom.example.a.library.with.a.very.long.name_arm64.so"
+	                    "+0x1a2b 1\n"
+	                    "Thread-7;main;unknown 1\n");
+	free(f);
+}
+
+/* A symbolized trace: CPU samples whose frames in libfoo.so (build id
+ * deadbeef), libbar.so (no build id) and libbaz.so (build id 0102) are
+ * unnamed but one, then, after the samples as traceconv symbolize appends
+ * them, ModuleSymbols.  Callstacks: main -> libfoo 0x100 -> libbar 0x200;
+ * main -> libfoo 0x300; main -> "keep" (libfoo 0x400, named);
+ * main -> libbaz 0x100. */
+static void symbolized_trace(pb *in)
+{
+	pb body = {.n = 0}, d = {.n = 0}, a = {.n = 0};
+	static const uint64_t cs1[] = {1, 2, 3}, cs2[] = {1, 4}, cs3[] = {1, 5}, cs4[] = {1, 6};
+	static const uint64_t foo[] = {1, 2, 3}, bar[] = {4, 5}, baz[] = {1, 2, 6};
+	static const uint8_t foo_id[] = {0xde, 0xad, 0xbe, 0xef}, baz_id[] = {1, 2};
+	static const uint8_t other_id[] = {1, 3};
+	static const char *const run[] = {"inner_inlined_function_1", "middle_inlined",
+	                                  "_ZN3foo3runEv"};
+	static const char *const barfn[] = {"bar_fn"}, *const unused[] = {"unused"};
+	static const char *const keep[] = {"not_drawn"}, *const bazfn[] = {"baz_fn"};
+
+	in->n = 0;
+	istr(&d, 5, 1, "main");
+	istr(&d, 5, 2, "keep");
+	istr(&d, 17, 1, "system");
+	istr(&d, 17, 2, "lib64");
+	istr(&d, 17, 3, "libfoo.so");
+	istr(&d, 17, 4, "data");
+	istr(&d, 17, 5, "libbar.so");
+	istr(&d, 17, 6, "libbaz.so");
+	ibuild(&d, 1, foo_id, sizeof foo_id);
+	ibuild(&d, 2, baz_id, sizeof baz_id);
+	mapping_b(&d, 1, 1, foo, 3);
+	mapping_b(&d, 2, 0, bar, 2);
+	mapping_b(&d, 3, 2, baz, 3);
+	frame(&d, 6, 1, 1, 0, 0);
+	frame(&d, 6, 2, 0, 1, 0x100);
+	frame(&d, 6, 3, 0, 2, 0x200);
+	frame(&d, 6, 4, 0, 1, 0x300);
+	frame(&d, 6, 5, 2, 1, 0x400);
+	frame(&d, 6, 6, 0, 3, 0x100);
+	stack(&d, 7, 1, cs1, 3);
+	stack(&d, 7, 2, cs2, 2);
+	stack(&d, 7, 3, cs3, 2);
+	stack(&d, 7, 4, cs4, 2);
+	vi(&body, 13, 1);
+	sub(&body, 12, &d);
+	packet(in, 1, &body);
+	cpu_sample(in, 1);
+	cpu_sample(in, 1);
+	cpu_sample(in, 2);
+	cpu_sample(in, 3);
+	cpu_sample(in, 4);
+	/* libfoo by its build id (the path the symbolizer found differs) */
+	addr_syms(&a, 0x100, run, 3);
+	addr_syms(&a, 0x400, keep, 1);  /* a named frame keeps its name */
+	addr_syms(&a, 0x999, unused, 1); /* no frame has it */
+	module_syms(in, "/symbols/libfoo.so", foo_id, sizeof foo_id, &a);
+	/* libbar by its path, having no build id */
+	a.n = 0;
+	addr_syms(&a, 0x200, barfn, 1);
+	module_syms(in, "/data/libbar.so", NULL, 0, &a);
+	/* libbaz's path but another build: another binary, not used */
+	a.n = 0;
+	addr_syms(&a, 0x100, bazfn, 1);
+	module_syms(in, "/system/lib64/libbaz.so", other_id, sizeof other_id, &a);
+}
+
+/* Unnamed frames take the function names of the trace's ModuleSymbols
+ * for their mapping and pc, read after the samples; an address with
+ * inlined functions is nested outermost first (see af_pfi_sym_add). */
+Test(perfetto_prof, module_symbols_name_unnamed_frames)
+{
+	pb *in = malloc(sizeof *in);
+	char *f, *svg;
+
+	cr_assert_not_null(in);
+	symbolized_trace(in);
+	f = folded_with(in, NULL, 0, NULL);
+	cr_expect_str_eq(f, "Thread-7;main;foo::run();middle_inlined;inner_inlined_function_1;bar_fn 2\n"
+	                    "Thread-7;main;keep 1\n"
+	                    "Thread-7;main;libbaz.so+0x100 1\n"
+	                    "Thread-7;main;libfoo.so+0x300 1\n");
+	free(f);
+	/* a symbol's functions are in its mapping's library */
+	svg = svg_file(in, "symbolized", "--no-javascript");
+	expect_title(svg, "inner_inlined_function_1",
+	             "inner_inlined_function_1 in libfoo.so (2 samples, 40.00%)");
+	expect_title(svg, "bar_fn", "bar_fn in libbar.so (2 samples, 40.00%)");
+	free(svg);
+	free(in);
+}
+
+/* Inlined functions count against the depth limit, and an address symbol
+ * against the name length limit, as frames and their names do. */
+Test(perfetto_prof, symbols_within_the_limits)
+{
+	pb *in = malloc(sizeof *in);
+	af_parse_options po = {.limits = {.max_depth = 4}};
+	af_trace *t = NULL;
+	af_error e = {0};
+
+	cr_assert_not_null(in);
+	symbolized_trace(in);
+	cr_expect_eq(af_trace_parse(in->b, in->n, &po, &t, &e), AF_ERR_LIMIT);
+	cr_expect_str_eq(e.message, "Perfetto trace: a callstack is deeper than 4 frames with "
+	                            "the functions its symbols inline");
+	af_trace_free(t);
+	t = NULL;
+	po.limits.max_depth = 0;
+	po.limits.max_name_len = 23; /* the paths fit, inner_inlined_function_1 not */
+	memset(&e, 0, sizeof e);
+	cr_expect_eq(af_trace_parse(in->b, in->n, &po, &t, &e), AF_ERR_LIMIT);
+	cr_expect_str_eq(e.message, "Perfetto trace: a function of the symbol of address 0x100 "
+	                            "has a name longer than 23 bytes");
+	af_trace_free(t);
+	free(in);
+}
+
+/* The ModuleSymbols of Perfetto's heap_profile fixture (see the top of
+ * this file), appended to CPU samples of unnamed frames of its mapping
+ * (/liblib.so, build id "build-id") at the pcs it symbolizes: 0x2000 and
+ * 0x4000 are "symbolized f2", 0x3000 "symbolized f3"; 0x5000 has none. */
+Test(perfetto_prof, real_module_symbols_name_unnamed_frames)
+{
+	char *path = input_path("synthetic-heapprofd-perfetto-heap_profile.pftrace");
+	pb *in = malloc(sizeof *in);
+	pb body = {.n = 0}, d = {.n = 0};
+	static const uint64_t cs1[] = {1, 2}, cs2[] = {3}, cs3[] = {4}, lib[] = {1};
+	static const uint8_t id[] = "build-id";
+	af_mem *mem;
+	af_pf_reader *r;
+	const uint8_t *pkt;
+	size_t len, plen, found = 0;
+	long long off;
+	af_error e = {0};
+	uint8_t *buf;
+	char *f;
+
+	cr_assert_not_null(in);
+	if (!path) {
+		free(in);
+		cr_skip_test("real Perfetto files not found");
+	}
+	in->n = 0;
+	istr(&d, 17, 1, "liblib.so");
+	ibuild(&d, 1, id, sizeof id - 1);
+	mapping_b(&d, 1, 1, lib, 1);
+	frame(&d, 6, 1, 0, 1, 0x2000);
+	frame(&d, 6, 2, 0, 1, 0x3000);
+	frame(&d, 6, 3, 0, 1, 0x4000);
+	frame(&d, 6, 4, 0, 1, 0x5000);
+	stack(&d, 7, 1, cs1, 2);
+	stack(&d, 7, 2, cs2, 1);
+	stack(&d, 7, 3, cs3, 1);
+	sub(&body, 12, &d);
+	packet(in, 1, &body);
+	cpu_sample(in, 1);
+	cpu_sample(in, 2);
+	cpu_sample(in, 3);
+	/* the fixture's packets holding module_symbols (TracePacket field 61) */
+	buf = t_read(path, &len);
+	cr_assert_not_null(buf);
+	mem = af_mem_new(NULL, 1u << 24);
+	r = af_pf_reader_new(mem, buf, len);
+	cr_assert_not_null(r);
+	while (af_pf_reader_next(r, &pkt, &plen, &off, &e) == 1)
+		if (af_pb_field_offset(pkt, plen, 61, 0) >= 0) {
+			ld(in, 1, pkt, plen);
+			found++;
+		}
+	af_pf_reader_free(r);
+	af_mem_unref(mem);
+	cr_assert_eq(found, 1, "the fixture has %zu packets of ModuleSymbols", found);
+	f = folded_with(in, NULL, 0, NULL);
+	cr_expect_str_eq(f, "Thread-7;liblib.so+0x5000 1\n"
+	                    "Thread-7;symbolized f2 1\n"
+	                    "Thread-7;symbolized f2;symbolized f3 1\n");
+	free(f);
+	free(buf);
+	free(path);
+	free(in);
 }

@@ -335,6 +335,8 @@ static const t_file files[] = {
 	{"src/demangle.c", INPUTS},
 	{"src/perfetto_prof.h", INPUTS}, /* a Perfetto trace's heap dumps and CPU samples */
 	{"src/perfetto_prof.c", INPUTS},
+	{"src/pfintern.h", INPUTS}, /* their interned tables: strings, mappings, frames, callstacks */
+	{"src/pfintern.c", INPUTS},
 	{"perfetto_prof.pb-c.h", INPUTS}, /* made from src/perfetto_prof.proto at build time */
 	{"pprof.pb-c.h", INPUTS}, /* made from src/pprof.proto by protoc-c at build time */
 	{"src/slices.h", INPUTS},
