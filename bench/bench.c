@@ -700,8 +700,10 @@ static size_t pb_bytes(uint8_t *b, unsigned field, const void *p, size_t len)
 
 /* A Perfetto trace of `events` TrackEvent slice begins and ends on 16
  * threads of one process, named from 2,000 interned names: each thread
- * walks a random call tree up to 24 deep, 1 µs a step. */
-static int write_perfetto(const char *path, long events)
+ * walks a random call tree up to 24 deep, 1 µs a step.  `few`: the tree
+ * is 10 deep with two names at each depth (at most 16,368 call paths),
+ * so that memory is the input's, not its paths'. */
+static int write_perfetto(const char *path, long events, int few)
 {
 	enum { PF_THREADS = 16, PF_NAMES = 2000 };
 	uint8_t pkt[512], inner[256], packet[600];
@@ -749,13 +751,15 @@ static int write_perfetto(const char *path, long events)
 	}
 	for (k = 0; k < events; k++) {
 		int th = (int)(next_random() % PF_THREADS);
-		int begin = depth[th] == 0 || (depth[th] < 24 && next_random() % 2 == 0);
+		int begin = depth[th] == 0 ||
+		            (depth[th] < (few ? 10 : 24) && next_random() % 2 == 0);
 		size_t n = 0, m = 0;
 		if (k >= events - 24 * PF_THREADS && depth[th] > 0)
 			begin = 0; /* the tail closes what is open */
 		m += pb_uint(inner, 9, begin ? 1 : 2);
 		if (begin)
-			m += pb_uint(inner + m, 10, 1 + next_random() % PF_NAMES);
+			m += pb_uint(inner + m, 10, few ? 1 + (uint64_t)depth[th] * 2 + next_random() % 2
+			                               : 1 + next_random() % PF_NAMES);
 		m += pb_uint(inner + m, 11, 101 + (unsigned)th);
 		n += pb_uint(pkt, 8, ts += 1000);
 		n += pb_uint(pkt + n, 10, 1);
@@ -803,7 +807,7 @@ static int formats(const char *self, const char *cli, const char *dir, int runs,
 			return -1;
 	}
 	snprintf(trace, sizeof trace, "%s/slices-8000000.perfetto-trace", dir);
-	if (size_of(trace) == 0 && write_perfetto(trace, 8000000))
+	if (size_of(trace) == 0 && write_perfetto(trace, 8000000, 0))
 		return -1;
 	mb = (double)size_of(trace);
 	snprintf(cmd, sizeof cmd, "'%s' -q -o '%s/perfetto.svg' '%s'", cli, dir, trace);
@@ -811,6 +815,119 @@ static int formats(const char *self, const char *cli, const char *dir, int runs,
 	         "threads (%.1f MB) → merged SVG", mb / 1e6);
 	if (step(label, cmd, runs, 8e6, mb))
 		return -1;
+	return 0;
+}
+
+/* A heapprofd trace of about `bytes`: one process, two callstacks of
+ * three frames, then heap dumps of 600 samples each (packets of 8 KiB,
+ * as heapprofd's are large). */
+static int write_heapprofd(const char *path, double bytes)
+{
+	static const char *const fn[] = {"main", "work", "malloc"};
+	uint8_t pkt[16384], inner[16384], d[16384], m[256], packet[16500];
+	FILE *f = fopen(path, "wb");
+	double done = 0;
+	size_t n, k, i;
+
+	if (!f)
+		return -1;
+	n = 0; /* process 10's name */
+	k = pb_uint(m, 1, 10);
+	k += pb_bytes(m + k, 3, "com.example.app", 15);
+	i = pb_bytes(inner, 1, m, k);
+	n += pb_bytes(pkt, 2, inner, i);
+	fwrite(packet, 1, pb_bytes(packet, 1, pkt, n), f);
+	i = 0; /* interned: names, frames, callstacks 1 (main work malloc), 2 (main) */
+	for (k = 0; k < 3; k++) {
+		size_t j = pb_uint(m, 1, k + 1);
+		j += pb_bytes(m + j, 2, fn[k], strlen(fn[k]));
+		i += pb_bytes(inner + i, 5, m, j);
+	}
+	for (k = 0; k < 3; k++) {
+		size_t j = pb_uint(m, 1, k + 1);
+		j += pb_uint(m + j, 2, k + 1);
+		i += pb_bytes(inner + i, 6, m, j);
+	}
+	{
+		size_t j = pb_uint(m, 1, 1);
+		for (k = 0; k < 3; k++)
+			j += pb_uint(m + j, 2, k + 1);
+		i += pb_bytes(inner + i, 7, m, j);
+		j = pb_uint(m, 1, 2);
+		j += pb_uint(m + j, 2, 1);
+		i += pb_bytes(inner + i, 7, m, j);
+	}
+	n = pb_uint(pkt, 10, 1);
+	n += pb_uint(pkt + n, 13, 1);
+	n += pb_bytes(pkt + n, 12, inner, i);
+	fwrite(packet, 1, pb_bytes(packet, 1, pkt, n), f);
+	for (k = 0; done < bytes; k++) {
+		size_t w;
+		i = pb_uint(d, 1, 10);
+		for (n = 0; n < 600; n++) {
+			size_t j = pb_uint(m, 1, n % 3 == 2 ? 2 : 1);
+			j += pb_uint(m + j, 2, 1000 + k);
+			j += pb_uint(m + j, 3, 400 + k);
+			j += pb_uint(m + j, 5, 10);
+			j += pb_uint(m + j, 6, 4);
+			i += pb_bytes(d + i, 2, m, j);
+		}
+		n = pb_bytes(inner, 5, d, i);
+		n += pb_uint(inner + n, 7, k);
+		i = pb_uint(pkt, 10, 1);
+		i += pb_bytes(pkt + i, 37, inner, n);
+		w = pb_bytes(packet, 1, pkt, i);
+		fwrite(packet, 1, w, f);
+		done += (double)w;
+	}
+	return fclose(f) == 0 ? 0 : -1;
+}
+
+/* Perfetto traces of about a gigabyte (issue 16): 55M TrackEvent slice
+ * events of at most 16,368 call paths, from the file and from standard
+ * input (spilled), and heap dumps; wall and CPU time, MB/s and peak
+ * memory, each run in a child. */
+static int perfetto_gigabyte(const char *self, const char *cli, const char *dir, int runs,
+                             double scale)
+{
+	char slices[1024], heap[1024], cmd[4096];
+	int s;
+
+	(void)self;
+	(void)scale;
+	snprintf(slices, sizeof slices, "%s/slices-55000000-few.perfetto-trace", dir);
+	snprintf(heap, sizeof heap, "%s/heapprofd-1g.perfetto-trace", dir);
+	if (size_of(slices) == 0 && write_perfetto(slices, 55000000, 1))
+		return -1;
+	if (size_of(heap) == 0 && write_heapprofd(heap, 1.07e9))
+		return -1;
+	printf("| input | median wall | input MB/s | median CPU | peak RSS |\n"
+	       "|---|---|---|---|---|\n");
+	for (s = 0; s < 3; s++) {
+		const char *in = s < 2 ? slices : heap;
+		double t[32], c[32], mb = (double)size_of(in) / 1e6;
+		long rss = 0, r;
+		int i;
+		if (s == 1)
+			snprintf(cmd, sizeof cmd, "'%s' -q -o '%s/pfgb.svg' - < '%s'", cli, dir, in);
+		else
+			snprintf(cmd, sizeof cmd, "'%s' -q -o '%s/pfgb.svg' '%s'", cli, dir, in);
+		for (i = 0; i < runs; i++) {
+			if (run_cpu(cmd, &t[i], &r, &c[i])) {
+				fprintf(stderr, "aflame-bench: failed: %s\n", cmd);
+				return -1;
+			}
+			if (r > rss)
+				rss = r;
+		}
+		qsort(t, (size_t)runs, sizeof t[0], cmp_double);
+		qsort(c, (size_t)runs, sizeof c[0], cmp_double);
+		printf("| %s (%.0f MB)%s → merged SVG | %.1f s | %.0f | %.1f s | %.0f MB |\n",
+		       s < 2 ? "slices, 55M events" : "heap dumps, 8 KiB packets", mb,
+		       s == 1 ? ", standard input" : "", t[runs / 2], mb / t[runs / 2],
+		       c[runs / 2], (double)rss / 1024);
+		fflush(stdout);
+	}
 	return 0;
 }
 
@@ -827,6 +944,7 @@ static const bench_mode modes[] = {
 	{"--gigabyte", 3, gigabyte},
 	{"--mapping", 5, mapping_bench},
 	{"--formats", 5, formats},
+	{"--perfetto-gigabyte", 1, perfetto_gigabyte},
 };
 
 int main(int argc, char **argv)
@@ -881,7 +999,8 @@ int main(int argc, char **argv)
 		      "       aflame-bench --deep CLI WORKDIR [RUNS]\n"
 		      "       aflame-bench --mapping CLI WORKDIR [RUNS]\n"
 		      "       aflame-bench --gigabyte CLI WORKDIR [RUNS]\n"
-		      "       aflame-bench --formats CLI WORKDIR [RUNS]\n", stderr);
+		      "       aflame-bench --formats CLI WORKDIR [RUNS]\n"
+		      "       aflame-bench --perfetto-gigabyte CLI WORKDIR [RUNS]\n", stderr);
 		return 2;
 	}
 	cli = argv[1];

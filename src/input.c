@@ -159,7 +159,7 @@ static af_status af_parse_plain(af_trace *t, const uint8_t *b, size_t len,
 	}
 	/* a Perfetto trace holding heap dumps or CPU samples (before pprof,
 	 * whose first field has a packet's number) */
-	if (af_pfprof_detect(t->mem, b, len))
+	if (af_pfprof_detect(t, b, len))
 		return af_trace_pfprof(t, b, len, err);
 	/* a Perfetto trace: nothing but packets (field 1), which a pprof
 	 * profile's fields would also pass for */

@@ -18,10 +18,10 @@
  * drawn: the last of each sequence, or the N-th (af_parse_options
  * heap_dump); a dump written with heapprofd's dump_at_max holds, instead
  * of totals, what was unreleased at the heap's peak (self_max, its count).
- * Its samples are kept apart (the thread, the callstack, the
- * view's value) until the choice is known at the end; CPU samples are
- * counted per thread and callstack as they come.  One thread of the tree
- * per process and heap (heap dumps) or per thread (CPU samples).
+ * Its samples are kept apart (the thread, the callstack, the view's value)
+ * until the choice is known at the end; CPU samples are counted per thread
+ * and callstack as they come.  One thread of the tree per process and heap
+ * (heap dumps) or per thread (CPU samples).
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -536,21 +536,22 @@ static void af_pfp_free(af_pfp *pp)
 	af_u64map_free(mem, &pp->thread_name);
 }
 
-int af_pfprof_detect(af_mem *mem, const uint8_t *buf, size_t len)
+int af_pfprof_detect(af_trace *t, const uint8_t *buf, size_t len)
 {
 	af_pf_reader *r;
 	const uint8_t *pkt;
 	size_t n;
 	long long off;
-	af_error err;
 	int found = 0;
 
-	if (!af_pf_detect(buf, len) || !(r = af_pf_reader_new(mem, buf, len)))
+	if (!af_pf_detect(buf, len) || !(r = af_pf_reader_new(t->mem, buf, len)))
 		return 0;
-	memset(&err, 0, sizeof err);
-	while (!found && af_pf_reader_next(r, &pkt, &n, &off, &err) == 1)
+	while (!found && af_pf_reader_next(r, &pkt, &n, &off, NULL) == 1) {
 		found = af_pb_field_offset(pkt, n, AF_PFP_PROFILE_PACKET, 0) >= 0 ||
 		        af_pb_field_offset(pkt, n, AF_PFP_PERF_SAMPLE, 0) >= 0;
+		af_trace_skim(t, buf + off, (size_t)off);
+	}
+	t->tick_block = UINT32_MAX; /* the parse starts over, and ticks at 0 */
 	af_pf_reader_free(r);
 	return found;
 }

@@ -13,9 +13,13 @@
 /** 1 when `buf` is a Perfetto trace (af_pf_detect) one of whose packets
  * holds a heap dump (profile_packet) or a CPU sample (perf_sample), 0
  * otherwise (a trace of slices, damaged framing: for the slices reader to
- * take or explain).  Compressed batches are inflated with `mem`; nothing
- * stays allocated. */
-int af_pfprof_detect(af_mem *mem, const uint8_t *buf, size_t len);
+ * take or explain).  It stops at the first such packet, else reads the
+ * packets' framing to the end, front to back: where `buf` is t's window
+ * (af_trace.window), the pages behind are handed back as the parse's are,
+ * so that a large trace of slices is not all in memory when its parse
+ * begins.  Compressed batches are inflated with t's allocator; nothing
+ * stays allocated, nothing else of `t` changes. */
+int af_pfprof_detect(af_trace *t, const uint8_t *buf, size_t len);
 
 /** Parses the profiles of a Perfetto trace (not gzip'd) into `t`: the heap
  * dumps when it holds any (af_parse_options.heap_view and heap_dump choose

@@ -68,6 +68,7 @@ static af_trace *af_trace_alloc(af_mem *mem, af_limits lim,
 		t->limits.max_input = AF_DEFAULT_MAX_INPUT;
 	af_ptree_init(&t->tree, t->limits.max_nodes, mem);
 	t->tid_mask = 0xFFFF;
+	t->tick_block = UINT32_MAX;
 	t->single_clock = AF_CLOCK_CPU;
 	t->info.vm = "";
 	return t;

@@ -90,6 +90,9 @@ struct af_trace {
 	int flamechart;           /* nodes in call or line order, unmerged */
 	int wakers;               /* af_parse_options.wakers */
 	int jobs;                 /* af_parse_options.jobs */
+	uint32_t tick_block;      /* the 4 MiB of input af_trace_progress() last
+	                             ticked in; UINT32_MAX: none yet (in a hole:
+	                             the trace's size stays what it was) */
 	const char *sample_type;  /* af_parse_options.sample_type (the caller's) */
 	const af_btrace_mapping *btrace_mapping; /* af_parse_options' (the caller's) */
 	const char *heap_view;    /* af_parse_options.heap_view (the caller's) */
@@ -161,6 +164,9 @@ static inline int af_trace_method(const af_trace *t, uint32_t mid, uint32_t *idx
 	return af_u32map_get(&t->method_index, mid, idx);
 }
 
+/* af_trace_progress() ticks once in each 2^AF_TICK_SHIFT bytes. */
+#define AF_TICK_SHIFT 22
+
 /** Every 4 MiB of input: reports progress, and where the input is a
  * window (af_trace.window), lets go of the pages the parse has left
  * behind.  `at` is where the parse is in the bytes. */
@@ -170,11 +176,29 @@ void af_trace_tick(af_trace *t, const uint8_t *at, size_t done, size_t total);
  * starts over is followed again); nothing when the input is no window. */
 void af_trace_window(af_trace *t, const uint8_t *at);
 
+/** The readers' call, at each record, packet or line (`done` bytes read,
+ * in the pass's own count): af_trace_tick() at the first call in each
+ * 4 MiB of `done`, however far apart the calls are (a Perfetto packet, a
+ * V2 block or a systrace line may step over a boundary), and again when a
+ * pass starts over.  One shift and compare on the record loops' path. */
 static inline void af_trace_progress(af_trace *t, const uint8_t *at, size_t done,
                                      size_t total)
 {
-	if ((done & ((4u << 20) - 1)) < 64 && (t->progress || t->window))
-		af_trace_tick(t, at, done, total);
+	if (AF_UNLIKELY((done >> AF_TICK_SHIFT) != t->tick_block)) {
+		t->tick_block = (uint32_t)(done >> AF_TICK_SHIFT);
+		if (t->progress || t->window)
+			af_trace_tick(t, at, done, total);
+	}
+}
+
+/** af_trace_progress() with no progress told: a pass that looks ahead of
+ * the parse hands the window's pages back behind it all the same. */
+static inline void af_trace_skim(af_trace *t, const uint8_t *at, size_t done)
+{
+	if (AF_UNLIKELY((done >> AF_TICK_SHIFT) != t->tick_block)) {
+		t->tick_block = (uint32_t)(done >> AF_TICK_SHIFT);
+		af_trace_window(t, at);
+	}
 }
 
 /** Charges the time since a thread's previous record to its innermost
