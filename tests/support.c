@@ -1,6 +1,7 @@
 /*
  * support.c - see support.h.
  */
+#define _DEFAULT_SOURCE /* wait4 */
 #include <cairo.h>
 #include <criterion/criterion.h>
 #include <dirent.h>
@@ -9,6 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -188,6 +190,37 @@ int t_cli(const char *args, const char *stdin_path, char **out, char **err)
 	free(e);
 	free(cmd);
 	return WEXITSTATUS(status);
+}
+
+long t_cli_peak(const char *out, const char *want, const char *what, const char *fmt, ...)
+{
+	char args[2048], cmd[4096], *got;
+	struct rusage ru;
+	va_list ap;
+	size_t n;
+	pid_t pid;
+	int status;
+
+	va_start(ap, fmt);
+	vsnprintf(args, sizeof args, fmt, ap);
+	va_end(ap);
+	remove(out);
+	snprintf(cmd, sizeof cmd, "ASAN_OPTIONS=\"${ASAN_OPTIONS:+$ASAN_OPTIONS:}"
+	         "quarantine_size_mb=1\" '%s' -q -o '%s' %s", AF_TEST_CLI, out, args);
+	/* a child of its own, so that its peak is its own */
+	pid = fork();
+	cr_assert_geq(pid, 0);
+	if (pid == 0) {
+		execl("/bin/sh", "sh", "-c", cmd, (char *)NULL);
+		_exit(127);
+	}
+	cr_assert_eq(wait4(pid, &status, 0, &ru), pid);
+	cr_assert(WIFEXITED(status) && WEXITSTATUS(status) == 0, "%s: %s", what, cmd);
+	got = (char *)t_read(out, &n);
+	cr_assert_not_null(got, "%s", what);
+	cr_expect_str_eq(got, want, "%s", what);
+	free(got);
+	return ru.ru_maxrss;
 }
 
 void t_cli_says(int status, const char *want, const char *fmt, ...)

@@ -86,6 +86,14 @@ char *t_tmp(const char *name);
  * *err and stdout in *out when not NULL (caller frees). */
 int t_cli(const char *args, const char *stdin_path, char **out, char **err);
 
+/** Runs `CLI -q -o OUT ARGS` (ARGS shell text, e.g. "- < 'f'") in a child
+ * of its own, with a small AddressSanitizer quarantine (freed blocks it
+ * keeps would count); fails the test unless it exits 0 and OUT holds
+ * `want`.  Returns the child's peak RSS in KiB.  `what` names the run in
+ * messages. */
+long t_cli_peak(const char *out, const char *want, const char *what, const char *fmt, ...)
+	__attribute__((format(printf, 4, 5)));
+
 /** Runs the CLI with the printf-formatted arguments; fails the test unless
  * it exits with `status` and its stderr holds `want`. */
 void t_cli_says(int status, const char *want, const char *fmt, ...)

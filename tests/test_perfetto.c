@@ -708,10 +708,10 @@ Test(perfetto, a_large_trace_is_read_in_memory_of_its_call_paths, .timeout = 900
 	cr_skip_test("peak memory is measured in the release build");
 #endif
 	char *path = t_tmp("large.pftrace"), *out = t_tmp("large.folded");
-	char cmd[4096], want[256], *got;
+	char want[256];
 	static const char *const ways[] = {"file", "standard input"};
 	unsigned chunks = 2500;
-	size_t len = write_two_sequences(path, chunks), n;
+	size_t len = write_two_sequences(path, chunks);
 	long n_cycles;
 	int i;
 
@@ -722,35 +722,12 @@ Test(perfetto, a_large_trace_is_read_in_memory_of_its_call_paths, .timeout = 900
 	         "b;outer;inner %ld\n", n_cycles * 2, n_cycles * 2, n_cycles * 2,
 	         n_cycles * 2);
 	for (i = 0; i < 2; i++) {
-		struct rusage ru;
-		pid_t pid;
-		int status;
-		remove(out);
-		/* a sanitizer's quarantine would keep freed blocks resident
-		 * (standard input's buffer, up to 64 MiB, before its spill) */
-		snprintf(cmd, sizeof cmd, "ASAN_OPTIONS=\"${ASAN_OPTIONS:+$ASAN_OPTIONS:}"
-		         "quarantine_size_mb=1\" '%s' -q -o '%s' %s'%s'", AF_TEST_CLI, out,
-		         i == 0 ? "" : "- < ", path);
-		/* a child of its own, so that its peak is its own */
-		pid = fork();
-		cr_assert_geq(pid, 0);
-		if (pid == 0) {
-			execl("/bin/sh", "sh", "-c", cmd, (char *)NULL);
-			_exit(127);
-		}
-		cr_assert_eq(wait4(pid, &status, 0, &ru), pid);
-		cr_assert(WIFEXITED(status) && WEXITSTATUS(status) == 0, "%s: %s", ways[i],
-		          cmd);
-		got = (char *)t_read(out, &n);
-		cr_assert_not_null(got, "%s", ways[i]);
-		cr_expect_str_eq(got, want, "%s", ways[i]);
-		free(got);
-		/* ru_maxrss is in KiB: the 16 MiB kept behind the parse, the
-		 * read-ahead, the events waiting to be merged (up to 2^19 of 48
-		 * bytes), the program (and a sanitizer's shadow), not 190;
-		 * 75 MiB here, 110 with AddressSanitizer */
-		cr_expect_lt(ru.ru_maxrss, 128L << 10, "%s: a peak of %ld KiB for a trace of "
-		             "%zu bytes", ways[i], ru.ru_maxrss, len);
+		long peak = t_cli_peak(out, want, ways[i], "%s'%s'", i == 0 ? "" : "- < ", path);
+		/* in KiB: the 16 MiB kept behind the parse, the read-ahead, the
+		 * events waiting to be merged (up to 2^19 of 48 bytes), the
+		 * program, not 190; 75 MiB here */
+		cr_expect_lt(peak, 128L << 10, "%s: a peak of %ld KiB for a trace of %zu bytes",
+		             ways[i], peak, len);
 	}
 	remove(out);
 	remove(path);

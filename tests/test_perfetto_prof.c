@@ -477,12 +477,12 @@ Test(perfetto_prof, a_large_trace_is_read_in_memory_of_its_call_paths, .timeout 
 	cr_skip_test("peak memory is measured in the release build");
 #endif
 	char *path = t_tmp("large-heap.pftrace"), *out = t_tmp("large-heap.folded");
-	char cmd[4096], *got, *want;
+	char cmd[4096], *want;
 	static const char *const ways[] = {"file", "standard input", "gzip'd file"};
 	char *gz = NULL;
 	FILE *f = fopen(path, "wb");
 	pb *in = malloc(sizeof *in);
-	size_t len = 0, n;
+	size_t len = 0;
 	uint64_t k;
 	int i;
 
@@ -509,34 +509,12 @@ Test(perfetto_prof, a_large_trace_is_read_in_memory_of_its_call_paths, .timeout 
 	snprintf(cmd, sizeof cmd, "gzip -1 -c '%s' > '%s'", path, gz);
 	cr_assert_eq(system(cmd), 0, "%s", cmd);
 	for (i = 0; i < 3; i++) {
-		struct rusage ru;
-		pid_t pid;
-		int status;
-		remove(out);
-		/* a sanitizer's quarantine would keep freed blocks resident
-		 * (standard input's buffer, up to 64 MiB, before its spill) */
-		snprintf(cmd, sizeof cmd, "ASAN_OPTIONS=\"${ASAN_OPTIONS:+$ASAN_OPTIONS:}"
-		         "quarantine_size_mb=1\" '%s' -q -o '%s' %s'%s'", AF_TEST_CLI, out,
-		         i == 1 ? "- < " : "", i == 2 ? gz : path);
-		/* a child of its own, so that its peak is its own */
-		pid = fork();
-		cr_assert_geq(pid, 0);
-		if (pid == 0) {
-			execl("/bin/sh", "sh", "-c", cmd, (char *)NULL);
-			_exit(127);
-		}
-		cr_assert_eq(wait4(pid, &status, 0, &ru), pid);
-		cr_assert(WIFEXITED(status) && WEXITSTATUS(status) == 0, "%s: %s", ways[i],
-		          cmd);
-		got = (char *)t_read(out, &n);
-		cr_assert_not_null(got, "%s", ways[i]);
-		cr_expect_str_eq(got, want, "%s", ways[i]);
-		free(got);
-		/* ru_maxrss is in KiB: the 16 MiB kept behind the parse, the
-		 * read-ahead, the program (and a sanitizer's shadow), not 160;
-		 * 33 MiB here, 70 with AddressSanitizer */
-		cr_expect_lt(ru.ru_maxrss, 96L << 10, "%s: a peak of %ld KiB for a trace of "
-		             "%zu bytes", ways[i], ru.ru_maxrss, len);
+		long peak = t_cli_peak(out, want, ways[i], "%s'%s'", i == 1 ? "- < " : "",
+		                       i == 2 ? gz : path);
+		/* in KiB: the 16 MiB kept behind the parse, the read-ahead, the
+		 * program, not 160; 33 MiB here */
+		cr_expect_lt(peak, 96L << 10, "%s: a peak of %ld KiB for a trace of %zu bytes",
+		             ways[i], peak, len);
 	}
 	remove(out);
 	remove(path);
