@@ -221,6 +221,30 @@ static int cmp_long(const void *a, const void *b)
 	return (x > y) - (x < y);
 }
 
+/* Runs `cmd` `runs` times: the median wall and CPU times, and the
+ * largest peak RSS (KiB).  -1 after a message when a run fails. */
+static int run_medians(const char *cmd, int runs, double *wall, double *cpu, long *rss)
+{
+	double t[32], c[32];
+	long r;
+	int i;
+
+	*rss = 0;
+	for (i = 0; i < runs; i++) {
+		if (run_cpu(cmd, &t[i], &r, &c[i])) {
+			fprintf(stderr, "aflame-bench: failed: %s\n", cmd);
+			return -1;
+		}
+		if (r > *rss)
+			*rss = r;
+	}
+	qsort(t, (size_t)runs, sizeof t[0], cmp_double);
+	qsort(c, (size_t)runs, sizeof c[0], cmp_double);
+	*wall = t[runs / 2];
+	*cpu = c[runs / 2];
+	return 0;
+}
+
 static off_t size_of(const char *path)
 {
 	struct stat sb;
@@ -632,9 +656,8 @@ static int gigabyte(const char *self, const char *cli, const char *dir, int runs
 			}
 		}
 		for (s = 0; s < 4; s++) {
-			double t[32], c[32];
-			long rss = 0, r;
-			int i;
+			double wall, cpu;
+			long rss;
 			if (s == 0)
 				snprintf(cmd, sizeof cmd, "'%s' -q -o '%s/gb.svg' '%s'", cli, dir, trace);
 			else if (s == 1)
@@ -645,26 +668,18 @@ static int gigabyte(const char *self, const char *cli, const char *dir, int runs
 			else
 				snprintf(cmd, sizeof cmd, "cat '%s' | '%s' -q -o '%s/gb.svg' -", trace,
 				         cli, dir);
-			for (i = 0; i < runs; i++) {
-				if (run_cpu(cmd, &t[i], &r, &c[i])) {
-					fprintf(stderr, "aflame-bench: failed: %s\n", cmd);
-					return -1;
-				}
-				if (r > rss)
-					rss = r;
-			}
-			qsort(t, (size_t)runs, sizeof t[0], cmp_double);
-			qsort(c, (size_t)runs, sizeof c[0], cmp_double);
+			if (run_medians(cmd, runs, &wall, &cpu, &rss))
+				return -1;
 			{
-				double w = t[runs / 2] / mb, u = c[runs / 2] / mb;
+				double w = wall / mb, u = cpu / mb;
 				int at = s < 3 ? s : 0;
 				if (k == 0 && s < 3) {
 					per[s][0] = w;
 					per[s][1] = u;
 				}
 				printf("| %.0f MB | %s | %.2f s | %.2f (%.2f) | %.2f s | %.2f (%.2f) "
-				       "| %.0f MB | %s |\n", mb, what[s], t[runs / 2], w * 1e3,
-				       w / per[at][0], c[runs / 2], u * 1e3, u / per[at][1],
+				       "| %.0f MB | %s |\n", mb, what[s], wall, w * 1e3,
+				       w / per[at][0], cpu, u * 1e3, u / per[at][1],
 				       (double)rss / 1024, s == 0 ? lines : "");
 				fflush(stdout);
 			}
@@ -905,27 +920,17 @@ static int perfetto_gigabyte(const char *self, const char *cli, const char *dir,
 	       "|---|---|---|---|---|\n");
 	for (s = 0; s < 3; s++) {
 		const char *in = s < 2 ? slices : heap;
-		double t[32], c[32], mb = (double)size_of(in) / 1e6;
-		long rss = 0, r;
-		int i;
+		double wall, cpu, mb = (double)size_of(in) / 1e6;
+		long rss;
 		if (s == 1)
 			snprintf(cmd, sizeof cmd, "'%s' -q -o '%s/pfgb.svg' - < '%s'", cli, dir, in);
 		else
 			snprintf(cmd, sizeof cmd, "'%s' -q -o '%s/pfgb.svg' '%s'", cli, dir, in);
-		for (i = 0; i < runs; i++) {
-			if (run_cpu(cmd, &t[i], &r, &c[i])) {
-				fprintf(stderr, "aflame-bench: failed: %s\n", cmd);
-				return -1;
-			}
-			if (r > rss)
-				rss = r;
-		}
-		qsort(t, (size_t)runs, sizeof t[0], cmp_double);
-		qsort(c, (size_t)runs, sizeof c[0], cmp_double);
+		if (run_medians(cmd, runs, &wall, &cpu, &rss))
+			return -1;
 		printf("| %s (%.0f MB)%s → merged SVG | %.1f s | %.0f | %.1f s | %.0f MB |\n",
 		       s < 2 ? "slices, 55M events" : "heap dumps, 8 KiB packets", mb,
-		       s == 1 ? ", standard input" : "", t[runs / 2], mb / t[runs / 2],
-		       c[runs / 2], (double)rss / 1024);
+		       s == 1 ? ", standard input" : "", wall, mb / wall, cpu, (double)rss / 1024);
 		fflush(stdout);
 	}
 	return 0;
