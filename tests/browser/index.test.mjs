@@ -4,7 +4,7 @@ import { test, before, after } from "node:test";
 import assert from "node:assert/strict";
 import { execFileSync } from "node:child_process";
 import { existsSync, mkdirSync, rmSync } from "node:fs";
-import { why, launch } from "./launch.mjs";
+import { why, launch, settledImages } from "./launch.mjs";
 import { fileURLToPath, pathToFileURL } from "node:url";
 
 const cli = process.env.AF_CLI;
@@ -32,8 +32,7 @@ test("index links resolve and thumbnails load", { skip: why || false }, async ()
   const links = await page.$$eval("a[href]", (as) => as.map((a) => a.href));
   assert.ok(links.length >= 8, `${links.length} links`);
   for (const href of links) assert.ok(existsSync(fileURLToPath(href)), `${href} is missing`);
-  const imgs = await page.$$eval("img", (is) => is.map((i) => ({
-    src: i.src, w: i.naturalWidth, h: i.naturalHeight })));
+  const imgs = await settledImages(page);
   assert.equal(imgs.length, 5); // all + the four threads over 8%
   for (const i of imgs) assert.ok(i.w > 0 && i.h > 0, `${i.src} did not load`);
   const names = await page.$$eval(".card h2 a", (as) => as.map((a) => a.textContent));
@@ -59,7 +58,7 @@ test("dark theme, small thumbnails: the page lays out as drawn", { skip: why || 
                      `${samples}/app.trace`]);
   const page = await browser.newPage({ viewport: { width: 1280, height: 900 } });
   await page.goto(pathToFileURL(`${dark}/index.html`).href);
-  await page.waitForFunction(() => [...document.images].every((i) => i.complete && i.naturalWidth > 0));
+  for (const i of await settledImages(page)) assert.ok(i.w > 0, `${i.src} did not load`);
   const r = await page.evaluate(() => {
     const lum = (c) => {
       const [r, g, b] = c.match(/\d+/g).map(Number);

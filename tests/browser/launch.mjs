@@ -25,3 +25,20 @@ export function launch() {
            "--disable-sync"],
   });
 }
+
+/**
+ * Every <img> of the page once it has settled: each is scrolled into view
+ * first, since thumbnails load lazily and Chromium fetches one below the
+ * fold only when it comes near, whatever the "load" event said. Returns
+ * { src, w, h } per image; a broken image has w = h = 0.
+ */
+export async function settledImages(page, timeout = 30000) {
+  const out = [];
+  for (const img of await page.$$("img")) {
+    await img.scrollIntoViewIfNeeded();
+    await page.waitForFunction((i) => i.complete, img, { timeout });
+    out.push(await img.evaluate((i) => ({ src: i.src, w: i.naturalWidth, h: i.naturalHeight })));
+  }
+  await page.evaluate(() => window.scrollTo(0, 0));
+  return out;
+}

@@ -5,7 +5,7 @@
 // Run by ctest, which sets AF_CLI, AF_SAMPLES and AF_TMP.
 import { test, before, after } from "node:test";
 import assert from "node:assert/strict";
-import { why, launch } from "./launch.mjs";
+import { why, launch, settledImages } from "./launch.mjs";
 import { freshDir, start } from "../serve/server.mjs";
 
 const samples = process.env.AF_SAMPLES;
@@ -38,10 +38,9 @@ async function newPage() {
 }
 
 async function thumbnailsLoaded(page) {
-  const imgs = await page.$$eval("img", (is) => is.map((i) => ({
-    src: i.src, ok: i.complete && i.naturalWidth > 0 })));
+  const imgs = await settledImages(page);
   assert.ok(imgs.length >= 5, `${imgs.length} thumbnails`);
-  for (const i of imgs) assert.ok(i.ok, `${i.src} did not load`);
+  for (const i of imgs) assert.ok(i.w > 0, `${i.src} did not load`);
 }
 
 test("upload through the file picker, land on the trace's page, open and use a graph", skip, async () => {
@@ -192,7 +191,7 @@ test("a frame named </script><script>alert(1)</script> runs nothing", skip, asyn
   const { url } = await r.json();
   const page = await newPage();
   await page.goto(srv.url + url);
-  await page.waitForFunction(() => [...document.images].every((i) => i.complete && i.naturalWidth > 0));
+  for (const i of await settledImages(page)) assert.ok(i.w > 0, `${i.src} did not load`);
   await page.goto(`${srv.url}${url}all.svg`);
   await page.waitForFunction(() => window.aflame && window.aflame.frames.length > 0);
   const names = await page.evaluate(() => window.aflame.frames.map((f) => f.name));
