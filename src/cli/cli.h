@@ -153,4 +153,9 @@ int run_dump(const cli *c);
 /** Renders the per-thread set of `trace` into the folder c->output. */
 int run_set(const cli *c, const af_trace *trace, af_clock clock);
 
+/* The share of a graph's whole under which the layout leaves a frame out
+ * (--minwidth, in pixels or percent; a thumbnail's pixel): call paths that
+ * small need not be built (af_tree_options.prune). */
+double prune_share(const af_layout_options *lo);
+
 #endif

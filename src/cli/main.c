@@ -272,15 +272,8 @@ static int run(const cli *c)
 	}
 	if (c->format != AF_FORMAT_FOLDED && c->format != AF_FORMAT_PPROF &&
 	    !c->layout.flamechart && !c->layout.keep_narrow) {
-		/* subtrees far under --minwidth need not be built to be drawn */
-		double w = c->layout.width > 0 ? c->layout.width : 1200;
-		double mw = c->layout.min_width > 0 ? c->layout.min_width : 0.1;
-		if (c->layout.thumb_width > 0) {
-			w = c->layout.thumb_width;
-			mw = 1;
-		}
-		topt.prune = c->layout.min_width_pct > 0 ? c->layout.min_width_pct / 100 / 4
-		                                         : mw / (w - 20) / 4;
+		/* subtrees under --minwidth are never drawn: not built */
+		topt.prune = prune_share(&c->layout);
 		topt.prune_clock = (af_clock)clock;
 	}
 	if ((st = af_tree_from_trace(trace, &topt, &tree, &e)) != AF_OK) {
@@ -337,6 +330,18 @@ static int run_server(char **argv)
 	execv(path, argv);
 	fprintf(stderr, "aflame-render: serve: cannot run %s: %s\n", path, strerror(errno));
 	return 1;
+}
+
+double prune_share(const af_layout_options *lo)
+{
+	double w = lo->width > 0 ? lo->width : 1200;
+	double mw = lo->min_width > 0 ? lo->min_width : 0.1;
+
+	if (lo->thumb_width > 0) /* no margins; a frame under a pixel is left out */
+		return 1.0 / lo->thumb_width;
+	if (lo->min_width_pct > 0)
+		return lo->min_width_pct / 100;
+	return mw / (w - 20); /* flamegraph.pl's 10 px margins */
 }
 
 int main(int argc, char **argv)

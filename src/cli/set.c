@@ -132,11 +132,9 @@ static int job_tree(pool *pl, job *j, af_tree **out)
 	to.clock = pl->clock;
 	if (!(c->formats & (1 << AF_FORMAT_FOLDED)) && !c->layout.flamechart &&
 	    !c->layout.keep_narrow) {
-		/* subtrees far under a drawn pixel need not be built */
-		double w = c->layout.width > 0 ? c->layout.width : 1200;
-		double mw = c->layout.min_width > 0 ? c->layout.min_width : 0.1;
-		to.prune = c->layout.min_width_pct > 0 ? c->layout.min_width_pct / 100 / 4
-		                                       : mw / (w - 20) / 4;
+		/* subtrees under --minwidth are never drawn: not built (a
+		 * thumbnail leaves out more: frames under one of its pixels) */
+		to.prune = prune_share(&c->layout);
 		to.prune_clock = pl->clock;
 	}
 	st = af_tree_from_trace(pl->trace, &to, &tree, &e);
