@@ -81,15 +81,15 @@ static int af_centered(cairo_t *cr, af_buf *tmp, af_font *font, const char *text
 
 /* The android palette's kinds, in one centred row under the title, as
  * legend.c places it. */
-static int af_cairo_legend(cairo_t *cr, af_buf *tmp, const af_layout *l, af_font *font,
-                           af_rgb ink)
+static int af_cairo_legend(cairo_t *cr, af_buf *tmp, const af_layout *l, af_style *st,
+                           af_font *font, af_rgb ink)
 {
 	af_legend g;
 	double x;
 	size_t i;
 	int bad = 0;
 
-	af_legend_place(font, l, &g);
+	af_legend_place(font, l, st, &g);
 	x = g.x;
 	cairo_set_font_size(cr, g.size);
 	for (i = 0; i < g.count; i++) {
@@ -149,7 +149,7 @@ static cairo_status_t af_draw(cairo_t *cr, const af_layout *l, af_font *font,
 		bad |= af_centered(cr, &label, font, l->subtitle, fs, l->width / 2, fs * 4);
 	}
 	if (l->legend && st->opt->palette == AF_PALETTE_ANDROID)
-		bad |= af_cairo_legend(cr, &label, l, font, ink);
+		bad |= af_cairo_legend(cr, &label, l, st, font, ink);
 	cairo_set_font_size(cr, fs);
 
 	if (canvas) {

@@ -34,7 +34,7 @@ const char *af_legend_entry(const af_legend *g, size_t i, af_rgb *color)
  * changed frames, coloured otherwise, count for none).  A method's kind
  * is its name's: each name is looked at once (when there is memory to
  * note the names seen). */
-static unsigned af_legend_kinds(const af_layout *l, size_t n)
+static unsigned af_legend_kinds(const af_layout *l, af_style *s, size_t n)
 {
 	const unsigned all = (1u << n) - 1;
 	int differential = af_tree_is_differential(l->tree);
@@ -53,7 +53,7 @@ static unsigned af_legend_kinds(const af_layout *l, size_t n)
 		af_tree_node(l->tree, r->node, &ni);
 		if (strcmp(ni.name, "-") == 0 || strcmp(ni.name, "--") == 0)
 			continue;
-		kinds |= 1u << af_style_kind(&ni);
+		kinds |= 1u << af_style_kind(s, &ni, r);
 		if (seen && !ni.thread && ni.depth > 0)
 			seen[id / 8] |= (uint8_t)(1u << (id % 8));
 	}
@@ -76,13 +76,13 @@ static double af_legend_width(af_font *font, const af_legend *g)
 	return w;
 }
 
-void af_legend_place(af_font *font, const af_layout *l, af_legend *g)
+void af_legend_place(af_font *font, const af_layout *l, af_style *s, af_legend *g)
 {
 	double fs = l->font_size, avail = l->width - 2 * l->xpad, w;
 	af_rgb c;
 	const char *label = NULL;
 	size_t i, n = af_style_legend(0, &label, &c);
-	unsigned kinds = af_legend_kinds(l, n);
+	unsigned kinds = af_legend_kinds(l, s, n);
 
 	g->count = 0;
 	for (i = 0; i < n && i < sizeof g->kind / sizeof g->kind[0]; i++)

@@ -25,7 +25,7 @@ typedef struct af_legend {
  * palette's order) in its width: the full labels at the font size
  * when they fit, else closer together, else with short labels, else all of
  * it smaller.  The row is centred; it never runs past a margin. */
-void af_legend_place(af_font *font, const af_layout *l, af_legend *g);
+void af_legend_place(af_font *font, const af_layout *l, af_style *s, af_legend *g);
 
 /** Entry `i` as placed: its label and colour. */
 const char *af_legend_entry(const af_legend *g, size_t i, af_rgb *color);

@@ -124,10 +124,6 @@ size_t af_style_legend(size_t i, const char **label, af_rgb *color)
 	return n;
 }
 
-size_t af_style_kind(const af_node_info *ni)
-{
-	return (size_t)af_android_kind(ni);
-}
 
 int af_palette_from_name(const char *name)
 {
@@ -349,26 +345,44 @@ af_rgb af_style_fill(af_style *s, const af_node_info *ni, const af_rect *rect)
 
 static af_rgb af_palette_work(af_style *s, const af_node_info *ni, const af_rect *rect);
 
+/* The memo of the name of `rect`'s frame, made at the first call; NULL
+ * without memory (then slower, never wrong). */
+static af_fill_memo *af_style_memo(af_style *s, const af_rect *rect)
+{
+	const af_tree *tree = s->layout->tree;
+
+	if (!s->memo && !s->no_memo) {
+		size_t n = af_tree_name_count(tree);
+		s->memo = af_calloc(af_layout_mem(s->layout), n ? n : 1, sizeof *s->memo);
+		s->no_memo = !s->memo;
+	}
+	return s->memo ? &s->memo[af_tree_name_id(tree, rect->node)] : NULL;
+}
+
+size_t af_style_kind(af_style *s, const af_node_info *ni, const af_rect *rect)
+{
+	af_fill_memo *m;
+
+	/* the root and threads are of their own kind, whatever their name */
+	if (ni->depth == 0 || ni->thread || !(m = af_style_memo(s, rect)))
+		return (size_t)af_android_kind(ni);
+	if (!m->kind)
+		m->kind = (unsigned char)(af_android_kind(ni) + 1);
+	return m->kind - 1u;
+}
+
 /* A palette's fill depends on the frame's name alone, but for a change's
  * colour, random colours and the android palette's root and threads: it
  * is worked out once per name (the per-name work, kinds by prefix and a
  * hash of the whole name, cost more than drawing the frame). */
 static af_rgb af_palette_fill(af_style *s, const af_node_info *ni, const af_rect *rect)
 {
-	const af_tree *tree = s->layout->tree;
 	af_fill_memo *m;
 
 	if ((s->differential && rect->changed) || s->opt->color_mode == AF_COLOR_RANDOM ||
-	    (s->opt->palette == AF_PALETTE_ANDROID && (ni->depth == 0 || ni->thread)))
+	    (s->opt->palette == AF_PALETTE_ANDROID && (ni->depth == 0 || ni->thread)) ||
+	    !(m = af_style_memo(s, rect)))
 		return af_palette_work(s, ni, rect);
-	if (!s->memo && !s->no_memo) {
-		size_t n = af_tree_name_count(tree);
-		s->memo = af_calloc(af_layout_mem(s->layout), n ? n : 1, sizeof *s->memo);
-		s->no_memo = !s->memo; /* then slower, never wrong */
-	}
-	if (!s->memo)
-		return af_palette_work(s, ni, rect);
-	m = &s->memo[af_tree_name_id(tree, rect->node)];
 	if (!m->known) {
 		m->c = af_palette_work(s, ni, rect);
 		m->known = 1;
@@ -399,7 +413,7 @@ static af_rgb af_palette_work(af_style *s, const af_node_info *ni, const af_rect
 		             : af_rgb_of((unsigned)k, (unsigned)k, 255);
 	}
 	if (p == AF_PALETTE_ANDROID) {
-		const struct af_kind_style *k = &af_android[af_android_kind(ni)];
+		const struct af_kind_style *k = &af_android[af_style_kind(s, ni, rect)];
 		unsigned add;
 		af_fractions(s, ni->full_name, v);
 		add = (unsigned)(k->spread * v[0]);

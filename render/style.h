@@ -19,6 +19,7 @@ typedef struct af_rgb {
 typedef struct af_fill_memo {
 	af_rgb c;
 	unsigned char known;
+	unsigned char kind; /* the android kind + 1; 0 until worked out */
 } af_fill_memo;
 
 typedef struct af_style {
@@ -77,8 +78,9 @@ double af_style_contrast(af_rgb a, af_rgb b);
 /** Entry `i` of the android palette's legend; returns how many there are. */
 size_t af_style_legend(size_t i, const char **label, af_rgb *color);
 
-/** The android palette's kind of a frame: its entry in af_style_legend. */
-size_t af_style_kind(const af_node_info *ni);
+/** The android palette's kind of the frame of `rect`: its entry in
+ * af_style_legend (noted with its fill: a name is looked at once). */
+size_t af_style_kind(af_style *s, const af_node_info *ni, const af_rect *rect);
 
 /** The length of `name` as labels and tooltips show it: without the
  * annotation flamegraph.pl strips, perf's "_[k]" (kernel), "_[w]" (waker),

@@ -341,13 +341,14 @@ static void af_svg_text(af_out *out, const char *attrs, double x, double y,
 
 /* The android palette's kinds, in one centred row under the title, as
  * legend.c places it. */
-static void af_svg_legend(af_out *out, const af_layout *l, const af_render_options *opt)
+static void af_svg_legend(af_out *out, const af_layout *l, const af_render_options *opt,
+                          af_style *style)
 {
 	af_legend g;
 	double x;
 	size_t i;
 
-	af_legend_place(opt->font, l, &g);
+	af_legend_place(opt->font, l, style, &g);
 	x = g.x;
 	af_out_puts(out, "<g id=\"legend\">");
 	for (i = 0; i < g.count; i++) {
@@ -592,7 +593,7 @@ static af_status af_svg_emit(const af_layout *l, const af_render_options *opt,
 	if (l->subtitle && !l->thumbnail)
 		af_svg_text(out, "id=\"subtitle\"", l->width / 2, fs * 4, l->subtitle);
 	if (l->legend && opt->palette == AF_PALETTE_ANDROID)
-		af_svg_legend(out, l, opt);
+		af_svg_legend(out, l, opt, style);
 	return af_svg_frames(l, opt, style, interactive, rect_h, out, err);
 }
 
