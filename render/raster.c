@@ -47,6 +47,17 @@ static void af_row(af_canvas *c, int py, double x, double w, const double *inset
 	uint32_t *row = (uint32_t *)(void *)(c->pixels + (size_t)py * c->stride);
 	int px = af_clamp(floor(x), c->width), end = af_clamp(ceil(x + w), c->width), i;
 
+	if (n == 1 && inset[0] == 0) {
+		/* the pixels wholly inside, all alike: only the two ends are cut */
+		int in = af_clamp(ceil(x), c->width), out = af_clamp(floor(x + w), c->width);
+		for (; px < end && px < in; px++) {
+			double cover = af_span_cover(x, x + w, px);
+			if (cover > 0)
+				af_blend(&row[px], rgb, cover * share);
+		}
+		for (; px < out; px++)
+			af_blend(&row[px], rgb, share);
+	}
 	for (; px < end; px++) {
 		double cover = 0;
 		for (i = 0; i < n; i++)
