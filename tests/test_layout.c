@@ -348,3 +348,62 @@ Test(layout, thumbnail_from_the_graph_is_the_thumbnail_from_the_tree)
 		free(path);
 	}
 }
+
+/* The command builds its tree without the call paths too narrow to be
+ * drawn (af_tree_options.prune, at the layout's own threshold): it draws
+ * every frame the layout of the whole tree draws, at the threshold and
+ * either side of it, for --minwidth in pixels and percent and thumbnails. */
+Test(layout, a_pruned_tree_draws_every_frame_the_whole_tree_does)
+{
+	static const struct {
+		const char *text, *args;
+		af_layout_options lo;
+	} cases[] = {
+		/* at 1180 px, 0.1 px is 100 samples in 1,180,000 */
+		{"a;b;d 100\na;c 1179900\n", "", {0}},
+		{"a;b;d 100\na;c 1180000\n", "", {0}},
+		{"a;b;d 100\na;c 1179800\n", "", {0}},
+		{"a;b;d 200\na;c 589800\n", "--minwidth 0.4", {.min_width = 0.4}},
+		{"a;b;d 200\na;c 589900\n", "--minwidth 0.4", {.min_width = 0.4}},
+		{"a;b;d 100\na;c 9900\n", "--minwidth 1%", {.min_width_pct = 1}},
+		{"a;b;d 100\na;c 10000\n", "--minwidth 1%", {.min_width_pct = 1}},
+		/* a thumbnail leaves out what is under one of its pixels */
+		{"a;b;d 100\na;c 23900\n", "--thumbnail 240x60 --format svg",
+		 {.thumb_width = 240, .thumb_height = 60}},
+		{"a;b;d 100\na;c 24000\n", "--thumbnail 240x60 --format svg",
+		 {.thumb_width = 240, .thumb_height = 60}},
+	};
+	char *in = t_tmp("pruned.folded"), cmd[1024];
+	size_t k;
+
+	for (k = 0; k < sizeof cases / sizeof cases[0]; k++) {
+		const char *text = cases[k].text;
+		af_trace *t = t_parse((const uint8_t *)text, strlen(text));
+		af_tree *tree = NULL;
+		af_layout *l = NULL;
+		af_error e;
+		char *ours = NULL, *err = NULL;
+		const char *p;
+		size_t drawn = 0;
+
+		cr_assert_eq(af_tree_from_trace(t, NULL, &tree, &e), AF_OK);
+		cr_assert_eq(af_layout_build(tree, &cases[k].lo, &l, &e), AF_OK, "%s", e.message);
+		t_write(in, text, strlen(text));
+		snprintf(cmd, sizeof cmd, "--no-javascript %s '%s'", cases[k].args, in);
+		cr_assert_eq(t_cli(cmd, NULL, &ours, &err), 0, "%s", err);
+		/* a frame is a <title> in a graph, a <rect> after the background
+		 * in a thumbnail */
+		for (p = ours; (p = strstr(p, cases[k].lo.thumb_width ? "<rect" : "<title>")); p++)
+			drawn++;
+		if (cases[k].lo.thumb_width)
+			drawn--;
+		cr_expect_eq(drawn, l->nrects, "%s %s: %zu frames, not %zu", cases[k].args,
+		             text, drawn, l->nrects);
+		free(ours);
+		free(err);
+		af_layout_free(l);
+		af_tree_free(tree);
+		af_trace_free(t);
+	}
+	free(in);
+}
