@@ -62,27 +62,49 @@ void af_out_printf(af_out *o, const char *fmt, ...)
 	va_end(ap);
 }
 
+/* Bytes written as they are: printable ASCII but for the few an escape
+ * names; AF_PLAIN_XML in XML text and attributes, AF_PLAIN_JS in a
+ * script's string. */
+enum { AF_PLAIN_XML = 1, AF_PLAIN_JS = 2 };
+#define AF_PL(c)                                                                        \
+	((c) < 0x20 || (c) >= 0x7F || (c) == '&' || (c) == '<' || (c) == '>' || (c) == '"' \
+	         ? 0                                                                    \
+	 : (c) == '\'' ? AF_PLAIN_JS                                                    \
+	 : (c) == '\\' ? AF_PLAIN_XML                                                   \
+	                : AF_PLAIN_XML | AF_PLAIN_JS)
+#define AF_PL4(c) AF_PL(c), AF_PL((c) + 1), AF_PL((c) + 2), AF_PL((c) + 3)
+#define AF_PL16(c) AF_PL4(c), AF_PL4((c) + 4), AF_PL4((c) + 8), AF_PL4((c) + 12)
+#define AF_PL64(c) AF_PL16(c), AF_PL16((c) + 16), AF_PL16((c) + 32), AF_PL16((c) + 48)
+static const unsigned char af_plain[256] = {AF_PL64(0), AF_PL64(64), AF_PL64(128),
+                                            AF_PL64(192)};
+#undef AF_PL64
+#undef AF_PL16
+#undef AF_PL4
+#undef AF_PL
+
+/* The length of the run of plain bytes (`kind`) that `s` starts with. */
+static size_t af_plain_run(const char *s, size_t len, unsigned kind)
+{
+	size_t i = 0;
+	while (i < len && af_plain[(unsigned char)s[i]] & kind)
+		i++;
+	return i;
+}
+
 void af_out_xml(af_out *out, const char *s, size_t len)
 {
-	size_t i = 0, run = 0;
+	size_t i = 0;
 
-	/* copy clean runs in one call; stop at anything that needs care */
 	while (i < len) {
-		unsigned char c = (unsigned char)s[i];
+		size_t run = af_plain_run(s + i, len - i, AF_PLAIN_XML), k = 1;
 		const char *rep = NULL;
-		size_t k = 1;
 		uint32_t cp;
 
-		if (c >= 0x20 && c < 0x7F && c != '&' && c != '<' && c != '>' &&
-		    c != '"' && c != '\'') {
-			i++;
-			run++;
-			continue;
-		}
-		if (run)
-			af_out_write(out, s + i - run, run);
-		run = 0;
-		switch (c) {
+		/* clean runs in one copy; stop at anything that needs care */
+		af_out_write(out, s + i, run);
+		if ((i += run) == len)
+			break;
+		switch (s[i]) {
 		case '&': rep = "&amp;"; break;
 		case '<': rep = "&lt;"; break;
 		case '>': rep = "&gt;"; break;
@@ -104,29 +126,22 @@ void af_out_xml(af_out *out, const char *s, size_t len)
 			af_out_puts(out, rep);
 		i += k;
 	}
-	if (run)
-		af_out_write(out, s + i - run, run);
 }
 
 void af_out_js(af_out *out, const char *s, size_t len)
 {
-	size_t i = 0, run = 0;
+	size_t i = 0;
 
 	af_out_putc(out, '"');
 	while (i < len) {
-		unsigned char c = (unsigned char)s[i];
-		size_t k;
+		size_t run = af_plain_run(s + i, len - i, AF_PLAIN_JS), k;
+		unsigned char c;
 		uint32_t cp;
 
-		if (c >= 0x20 && c < 0x7F && c != '"' && c != '\\' && c != '<' &&
-		    c != '>' && c != '&') {
-			i++;
-			run++;
-			continue;
-		}
-		if (run)
-			af_out_write(out, s + i - run, run);
-		run = 0;
+		af_out_write(out, s + i, run);
+		if ((i += run) == len)
+			break;
+		c = (unsigned char)s[i];
 		if (c == '"' || c == '\\') {
 			af_out_putc(out, '\\');
 			af_out_putc(out, (char)c);
@@ -149,8 +164,6 @@ void af_out_js(af_out *out, const char *s, size_t len)
 		}
 		i += k;
 	}
-	if (run)
-		af_out_write(out, s + i - run, run);
 	af_out_putc(out, '"');
 }
 

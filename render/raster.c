@@ -38,33 +38,53 @@ static void af_blend(uint32_t *p, uint32_t rgb, double k)
 	*p = out;
 }
 
+/* What of pixel `px` the row's spans cover (see af_row). */
+static double af_row_cover(double x, double w, const double *inset, int n, int px)
+{
+	double cover = 0;
+	int i;
+
+	for (i = 0; i < n; i++)
+		cover += af_span_cover(x + inset[i], x + w - inset[i], px);
+	return cover;
+}
+
 /* Row `py` of the box from `x` to `x + w`: at each of `n` heights the part
  * from `x + inset[i]` to `x + w - inset[i]` is in, `share` of the row's
- * height for each. */
+ * height for each.  The pixels every span covers whole take one amount of
+ * the colour; under them lie runs of one colour (the background, a frame
+ * below), each blended once. */
 static void af_row(af_canvas *c, int py, double x, double w, const double *inset, int n,
                    double share, uint32_t rgb)
 {
 	uint32_t *row = (uint32_t *)(void *)(c->pixels + (size_t)py * c->stride);
 	int px = af_clamp(floor(x), c->width), end = af_clamp(ceil(x + w), c->width), i;
+	double most = 0, k = n * share, cover;
+	int in, out;
+	uint32_t under = 0, blended = 0;
 
-	if (n == 1 && inset[0] == 0) {
-		/* the pixels wholly inside, all alike: only the two ends are cut */
-		int in = af_clamp(ceil(x), c->width), out = af_clamp(floor(x + w), c->width);
-		for (; px < end && px < in; px++) {
-			double cover = af_span_cover(x, x + w, px);
-			if (cover > 0)
-				af_blend(&row[px], rgb, cover * share);
-		}
-		for (; px < out; px++)
-			af_blend(&row[px], rgb, share);
-	}
-	for (; px < end; px++) {
-		double cover = 0;
-		for (i = 0; i < n; i++)
-			cover += af_span_cover(x + inset[i], x + w - inset[i], px);
-		if (cover > 0)
+	for (i = 0; i < n; i++)
+		if (inset[i] > most)
+			most = inset[i];
+	in = af_clamp(ceil(x + most), c->width);
+	out = af_clamp(floor(x + w - most), c->width);
+	for (; px < end && px < in; px++)
+		if ((cover = af_row_cover(x, w, inset, n, px)) > 0)
 			af_blend(&row[px], rgb, cover * share);
+	for (; px < out; px++) {
+		if (k >= 1) {
+			row[px] = rgb;
+		} else if (px > in && row[px] == under) {
+			row[px] = blended;
+		} else {
+			under = row[px];
+			af_blend(&row[px], rgb, k);
+			blended = row[px];
+		}
 	}
+	for (; px < end; px++)
+		if ((cover = af_row_cover(x, w, inset, n, px)) > 0)
+			af_blend(&row[px], rgb, cover * share);
 }
 
 /* How far in from the side a corner of radius `r` starts at `dy` from the
