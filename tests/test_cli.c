@@ -784,3 +784,27 @@ Test(cli, serve_without_its_server_program_says_so)
 	          "said: %s", said);
 	free(dir);
 }
+
+/* aflame-serve run by hand, by its own path: it would draw uploads with
+ * itself; it says how to run it and exits 2, starting nothing. */
+Test(cli, the_server_program_run_by_hand_says_how_to_run_it)
+{
+	char cmd[8192], said[4096], serve[4096];
+	const char *slash = strrchr(AF_TEST_CLI, '/');
+	size_t n;
+	FILE *p;
+	int status;
+
+	cr_assert(slash);
+	snprintf(serve, sizeof serve, "%.*s/aflame-serve", (int)(slash - AF_TEST_CLI),
+	         AF_TEST_CLI);
+	/* bounded: the server it once was would have started */
+	snprintf(cmd, sizeof cmd, "timeout 20 '%s' --listen 127.0.0.1:0 2>&1", serve);
+	cr_assert((p = popen(cmd, "r")));
+	n = fread(said, 1, sizeof said - 1, p);
+	said[n] = '\0';
+	status = pclose(p);
+	cr_expect(WIFEXITED(status) && WEXITSTATUS(status) == 2, "exit status %d", status);
+	cr_expect(strstr(said, "aflame-render: serve: run the server as `aflame-render serve`"),
+	          "said: %s", said);
+}

@@ -494,6 +494,15 @@ static void ingest_sample(server *sv, const char *path)
 	free(r.rbody);
 }
 
+/* 1 when `path` is this very program (the server run by hand by its own
+ * path, which would then draw uploads with itself). */
+static int is_this_program(const char *path)
+{
+	struct stat a, b;
+	return stat(path, &a) == 0 && stat("/proc/self/exe", &b) == 0 && a.st_dev == b.st_dev &&
+	       a.st_ino == b.st_ino;
+}
+
 int serve_main(int argc, char **argv)
 {
 	server sv;
@@ -529,10 +538,11 @@ int serve_main(int argc, char **argv)
 		free(sv.cfg.token);
 		return 2;
 	}
-	/* the command that ran this program, which draws the uploads */
+	/* the command that ran this program, which draws the uploads (never
+	 * this program itself, run by hand) */
 	n = argv[0] ? (ssize_t)strlen(argv[0]) : 0;
 	if (n <= 0 || argv[0][0] != '/' || (size_t)n >= sizeof sv.cfg.self ||
-	    access(argv[0], X_OK) != 0) {
+	    access(argv[0], X_OK) != 0 || is_this_program(argv[0])) {
 		fprintf(stderr, PROG ": serve: run the server as `" PROG " serve`\n");
 		free(sv.cfg.token);
 		return 2;
