@@ -760,25 +760,33 @@ Test(cli, messages_say_why_and_name_the_cause)
 	free(png);
 }
 
+/* Runs shell command `cmd` (its standard error joined to its output),
+ * keeps what it said in `said`; returns its exit status, or -1. */
+static int run_saying(const char *cmd, char *said, size_t size)
+{
+	FILE *p = popen(cmd, "r");
+	size_t n;
+	int status;
+
+	cr_assert(p, "%s", cmd);
+	n = fread(said, 1, size - 1, p);
+	said[n] = '\0';
+	status = pclose(p);
+	return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+}
+
 /* `aflame-render serve` runs the server program found beside the command
  * (or in its libexec folder): a command copied away from it says which
  * program is missing, and exits 1 without starting anything. */
 Test(cli, serve_without_its_server_program_says_so)
 {
 	char *dir = t_tmp("lone-command"), cmd[4096], said[4096];
-	size_t n;
-	FILE *p;
-	int status;
 
 	snprintf(cmd, sizeof cmd, "rm -rf '%s' && mkdir -p '%s' && cp '%s' '%s/aflame-render'", dir,
 	         dir, AF_TEST_CLI, dir);
 	cr_assert_eq(system(cmd), 0);
 	snprintf(cmd, sizeof cmd, "'%s/aflame-render' serve --listen 127.0.0.1:0 2>&1", dir);
-	cr_assert((p = popen(cmd, "r")));
-	n = fread(said, 1, sizeof said - 1, p);
-	said[n] = '\0';
-	status = pclose(p);
-	cr_expect(WIFEXITED(status) && WEXITSTATUS(status) == 1, "exit status %d", status);
+	cr_expect_eq(run_saying(cmd, said, sizeof said), 1);
 	cr_expect(strstr(said, "aflame-render: serve: the server program is missing: no ") &&
 	              strstr(said, "-lone-command/aflame-serve nor "),
 	          "said: %s", said);
@@ -789,22 +797,14 @@ Test(cli, serve_without_its_server_program_says_so)
  * itself; it says how to run it and exits 2, starting nothing. */
 Test(cli, the_server_program_run_by_hand_says_how_to_run_it)
 {
-	char cmd[8192], said[4096], serve[4096];
+	char cmd[8192], said[4096];
 	const char *slash = strrchr(AF_TEST_CLI, '/');
-	size_t n;
-	FILE *p;
-	int status;
 
 	cr_assert(slash);
-	snprintf(serve, sizeof serve, "%.*s/aflame-serve", (int)(slash - AF_TEST_CLI),
-	         AF_TEST_CLI);
 	/* bounded: the server it once was would have started */
-	snprintf(cmd, sizeof cmd, "timeout 20 '%s' --listen 127.0.0.1:0 2>&1", serve);
-	cr_assert((p = popen(cmd, "r")));
-	n = fread(said, 1, sizeof said - 1, p);
-	said[n] = '\0';
-	status = pclose(p);
-	cr_expect(WIFEXITED(status) && WEXITSTATUS(status) == 2, "exit status %d", status);
+	snprintf(cmd, sizeof cmd, "timeout 20 '%.*s/aflame-serve' --listen 127.0.0.1:0 2>&1",
+	         (int)(slash - AF_TEST_CLI), AF_TEST_CLI);
+	cr_expect_eq(run_saying(cmd, said, sizeof said), 2);
 	cr_expect(strstr(said, "aflame-render: serve: run the server as `aflame-render serve`"),
 	          "said: %s", said);
 }
