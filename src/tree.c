@@ -351,7 +351,7 @@ static af_status af_tree_copy(af_tree *tree, const af_trace *trace,
 				goto nomem;
 			stack[depth++].view = vc;
 		}
-		/* for drawing, a subtree far under a pixel that merges with
+		/* for drawing, a subtree under the share `prune` that merges with
 		 * nothing is kept as its total alone (exact where it is drawn) */
 		if (tree->raw_total) {
 			size_t kept = group;
