@@ -712,13 +712,10 @@ static int af_cuts(af_font *f, const char *name, size_t len, const af_shaped **o
 	size_t i = 0;
 
 	*out = NULL;
-	/* most names are all ASCII, which is plain: a look at each byte */
-	while (i < len && !((unsigned char)name[i] & 0x80))
-		i++;
 	while (i < len) {
-		uint32_t cp = (unsigned char)name[i];
+		uint32_t cp = (unsigned char)name[i]; /* most names are all ASCII: plain */
 		size_t k = cp < 0x80 ? 1 : af_next(name + i, len - i, &cp);
-		if (!af_font_plain(f, cp))
+		if (cp >= 0x80 && !af_font_plain(f, cp))
 			break;
 		i += k;
 	}
