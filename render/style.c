@@ -124,7 +124,6 @@ size_t af_style_legend(size_t i, const char **label, af_rgb *color)
 	return n;
 }
 
-
 int af_palette_from_name(const char *name)
 {
 	size_t i;

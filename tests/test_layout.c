@@ -3,6 +3,7 @@
  * by name, narrow frames left out.
  */
 #include <criterion/criterion.h>
+#include <dirent.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -349,6 +350,35 @@ Test(layout, thumbnail_from_the_graph_is_the_thumbnail_from_the_tree)
 	}
 }
 
+/* The command's graph of `path` (options `args`, static SVG) has as many
+ * frames as the layout `lo` of trace `t`'s whole tree: a frame is a
+ * <title> in a graph, a <rect> after the background in a thumbnail. */
+static void pruned_draws_as_whole(const af_trace *t, const char *path, const char *args,
+                                  const af_layout_options *lo)
+{
+	af_tree *tree = NULL;
+	af_layout *l = NULL;
+	af_error e;
+	char *ours = NULL, *err = NULL, cmd[4096];
+	const char *p;
+	size_t drawn = 0;
+
+	cr_assert_eq(af_tree_from_trace(t, NULL, &tree, &e), AF_OK, "%s", e.message);
+	cr_assert_eq(af_layout_build(tree, lo, &l, &e), AF_OK, "%s", e.message);
+	snprintf(cmd, sizeof cmd, "--no-javascript %s '%s'", args, path);
+	cr_assert_eq(t_cli(cmd, NULL, &ours, &err), 0, "%s: %s", path, err);
+	for (p = ours; (p = strstr(p, lo->thumb_width ? "<rect" : "<title>")); p++)
+		drawn++;
+	if (lo->thumb_width)
+		drawn--;
+	cr_expect_eq(drawn, l->nrects, "%s %s: %zu frames, not %zu", args, path, drawn,
+	             l->nrects);
+	free(ours);
+	free(err);
+	af_layout_free(l);
+	af_tree_free(tree);
+}
+
 /* The command builds its tree without the call paths too narrow to be
  * drawn (af_tree_options.prune, at the layout's own threshold): it draws
  * every frame the layout of the whole tree draws, at the threshold and
@@ -373,37 +403,48 @@ Test(layout, a_pruned_tree_draws_every_frame_the_whole_tree_does)
 		{"a;b;d 100\na;c 24000\n", "--thumbnail 240x60 --format svg",
 		 {.thumb_width = 240, .thumb_height = 60}},
 	};
-	char *in = t_tmp("pruned.folded"), cmd[1024];
+	char *in = t_tmp("pruned.folded");
 	size_t k;
 
 	for (k = 0; k < sizeof cases / sizeof cases[0]; k++) {
 		const char *text = cases[k].text;
 		af_trace *t = t_parse((const uint8_t *)text, strlen(text));
-		af_tree *tree = NULL;
-		af_layout *l = NULL;
-		af_error e;
-		char *ours = NULL, *err = NULL;
-		const char *p;
-		size_t drawn = 0;
-
-		cr_assert_eq(af_tree_from_trace(t, NULL, &tree, &e), AF_OK);
-		cr_assert_eq(af_layout_build(tree, &cases[k].lo, &l, &e), AF_OK, "%s", e.message);
 		t_write(in, text, strlen(text));
-		snprintf(cmd, sizeof cmd, "--no-javascript %s '%s'", cases[k].args, in);
-		cr_assert_eq(t_cli(cmd, NULL, &ours, &err), 0, "%s", err);
-		/* a frame is a <title> in a graph, a <rect> after the background
-		 * in a thumbnail */
-		for (p = ours; (p = strstr(p, cases[k].lo.thumb_width ? "<rect" : "<title>")); p++)
-			drawn++;
-		if (cases[k].lo.thumb_width)
-			drawn--;
-		cr_expect_eq(drawn, l->nrects, "%s %s: %zu frames, not %zu", cases[k].args,
-		             text, drawn, l->nrects);
-		free(ours);
-		free(err);
-		af_layout_free(l);
-		af_tree_free(tree);
+		pruned_draws_as_whole(t, in, cases[k].args, &cases[k].lo);
 		af_trace_free(t);
 	}
 	free(in);
+}
+
+/* The same on the real traces of every layout, as graphs and thumbnails. */
+Test(layout, a_pruned_tree_draws_every_frame_of_a_real_trace)
+{
+	static const af_layout_options thumb = {.thumb_width = 240, .thumb_height = 60};
+	static const af_layout_options whole = {0};
+	DIR *d;
+	struct dirent *ent;
+	int n = 0;
+
+	if (!t_have_traces())
+		cr_skip_test("skipped: real traces not found in %s", t_traces_dir());
+	cr_assert((d = opendir(t_traces_dir())));
+	while ((ent = readdir(d)) != NULL) {
+		char *path = t_trace_path(ent->d_name);
+		af_trace *t = NULL;
+		af_error e;
+		if (ent->d_name[0] != '.' && !strstr(ent->d_name, ".md") &&
+		    af_trace_open(path, NULL, &t, &e) == AF_OK) {
+			/* the command's clock: wall when recorded, else thread-cpu */
+			int wall = af_trace_get_info(t)->has_clock[AF_CLOCK_WALL];
+			af_layout_options g = whole, th = thumb;
+			g.clock = th.clock = wall ? AF_CLOCK_WALL : AF_CLOCK_CPU;
+			pruned_draws_as_whole(t, path, "", &g);
+			pruned_draws_as_whole(t, path, "--thumbnail 240x60 --format svg", &th);
+			n++;
+		}
+		af_trace_free(t);
+		free(path);
+	}
+	closedir(d);
+	cr_expect_geq(n, 8, "%d real traces drawn", n);
 }
