@@ -394,6 +394,7 @@ static const t_file files[] = {
 	{"src/cli/help.c", COMMAND},    /* --help and the man page from the table */
 	{"src/cli/main.c", COMMAND},
 	{"src/cli/output.c", COMMAND},
+	{"src/cli/sync.c", COMMAND},
 	{"src/cli/report.c", COMMAND},
 	{"src/cli/set.c", COMMAND},
 	{"src/cli/profile.c", COMMAND},

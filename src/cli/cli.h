@@ -97,6 +97,16 @@ typedef struct out_dir {
 	struct pending *pend;   /* the fresh folder, or NULL */
 } out_dir;
 
+/* sync.c: temporary files put on disk by a thread of their own */
+
+/** Hands `fd` (closed then) of the output `name` over to be synced; -1
+ * when it cannot be, and the caller syncs and closes it itself. */
+int out_sync_later(int fd, const char *name);
+
+/** Waits until every file handed over is synced; 0, or -1 after saying
+ * which one could not be ("cannot write"). */
+int out_sync_wait(void);
+
 /** Removes the temporary files of the run when a signal ends the command
  * (every signal that ends it and can be caught, unless ignored or already
  * handled), then dies of that signal; SIGXFSZ is ignored, so that a write

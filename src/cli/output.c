@@ -513,10 +513,12 @@ int out_end(out_file *o, af_status st, const af_error *e, const char *input)
 
 	if (fflush(o->f) != 0 || ferror(o->f))
 		werr = o->sink->err ? o->sink->err : EIO;
-	if (!werr && st == AF_OK && o->pend && fsync(o->sink->fd) != 0)
-		werr = errno;
 	if (fclose(o->f) != 0 && !werr)
 		werr = o->sink->err ? o->sink->err : EIO;
+	if (!werr && st == AF_OK && o->pend && o->sink->own && out_sync_later(o->sink->fd, o->name) == 0)
+		o->sink->own = 0; /* the syncer closes it */
+	else if (!werr && st == AF_OK && o->pend && fsync(o->sink->fd) != 0)
+		werr = errno;
 	if (o->sink->own && close(o->sink->fd) != 0 && !werr && st == AF_OK)
 		werr = errno;
 	if (st != AF_OK || werr) {
@@ -737,6 +739,11 @@ static int finish(int commit)
 	size_t n = 0, i;
 	int r = 0;
 
+	/* nothing goes into place before every file is on disk */
+	if (out_sync_wait() != 0) {
+		commit = 0;
+		r = -1;
+	}
 	/* all or nothing, even when a signal comes now: it waits */
 	pthread_sigmask(SIG_BLOCK, &watched, &old);
 	for (p = pending_head; p; p = p->next)
