@@ -294,6 +294,8 @@ static af_status af_tree_copy(af_tree *tree, const af_trace *trace,
 			if (AF_GROW(tree->mem, stack, cap, depth + 1))
 				goto nomem;
 			stack[depth++].raw = r;
+			if (tree->raw_total) /* read by the pruning below */
+				__builtin_prefetch(tree->raw_total[r]);
 		}
 		end = depth;
 		for (k = 0; k < (end - group) / 2; k++) {
@@ -379,6 +381,12 @@ static af_status af_tree_copy(af_tree *tree, const af_trace *trace,
 			}
 			depth = kept;
 		}
+		/* the walk chases links through the trace's nodes, each a cache
+		 * miss: the first child of every node left to visit is fetched
+		 * while the others are */
+		for (k = group; k < depth; k++)
+			if (raw->nodes[stack[k].raw].child != AF_NONE)
+				__builtin_prefetch(&raw->nodes[raw->nodes[stack[k].raw].child]);
 		if (depth == 0)
 			break;
 		r = stack[--depth].raw;
