@@ -89,7 +89,11 @@ struct af_shared_names {
 	uint32_t *of_index; /* method index, or folded frame id -> name id */
 	af_u32map of_key;   /* method ids the method table does not name -> name id */
 	uint32_t *thread;   /* trace thread index -> name id */
-	uint32_t *rank;     /* as af_tree_ranks() */
+	/* as af_tree_ranks(): made by the first tree sealed, not with the
+	 * names, so that the trees of a set's other workers are built while
+	 * one of them ranks */
+	pthread_mutex_t rank_lock;
+	uint32_t *rank;
 };
 
 void af_shared_names_unref(af_shared_names *s)
@@ -104,12 +108,13 @@ void af_shared_names_unref(af_shared_names *s)
 	af_u32map_free(&s->of_key);
 	af_free(mem, s->thread);
 	af_free(mem, s->rank);
+	pthread_mutex_destroy(&s->rank_lock);
 	af_free(mem, s);
 	af_mem_unref(mem);
 }
 
 /* Names every frame and thread of `t` as a tree without renaming rules
- * does, and ranks them; NULL when out of memory. */
+ * does; NULL when out of memory. */
 static af_shared_names *af_shared_names_make(const af_trace *t)
 {
 	af_shared_names *s = af_calloc(t->mem, 1, sizeof *s);
@@ -118,6 +123,10 @@ static af_shared_names *af_shared_names_make(const af_trace *t)
 	if (!s)
 		return NULL;
 	atomic_init(&s->refs, 1);
+	if (pthread_mutex_init(&s->rank_lock, NULL)) {
+		af_free(t->mem, s);
+		return NULL;
+	}
 	s->mem = af_mem_ref(t->mem);
 	s->names.mem = s->mem;
 	s->of_key.mem = s->mem;
@@ -158,8 +167,7 @@ static af_shared_names *af_shared_names_make(const af_trace *t)
 				goto fail;
 		}
 	}
-	s->rank = s->of_index ? af_rank_names(s->mem, &s->names) : NULL;
-	if (s->rank)
+	if (s->of_index)
 		return s;
 fail:
 	af_shared_names_unref(s);
@@ -433,7 +441,17 @@ af_status af_tree_seal(af_tree *tree, af_error *err)
 	if (!tree->depth || !tree->total || (tree->differential && !tree->base_total))
 		return af_fail(err, AF_ERR_NOMEM, -1, "out of memory building the call tree");
 	/* siblings are drawn in name order */
-	if (!tree->rank && !(tree->rank = tree->own_rank = af_rank_names(tree->mem, &tree->own)))
+	if (!tree->rank && tree->shared) {
+		af_shared_names *s = tree->shared;
+		pthread_mutex_lock(&s->rank_lock);
+		if (!s->rank)
+			s->rank = af_rank_names(s->mem, &s->names);
+		tree->rank = s->rank;
+		pthread_mutex_unlock(&s->rank_lock);
+	} else if (!tree->rank) {
+		tree->rank = tree->own_rank = af_rank_names(tree->mem, &tree->own);
+	}
+	if (!tree->rank)
 		return af_fail(err, AF_ERR_NOMEM, -1, "out of memory building the call tree");
 	/* parents precede children: depths forwards, totals backwards */
 	for (i = 1; i < n; i++)
@@ -502,7 +520,6 @@ static af_status af_tree_build(const af_trace *trace, const af_tree_options *opt
 			return af_fail(err, AF_ERR_NOMEM, -1, "out of memory naming frames");
 		}
 		tree->names = &tree->shared->names;
-		tree->rank = tree->shared->rank;
 	}
 	all = tree->shared ? 0 : af_names_intern(&tree->own, "all", 3);
 	root = all == AF_NONE ? AF_NONE : af_ptree_root(&tree->pt, all);
