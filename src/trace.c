@@ -709,15 +709,25 @@ uint32_t af_trace_frame_name(const af_trace *t, uint32_t mid, int signatures,
 
 	if (af_trace_method(t, mid, &idx)) {
 		const af_method *m = &t->methods[idx];
-		size_t i;
-		/* Dalvik writes classes with slashes */
-		bad = af_buf_append(&b, m->cls, strlen(m->cls));
+		size_t nc = strlen(m->cls), nm = strlen(m->name), i;
+		char tmp[256];
+		if (!signatures && nc + 1 + nm <= sizeof tmp) {
+			/* most names, on the stack: buffers grown cost more */
+			char *o = tmp;
+			for (i = 0; i < nc; i++) /* Dalvik writes classes with slashes */
+				*o++ = m->cls[i] == '/' ? '.' : m->cls[i];
+			if (nc)
+				*o++ = '.';
+			memcpy(o, m->name, nm);
+			return af_names_intern_clean(names, tmp, (size_t)(o - tmp) + nm);
+		}
+		bad = af_buf_append(&b, m->cls, nc);
 		for (i = 0; i < b.len; i++)
 			if (b.data[i] == '/')
 				b.data[i] = '.';
-		if (*m->cls)
+		if (nc)
 			bad |= af_buf_append(&b, ".", 1);
-		bad |= af_buf_append(&b, m->name, strlen(m->name));
+		bad |= af_buf_append(&b, m->name, nm);
 		if (signatures)
 			bad |= af_append_params(&b, m->sig);
 	} else {
