@@ -306,8 +306,65 @@ static af_rgb af_palette_fill(af_style *s, const af_node_info *ni, const af_rect
 
 void af_style_free(af_style *s)
 {
-	af_free(af_layout_mem(s->layout), s->memo);
+	if (!s->cached)
+		af_free(af_layout_mem(s->layout), s->memo);
 	s->memo = NULL;
+}
+
+af_status af_render_cache_new(af_render_cache **out, af_error *err)
+{
+	af_mem *mem = af_mem_new(NULL, UINT64_MAX);
+	af_render_cache *c = mem ? af_calloc(mem, 1, sizeof *c) : NULL;
+
+	*out = NULL;
+	if (!c) {
+		af_mem_unref(mem);
+		return af_fail(err, AF_ERR_NOMEM, -1, "out of memory for the render cache");
+	}
+	c->mem = mem;
+	*out = c;
+	return AF_OK;
+}
+
+void af_render_cache_free(af_render_cache *c)
+{
+	af_mem *mem;
+
+	if (!c)
+		return;
+	mem = c->mem;
+	af_free(mem, c->memo);
+	af_free(mem, c);
+	af_mem_unref(mem);
+}
+
+/* The cache's memo for the names of `s`'s tree, `n` of them: emptied
+ * when it was for other names or another palette; NULL when the tree's
+ * names are its own, or without memory. */
+static af_fill_memo *af_cache_memo(af_style *s, size_t n)
+{
+	af_render_cache *c = s->opt->cache;
+	uint64_t serial = af_tree_names_serial(s->layout->tree);
+
+	if (!c || !serial)
+		return NULL;
+	if (c->serial != serial || c->palette != s->opt->palette ||
+	    c->color_mode != s->opt->color_mode) {
+		if (c->n)
+			memset(c->memo, 0, c->n * sizeof *c->memo);
+		c->serial = serial;
+		c->palette = s->opt->palette;
+		c->color_mode = s->opt->color_mode;
+	}
+	if (c->n < n) {
+		af_fill_memo *m = af_realloc(c->mem, c->memo, n * sizeof *m);
+		if (!m)
+			return NULL;
+		memset(m + c->n, 0, (n - c->n) * sizeof *m);
+		c->memo = m;
+		c->n = n;
+	}
+	return c->memo;
 }
 
 double af_style_change(const af_style *s, const af_node_info *ni, const af_rect *r)
@@ -352,7 +409,10 @@ static af_fill_memo *af_style_memo(af_style *s, const af_rect *rect)
 
 	if (!s->memo && !s->no_memo) {
 		size_t n = af_tree_name_count(tree);
-		s->memo = af_calloc(af_layout_mem(s->layout), n ? n : 1, sizeof *s->memo);
+		s->memo = af_cache_memo(s, n ? n : 1);
+		s->cached = s->memo != NULL;
+		if (!s->memo)
+			s->memo = af_calloc(af_layout_mem(s->layout), n ? n : 1, sizeof *s->memo);
 		s->no_memo = !s->memo;
 	}
 	return s->memo ? &s->memo[af_tree_name_id(tree, rect->node)] : NULL;

@@ -22,6 +22,17 @@ typedef struct af_fill_memo {
 	unsigned char kind; /* the android kind + 1; 0 until worked out */
 } af_fill_memo;
 
+/* What an af_render_cache keeps: the memos of the trees with one names
+ * serial (af_tree_names_serial), in one palette and colour mode. */
+struct af_render_cache {
+	af_mem *mem;
+	uint64_t serial;
+	af_palette palette;
+	af_color_mode color_mode;
+	af_fill_memo *memo;
+	size_t n;
+};
+
 typedef struct af_style {
 	const af_layout *layout;
 	const af_render_options *opt;
@@ -31,6 +42,7 @@ typedef struct af_style {
 	int failed;       /* the colour map could not grow */
 	af_fill_memo *memo; /* by name id; NULL until needed, or without memory */
 	int no_memo;      /* it could not be made */
+	int cached;       /* `memo` is the render cache's */
 } af_style;
 
 /** Checks the options (palette, background) and resolves defaults.  A

@@ -89,6 +89,7 @@ struct af_shared_names {
 	uint32_t *of_index; /* method index, or folded frame id -> name id */
 	af_u32map of_key;   /* method ids the method table does not name -> name id */
 	uint32_t *thread;   /* trace thread index -> name id */
+	uint64_t serial;    /* unique in the process: see af_tree_names_serial() */
 	/* as af_tree_ranks(): made by the first tree sealed, not with the
 	 * names, so that the trees of a set's other workers are built while
 	 * one of them ranks */
@@ -122,7 +123,10 @@ static af_shared_names *af_shared_names_make(const af_trace *t)
 
 	if (!s)
 		return NULL;
+	static atomic_uint_fast64_t serials;
+
 	atomic_init(&s->refs, 1);
+	s->serial = atomic_fetch_add(&serials, 1) + 1;
 	if (pthread_mutex_init(&s->rank_lock, NULL)) {
 		af_free(t->mem, s);
 		return NULL;
@@ -791,6 +795,11 @@ const char *af_tree_name(const af_tree *tree, uint32_t node)
 uint32_t af_tree_name_id(const af_tree *tree, uint32_t node)
 {
 	return tree->pt.nodes[node].key;
+}
+
+uint64_t af_tree_names_serial(const af_tree *tree)
+{
+	return tree->shared && tree->full.len == 0 ? tree->shared->serial : 0;
 }
 
 uint32_t af_tree_name_count(const af_tree *tree)

@@ -79,6 +79,11 @@ const af_pnode *af_tree_nodes(const af_tree *tree);
 const char *af_tree_name(const af_tree *tree, uint32_t node);
 uint32_t af_tree_name_id(const af_tree *tree, uint32_t node);
 uint32_t af_tree_name_count(const af_tree *tree);
+/** Non-zero when the tree names its frames with its trace's shared names
+ * (no renaming rules): the same number in every such tree of the trace,
+ * and in no other tree of the process.  Name ids mean the same in trees
+ * with the same number. */
+uint64_t af_tree_names_serial(const af_tree *tree);
 const char *af_tree_name_by_id(const af_tree *tree, uint32_t id);
 uint64_t af_tree_total(const af_tree *tree, uint32_t node, af_clock clock);
 /** A node's self time on any clock, the derived wait clock included. */

@@ -497,3 +497,72 @@ Test(render, a_name_keeps_one_fill_but_threads_have_their_own)
 	cr_expect_eq(fill[1], fill[2], "one name, two fills: #%06x and #%06x", fill[1], fill[2]);
 	free(svg);
 }
+
+/* The SVG of `t`'s tree as `to` makes it, drawn with `ro`. */
+static char *svg_of_tree(const af_trace *t, const af_tree_options *to,
+                         const af_render_options *ro)
+{
+	af_tree *tree = NULL;
+	af_layout *l = NULL;
+	af_error e;
+	char *svg = NULL;
+	size_t len;
+	FILE *f;
+
+	cr_assert_eq(af_tree_from_trace(t, to, &tree, &e), AF_OK, "%s", e.message);
+	cr_assert_eq(af_layout_build(tree, NULL, &l, &e), AF_OK);
+	f = open_memstream(&svg, &len);
+	cr_assert_eq(af_svg_write(l, ro, f, &e), AF_OK, "%s", e.message);
+	fclose(f);
+	af_layout_free(l);
+	af_tree_free(tree);
+	return svg;
+}
+
+Test(render, a_render_cache_draws_every_graph_as_none_does)
+{
+	static const char folded[] = "app.Main.run;com.android.Foo.bar 5\n"
+	                             "app.Main.run;java.util.List.get 3\nkernel_[k] 1\n";
+	size_t len, i, drawn = 0;
+	uint8_t *buf = t_read(AF_TEST_SAMPLES "/app.trace", &len);
+	af_trace *t = t_parse(buf, len), *other = t_parse((const uint8_t *)folded,
+	                                                  sizeof folded - 1);
+	af_render_cache *cache = NULL;
+	af_render_options plain = {.font = t_font, .palette = AF_PALETTE_ANDROID}, kept;
+	af_error e;
+	/* the threads' graphs, one palette after another, then renamed
+	 * frames (signatures: names of the tree's own), then another input:
+	 * every graph as it is drawn without the cache */
+	const af_palette palettes[] = {AF_PALETTE_ANDROID, AF_PALETTE_HOT, AF_PALETTE_JAVA};
+
+	cr_assert_eq(af_render_cache_new(&cache, &e), AF_OK);
+	kept = plain;
+	kept.cache = cache;
+	for (i = 0; i < 3 * af_trace_thread_count(t); i++) {
+		af_tree_options to = {.one_thread = 1, .thread = i % af_trace_thread_count(t)};
+		af_thread_info ti;
+		char *a, *b;
+		af_trace_thread(t, to.thread, &ti);
+		if (!ti.records)
+			continue;
+		plain.palette = kept.palette = palettes[i / af_trace_thread_count(t)];
+		to.signatures = i % 2;
+		a = svg_of_tree(t, &to, &plain);
+		b = svg_of_tree(t, &to, &kept);
+		cr_expect_str_eq(b, a, "thread %zu, palette %d", to.thread, plain.palette);
+		free(a);
+		free(b);
+		drawn++;
+	}
+	cr_assert_gt(drawn, 3);
+	{
+		char *a = svg_of_tree(other, NULL, &plain), *b = svg_of_tree(other, NULL, &kept);
+		cr_expect_str_eq(b, a, "another input, after the sample's names");
+		free(a);
+		free(b);
+	}
+	af_render_cache_free(cache);
+	af_trace_free(other);
+	af_trace_free(t);
+	free(buf);
+}

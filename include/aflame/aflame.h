@@ -895,8 +895,20 @@ typedef enum af_color_mode {
 	AF_COLOR_RANDOM  /* flamegraph.pl --random: different each run */
 } af_color_mode;
 
+/** Per-name work a renderer keeps from one graph to the next: each name's
+ * kind and fill, worked out once instead of once a graph.  For the many
+ * graphs of one trace drawn one after another (a per-thread set, whose
+ * graphs share most of their names); used while the graphs' trees name
+ * their frames with the trace's own names (no renaming rules) in one
+ * palette, and worked out afresh otherwise.  One thread at a time. */
+typedef struct af_render_cache af_render_cache;
+
+AF_NODISCARD af_status af_render_cache_new(af_render_cache **out, af_error *err);
+void af_render_cache_free(af_render_cache *cache);
+
 typedef struct af_render_options {
 	af_font *font;     /* required for every image format */
+	af_render_cache *cache; /* optional (NULL): see af_render_cache_new() */
 	double scale;      /* PNG pixel density (1) */
 	int no_javascript; /* SVG: a static image, without the script */
 	int negate;        /* differential: red where it shrank, blue where it grew */

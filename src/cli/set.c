@@ -163,7 +163,7 @@ static int job_tree(pool *pl, job *j, af_tree **out)
 	return 0;
 }
 
-static int render_job(pool *pl, job *j, af_font *font)
+static int render_job(pool *pl, job *j, af_font *font, af_render_cache *cache)
 {
 	const cli *c = pl->c;
 	af_layout_options lo = c->layout;
@@ -208,6 +208,7 @@ static int render_job(pool *pl, job *j, af_font *font)
 		ro.palette = AF_PALETTE_ANDROID;
 	lo.legend = ro.palette == AF_PALETTE_ANDROID;
 	ro.font = font;
+	ro.cache = cache;
 	ro.nameattr = pl->nameattr;
 
 	for (f = 0; f <= AF_FORMAT_FOLDED; f++) {
@@ -257,10 +258,15 @@ static void *worker(void *arg)
 {
 	pool *pl = arg;
 	af_font *font = NULL;
+	af_render_cache *cache = NULL;
 	af_error e = {0};
 
-	if (af_font_open(NULL, &font, &e) != AF_OK) {
-		report_error("font", &e);
+	/* the worker's own font, and its graphs' names' fills, kept from one
+	 * graph to the next: the threads' graphs share most names */
+	if (af_font_open(NULL, &font, &e) != AF_OK ||
+	    af_render_cache_new(&cache, &e) != AF_OK) {
+		report_error(font ? input_name(pl->c->input) : "font", &e);
+		af_font_free(font);
 		pthread_mutex_lock(&pl->lock);
 		pl->failed = 1;
 		pthread_mutex_unlock(&pl->lock);
@@ -283,7 +289,7 @@ static void *worker(void *arg)
 		pthread_mutex_unlock(&pl->lock);
 		if (!j)
 			break;
-		if (render_job(pl, j, font)) {
+		if (render_job(pl, j, font, cache)) {
 			pthread_mutex_lock(&pl->lock);
 			pl->failed = 1;
 			pthread_mutex_unlock(&pl->lock);
@@ -294,6 +300,7 @@ static void *worker(void *arg)
 		progress_graphs(&pl->prog, pl->done, pl->drawn);
 		pthread_mutex_unlock(&pl->lock);
 	}
+	af_render_cache_free(cache);
 	af_font_free(font);
 	return NULL;
 }
