@@ -23,9 +23,8 @@ typedef struct af_named {
 } af_named;
 
 /* Orders frames as flamegraph.pl's byte sort of folded lines does. */
-static int af_named_cmp(const void *a, const void *b)
+static int af_named_cmp(const af_named *x, const af_named *y)
 {
-	const af_named *x = a, *y = b;
 	size_t m = x->len < y->len ? x->len : y->len;
 	int c = memcmp(x->s, y->s, m);
 	unsigned cx, cy;
@@ -40,12 +39,54 @@ static int af_named_cmp(const void *a, const void *b)
 	return (x->key > y->key) - (x->key < y->key);
 }
 
+/* Sorts the `n` names at `a` by af_named_cmp, with `tmp` room for as many:
+ * a merge sort that halves as glibc's qsort does (its merge sort) and takes
+ * from the left half on a tie, so the order is the one qsort gave, even
+ * where the order above is not transitive (names with spaces that begin
+ * others), whatever sort the C library has; the halves of a large table
+ * are sorted on two threads. */
+typedef struct af_sort_job {
+	af_named *a, *tmp;
+	size_t n;
+} af_sort_job;
+
+static void af_sort_named(af_named *a, af_named *tmp, size_t n, int threads);
+
+static void *af_sort_half(void *arg)
+{
+	af_sort_job *j = arg;
+	af_sort_named(j->a, j->tmp, j->n, 0);
+	return NULL;
+}
+
+static void af_sort_named(af_named *a, af_named *tmp, size_t n, int threads)
+{
+	size_t n1 = n / 2, n2 = n - n1, i = 0, k = 0, o = 0;
+	af_sort_job left = {a, tmp, n1};
+	pthread_t helper;
+
+	if (n <= 1)
+		return;
+	if (threads && n >= 8192 && pthread_create(&helper, NULL, af_sort_half, &left) == 0) {
+		af_sort_named(a + n1, tmp + n1, n2, 0);
+		pthread_join(helper, NULL);
+	} else {
+		af_sort_named(a, tmp, n1, 0);
+		af_sort_named(a + n1, tmp + n1, n2, 0);
+	}
+	while (i < n1 && k < n2)
+		tmp[o++] = af_named_cmp(&a[i], &a[n1 + k]) <= 0 ? a[i++] : a[n1 + k++];
+	while (i < n1)
+		tmp[o++] = a[i++];
+	memcpy(a, tmp, o * sizeof *a);
+}
+
 /* Every name's place in sibling order, both ways it can end (see
  * af_tree_ranks()); NULL when out of memory. */
 static uint32_t *af_rank_names(af_mem *mem, const af_names *names)
 {
 	size_t nn = names->len, i;
-	af_named *named = af_malloc(mem, (nn ? nn : 1) * 2 * sizeof *named);
+	af_named *named = af_malloc(mem, (nn ? nn : 1) * 4 * sizeof *named);
 	uint32_t *rank = af_malloc(mem, (nn ? nn : 1) * 2 * sizeof *rank);
 
 	if (!named || !rank) {
@@ -58,7 +99,7 @@ static uint32_t *af_rank_names(af_mem *mem, const af_names *names)
 		named[i].len = i % 2 ? named[i - 1].len : strlen(named[i].s);
 		named[i].key = (uint32_t)i;
 	}
-	qsort(named, 2 * nn, sizeof *named, af_named_cmp);
+	af_sort_named(named, named + 2 * nn, 2 * nn, 1);
 	for (i = 0; i < 2 * nn; i++)
 		rank[named[i].key] = (uint32_t)i;
 	af_free(mem, named);

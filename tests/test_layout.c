@@ -448,3 +448,36 @@ Test(layout, a_pruned_tree_draws_every_frame_of_a_real_trace)
 	closedir(d);
 	cr_expect_geq(n, 8, "%d real traces drawn", n);
 }
+
+Test(layout, siblings_whose_names_begin_others_keep_one_order)
+{
+	/* flamegraph.pl's byte sort of lines, as ranked for siblings, is not
+	 * transitive over names with spaces that begin others ("a", "a b",
+	 * "a  b" ended by a count or by a child): the order drawn is the one
+	 * glibc's merge sort gave, whatever sort the C library has (a merge
+	 * sort that halves otherwise draws "a b" twice here) */
+	static const char folded[] = "a c 2\na 4\na b 5\na;z1 4\na  b 2\na 5\na b;z3 1\n";
+	static const char *const order[] = {"a  b", "a b", "a c", "a"};
+	af_trace *t = t_parse((const uint8_t *)folded, sizeof folded - 1);
+	af_tree *tree = NULL;
+	af_layout *l = NULL;
+	af_error e;
+	size_t i, k = 0;
+	double x = -1;
+
+	cr_assert_eq(af_tree_from_trace(t, NULL, &tree, &e), AF_OK, "%s", e.message);
+	cr_assert_eq(af_layout_build(tree, NULL, &l, &e), AF_OK, "%s", e.message);
+	for (i = 0; i < l->nrects; i++) {
+		if (l->rects[i].depth != 1)
+			continue;
+		cr_assert_lt(k, 4, "a fifth frame: %s", name_of(l, i));
+		cr_expect_str_eq(name_of(l, i), order[k], "frame %zu", k);
+		cr_expect_gt(l->rects[i].x, x);
+		x = l->rects[i].x;
+		k++;
+	}
+	cr_assert_eq(k, 4);
+	af_layout_free(l);
+	af_tree_free(tree);
+	af_trace_free(t);
+}
