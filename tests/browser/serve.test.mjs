@@ -31,7 +31,14 @@ async function newPage() {
   const page = await browser.newPage({ viewport: { width: 1300, height: 900 } });
   page.problems = [];
   page.on("pageerror", (e) => page.problems.push(`error: ${e.message}`));
-  page.on("requestfailed", (r) => page.problems.push(`failed: ${r.url()}`));
+  // with why; an upload answered in full and then cut off by the page going
+  // to the trace it answered (Chromium can report it so) is no problem
+  page.on("requestfailed", async (r) => {
+    const why = r.failure()?.errorText;
+    const answered = why === "net::ERR_ABORTED" && (await r.response().catch(() => null))?.status() === 200;
+    if (!answered)
+      page.problems.push(`failed: ${r.method()} ${r.url()}: ${why}`);
+  });
   page.on("console", (m) => { if (m.type() === "error") page.problems.push(`console: ${m.text()}`); });
   page.on("dialog", (d) => { page.problems.push(`dialog: ${d.message()}`); d.dismiss(); });
   return page;
