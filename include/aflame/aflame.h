@@ -908,7 +908,6 @@ void af_render_cache_free(af_render_cache *cache);
 
 typedef struct af_render_options {
 	af_font *font;     /* required for every image format */
-	af_render_cache *cache; /* optional (NULL): see af_render_cache_new() */
 	double scale;      /* PNG pixel density (1) */
 	int no_javascript; /* SVG: a static image, without the script */
 	int negate;        /* differential: red where it shrank, blue where it grew */
@@ -928,6 +927,7 @@ typedef struct af_render_options {
 	                            new ones added (the map is updated) */
 	const af_namemap *nameattr; /* --nameattr: attributes for frames' <g>;
 	                            href and target make the frame a link */
+	af_render_cache *cache;  /* optional (NULL): see af_render_cache_new() */
 } af_render_options;
 
 /** Writes the layout as SVG: text stays text, one <title> per frame, and
