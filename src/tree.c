@@ -39,12 +39,7 @@ static int af_named_cmp(const af_named *x, const af_named *y)
 	return (x->key > y->key) - (x->key < y->key);
 }
 
-/* Sorts the `n` names at `a` by af_named_cmp, with `tmp` room for as many:
- * a merge sort that halves as glibc's qsort does (its merge sort) and takes
- * from the left half on a tie, so the order is the one qsort gave, even
- * where the order above is not transitive (names with spaces that begin
- * others), whatever sort the C library has; the halves of a large table
- * are sorted on two threads. */
+/* Half of a table to sort, on a thread of its own. */
 typedef struct af_sort_job {
 	af_named *a, *tmp;
 	size_t n;
@@ -59,6 +54,12 @@ static void *af_sort_half(void *arg)
 	return NULL;
 }
 
+/* Sorts the `n` names at `a` by af_named_cmp, with `tmp` room for as many:
+ * a merge sort that halves as glibc's qsort does (its merge sort) and takes
+ * from the left half on a tie, so the order is the one qsort gave, even
+ * where the order above is not transitive (names with spaces that begin
+ * others), whatever sort the C library has; with `threads`, the halves of
+ * a large table are sorted on two threads. */
 static void af_sort_named(af_named *a, af_named *tmp, size_t n, int threads)
 {
 	size_t n1 = n / 2, n2 = n - n1, i = 0, k = 0, o = 0;
@@ -138,6 +139,8 @@ struct af_shared_names {
 	uint32_t *rank;
 };
 
+static atomic_uint_fast64_t af_names_serials; /* the last serial given */
+
 void af_shared_names_unref(af_shared_names *s)
 {
 	af_mem *mem;
@@ -164,10 +167,8 @@ static af_shared_names *af_shared_names_make(const af_trace *t)
 
 	if (!s)
 		return NULL;
-	static atomic_uint_fast64_t serials;
-
 	atomic_init(&s->refs, 1);
-	s->serial = atomic_fetch_add(&serials, 1) + 1;
+	s->serial = atomic_fetch_add(&af_names_serials, 1) + 1;
 	if (pthread_mutex_init(&s->rank_lock, NULL)) {
 		af_free(t->mem, s);
 		return NULL;
