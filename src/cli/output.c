@@ -515,8 +515,10 @@ int out_end(out_file *o, af_status st, const af_error *e, const char *input)
 		werr = o->sink->err ? o->sink->err : EIO;
 	if (fclose(o->f) != 0 && !werr)
 		werr = o->sink->err ? o->sink->err : EIO;
-	if (!werr && st == AF_OK && o->pend && o->sink->own && out_sync_later(o->sink->fd, o->name) == 0)
-		o->sink->own = 0; /* the syncer closes it */
+	/* synced by a thread of its own (sync.c), which closes it then */
+	if (!werr && st == AF_OK && o->pend && o->sink->own &&
+	    out_sync_later(o->sink->fd, o->name) == 0)
+		o->sink->own = 0;
 	else if (!werr && st == AF_OK && o->pend && fsync(o->sink->fd) != 0)
 		werr = errno;
 	if (o->sink->own && close(o->sink->fd) != 0 && !werr && st == AF_OK)
