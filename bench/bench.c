@@ -7,6 +7,7 @@
  *   aflame-bench --pathological CLI WORKDIR [RUNS] [SCALE]
  *   aflame-bench --deep CLI WORKDIR [RUNS]
  *   aflame-bench --mapping CLI WORKDIR [RUNS]
+ *   aflame-bench --same-pixels A.png B.png
  *
  * The program traced is made up but shaped like an app: 20,000 methods,
  * each calling a few others, 16 threads, stacks 17 deep on average and up to
@@ -31,8 +32,13 @@
  * and 160,000 methods sharing one obfuscated name (R8 overloads that hard):
  * reading the file, looking every method up by its descriptor, and the
  * command drawing a trace that never uses that class with the mapping.
+ *
+ * --same-pixels exits 0 when two PNG files (decoded by cairo's libpng)
+ * hold the same image, 1 when not: bench/same-output's check for files
+ * whose encoder changed while the pictures must not.
  */
 #define _DEFAULT_SOURCE
+#include <cairo.h>
 #include <errno.h>
 #include <malloc.h>
 #include <stdio.h>
@@ -952,6 +958,31 @@ static const bench_mode modes[] = {
 	{"--perfetto-gigabyte", 1, perfetto_gigabyte},
 };
 
+/* 0 when the PNG files `a` and `b` decode to the same pixels. */
+static int same_pixels(const char *a, const char *b)
+{
+	cairo_surface_t *s[2] = {cairo_image_surface_create_from_png(a),
+	                         cairo_image_surface_create_from_png(b)};
+	int w = cairo_image_surface_get_width(s[0]), h = cairo_image_surface_get_height(s[0]);
+	int differ = cairo_surface_status(s[0]) != CAIRO_STATUS_SUCCESS ||
+	             cairo_surface_status(s[1]) != CAIRO_STATUS_SUCCESS ||
+	             cairo_image_surface_get_format(s[0]) != cairo_image_surface_get_format(s[1]) ||
+	             w != cairo_image_surface_get_width(s[1]) ||
+	             h != cairo_image_surface_get_height(s[1]);
+	int y;
+
+	for (y = 0; !differ && y < h; y++) {
+		const unsigned char *ra = cairo_image_surface_get_data(s[0]) +
+		                          (size_t)y * (size_t)cairo_image_surface_get_stride(s[0]);
+		const unsigned char *rb = cairo_image_surface_get_data(s[1]) +
+		                          (size_t)y * (size_t)cairo_image_surface_get_stride(s[1]);
+		differ = memcmp(ra, rb, (size_t)w * 4) != 0;
+	}
+	cairo_surface_destroy(s[0]);
+	cairo_surface_destroy(s[1]);
+	return differ;
+}
+
 int main(int argc, char **argv)
 {
 	static const long sizes[] = {100000, 1000000, 4000000};
@@ -964,6 +995,8 @@ int main(int argc, char **argv)
 	 * so runs in one process cost what a run of the command costs */
 	mallopt(M_MMAP_THRESHOLD, 1 << 20);
 	mallopt(M_TRIM_THRESHOLD, 64 << 20);
+	if (argc == 4 && strcmp(argv[1], "--same-pixels") == 0)
+		return same_pixels(argv[2], argv[3]);
 	if (argc >= 3 && strcmp(argv[1], "--parse") == 0) {
 		/* one step on its own: parse and aggregate, nothing drawn; a
 		 * third argument gives the cores (af_parse_options.jobs) */

@@ -260,7 +260,9 @@ static af_status af_cairo_emit(const af_layout *l, af_format format,
 	if (cs == CAIRO_STATUS_SUCCESS && format == AF_FORMAT_PNG) {
 		af_status ps = af_png_write(pixels, cairo_image_surface_get_width(s),
 		                            cairo_image_surface_get_height(s),
-		                            cairo_image_surface_get_stride(s), mem, out, err);
+		                            cairo_image_surface_get_stride(s),
+		                            l->thumbnail ? AF_PNG_QUICK : AF_PNG_SMALL, mem, out,
+		                            err);
 		if (ps != AF_OK) {
 			cairo_surface_destroy(s);
 			af_free(mem, pixels);

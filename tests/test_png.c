@@ -1,7 +1,8 @@
 /*
  * test_png.c - render/png.c: what it writes decodes (with libpng, through
  * cairo) to exactly the pixels it was given, at every width, for flat bands,
- * text and noise alike, and a failed write says so; and render/raster.c:
+ * text and noise alike, compressed for size or (thumbnails) for speed, and
+ * a failed write says so; and render/raster.c:
  * boxes filled straight into pixels, by the area they cover.
  */
 #include <cairo.h>
@@ -48,7 +49,7 @@ static cairo_surface_t *picture(int w, int h, unsigned seed)
 	return s;
 }
 
-static void round_trip(int w, int h)
+static void round_trip(int w, int h, af_png_effort effort)
 {
 	cairo_surface_t *s = picture(w, h, (unsigned)(w * 31 + h)), *back;
 	af_mem *mem = af_mem_new(NULL, 1u << 30);
@@ -59,7 +60,8 @@ static void round_trip(int w, int h)
 	int y, stride = cairo_image_surface_get_stride(s);
 
 	cr_assert(mem && f);
-	cr_assert_eq(af_png_write(cairo_image_surface_get_data(s), w, h, stride, mem, f, &e),
+	cr_assert_eq(af_png_write(cairo_image_surface_get_data(s), w, h, stride, effort, mem, f,
+	                          &e),
 	             AF_OK, "%s", e.message);
 	cr_assert_eq(fclose(f), 0);
 	back = t_png_image(buf, len);
@@ -91,14 +93,17 @@ Test(png, decodes_to_the_pixels_drawn)
 	                               {1200, 430}, {4099, 37}};
 	size_t i;
 
-	for (i = 0; i < sizeof sizes / sizeof sizes[0]; i++)
-		round_trip(sizes[i][0], sizes[i][1]);
+	for (i = 0; i < sizeof sizes / sizeof sizes[0]; i++) {
+		round_trip(sizes[i][0], sizes[i][1], AF_PNG_SMALL);
+		round_trip(sizes[i][0], sizes[i][1], AF_PNG_QUICK);
+	}
 }
 
 /* Compressed data over several IDAT chunks (64 KiB each). */
 Test(png, spans_many_chunks)
 {
-	round_trip(2000, 700);
+	round_trip(2000, 700, AF_PNG_SMALL);
+	round_trip(2000, 700, AF_PNG_QUICK);
 }
 
 Test(png, a_failed_write_is_an_io_error)
@@ -113,7 +118,7 @@ Test(png, a_failed_write_is_an_io_error)
 		cr_skip_test("no /dev/full here");
 	setvbuf(f, NULL, _IONBF, 0);
 	cr_assert_eq(af_png_write(cairo_image_surface_get_data(s), 300, 200,
-	                          cairo_image_surface_get_stride(s), mem, f, &e),
+	                          cairo_image_surface_get_stride(s), AF_PNG_SMALL, mem, f, &e),
 	             AF_ERR_IO);
 	cr_assert_str_eq(e.message, "write failed");
 	fclose(f);
