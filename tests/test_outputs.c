@@ -716,3 +716,76 @@ Test(outputs, ignored_signals_stay_ignored)
 	free(fifo);
 	remove_dir(dir);
 }
+
+/* The shim (tests/fsync_shim.c) preloaded into the command, writing what it
+ * saw to `log`; `fail`: the text of the paths whose fsync fails. */
+#define SHIMMED(log, fail)                                                          \
+	"AF_SHIM_LOG='" log "' AF_SHIM_FAIL='" fail "' LD_PRELOAD='" AF_TEST_FSYNC_SHIM \
+	"' ASAN_OPTIONS=\"${ASAN_OPTIONS:+$ASAN_OPTIONS:}verify_asan_link_order=0\" "
+
+/* Lines of `log` that begin with `what`. */
+static size_t log_lines(const char *log, const char *what)
+{
+	size_t n = 0, len, k = strlen(what);
+	char *text = (char *)t_read(log, &len), *line = text;
+
+	while (line && *line) {
+		char *end = strchr(line, '\n');
+		n += strncmp(line, what, k) == 0;
+		line = end ? end + 1 : line + strlen(line);
+	}
+	free(text);
+	return n;
+}
+
+/* Every file a run puts in place is on disk (fsynced) before it is renamed
+ * there: a graph and its report, and each file of a per-thread set. */
+Test(outputs, every_file_is_fsynced_before_it_is_put_in_place)
+{
+	char *dir = fresh_dir("synced"), *log = join(dir, "shim.log"), *err = NULL;
+
+	cr_assert_eq(sh(&err, "cd '%s' && " SHIMMED("shim.log", "") "'%s' -o one.svg "
+	                "--report methods.tsv '%s'", dir, AF_TEST_CLI, SAMPLE),
+	             0, "%s", err);
+	free(err);
+	cr_assert_eq(sh(&err, "cd '%s' && " SHIMMED("shim.log", "") "'%s' --per-thread "
+	                "--format svg,png -o set '%s'", dir, AF_TEST_CLI, SAMPLE),
+	             0, "%s", err);
+	free(err);
+	cr_assert_eq(sh(&err, "cd '%s' && grep UNSYNCED shim.log >&2; test $? = 1", dir), 0,
+	             "renamed into place before fsync:\n%s", err);
+	free(err);
+	/* one.svg, methods.tsv; the set's index and, for the merged graph and
+	 * each of the sample's 5 threads, an SVG, a PNG and a thumbnail */
+	cr_assert_geq(log_lines(log, "synced "), 2 + 1 + 6 * 3);
+	free(log);
+	remove_dir(dir);
+}
+
+/* A file that cannot be put on disk fails the run, which then puts nothing
+ * in place: the older graph and set stay as they were, no temporary file
+ * is left. */
+Test(outputs, a_failed_fsync_puts_nothing_in_place)
+{
+	char *dir = fresh_dir("syncfail"), *old = join(dir, "one.svg"), *err = NULL;
+	uint8_t *text;
+	size_t len;
+
+	t_write(old, "older", 5);
+	cr_assert_eq(sh(&err, "cd '%s' && " SHIMMED("shim.log", "syncfail/") "'%s' -q -o "
+	                "one.svg -o set --per-thread '%s'", dir, AF_TEST_CLI, SAMPLE),
+	             1);
+	cr_assert(strstr(err, ": cannot write: Input/output error"), "%s", err);
+	free(err);
+	cr_assert_eq(sh(&err, "cd '%s' && " SHIMMED("shim.log", "syncfail/") "'%s' -q -o "
+	                "one.svg '%s'", dir, AF_TEST_CLI, SAMPLE),
+	             1);
+	cr_assert(strstr(err, "one.svg: cannot write: Input/output error"), "%s", err);
+	free(err);
+	text = t_read(old, &len);
+	cr_assert(len == 5 && memcmp(text, "older", 5) == 0, "one.svg was replaced");
+	free(text);
+	holds_only(dir, "one.svg", NULL);
+	free(old);
+	remove_dir(dir);
+}
