@@ -704,36 +704,30 @@ uint32_t af_trace_frame_name(const af_trace *t, uint32_t mid, int signatures,
                              af_names *names)
 {
 	af_buf b = {.mem = names->mem};
-	uint32_t idx, id;
-	int bad = 0;
+	uint32_t idx, id = AF_NONE;
 
 	if (af_trace_method(t, mid, &idx)) {
 		const af_method *m = &t->methods[idx];
-		size_t nc = strlen(m->cls), nm = strlen(m->name), i;
-		char tmp[256];
-		if (!signatures && nc + 1 + nm <= sizeof tmp) {
-			/* most names, on the stack: buffers grown cost more */
-			char *o = tmp;
-			for (i = 0; i < nc; i++) /* Dalvik writes classes with slashes */
-				*o++ = m->cls[i] == '/' ? '.' : m->cls[i];
-			if (nc)
-				*o++ = '.';
-			memcpy(o, m->name, nm);
-			return af_names_intern_clean(names, tmp, (size_t)(o - tmp) + nm);
-		}
-		bad = af_buf_append(&b, m->cls, nc);
-		for (i = 0; i < b.len; i++)
-			if (b.data[i] == '/')
-				b.data[i] = '.';
+		size_t nc = strlen(m->cls), nm = strlen(m->name), len = 0, i;
+		/* most names fit on the stack: a buffer per name costs more */
+		char tmp[256], *o = nc + 1 + nm <= sizeof tmp ? tmp : af_malloc(b.mem, nc + 1 + nm);
+		if (!o)
+			return AF_NONE;
+		for (i = 0; i < nc; i++) /* Dalvik writes classes with slashes */
+			o[len++] = m->cls[i] == '/' ? '.' : m->cls[i];
 		if (nc)
-			bad |= af_buf_append(&b, ".", 1);
-		bad |= af_buf_append(&b, m->name, nm);
-		if (signatures)
-			bad |= af_append_params(&b, m->sig);
-	} else {
-		bad = af_buf_printf(&b, "(unknown method 0x%x)", mid);
+			o[len++] = '.';
+		memcpy(o + len, m->name, nm);
+		len += nm;
+		if (!signatures)
+			id = af_names_intern_clean(names, o, len);
+		else if (!(af_buf_append(&b, o, len) | af_append_params(&b, m->sig)))
+			id = af_names_intern_clean(names, b.data, b.len);
+		if (o != tmp)
+			af_free(b.mem, o);
+	} else if (!af_buf_printf(&b, "(unknown method 0x%x)", mid)) {
+		id = af_names_intern_clean(names, b.data, b.len);
 	}
-	id = bad ? AF_NONE : af_names_intern_clean(names, b.data, b.len);
 	af_buf_free(&b);
 	return id;
 }

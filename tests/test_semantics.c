@@ -408,6 +408,45 @@ Test(semantics, labels_are_dotted_and_clean)
 	free(b.buf);
 }
 
+/* Names as long as the buffer they are made in, a byte shorter and longer,
+ * and far longer: dotted alike, with and without signatures. */
+Test(semantics, long_names_are_made_whole)
+{
+	static const size_t totals[] = {255, 256, 257, 600};
+	size_t i;
+
+	for (i = 0; i < sizeof totals / sizeof totals[0]; i++) {
+		af_writer_options o = {.variant = AF_VARIANT_REGULAR,
+		                       .clock = AF_WRITER_WALL, .dalvik = 1};
+		af_writer *w = af_writer_new(&o);
+		af_tree_options sig = {.signatures = 1};
+		size_t nc = totals[i] - 4, len, k; /* class "." "run" */
+		char *cls = malloc(nc + 1), want[1024];
+		uint8_t *buf;
+		char *plain, *full;
+
+		cr_assert(w && cls);
+		for (k = 0; k < nc; k++) /* packages of 9 letters */
+			cls[k] = k % 10 == 9 ? '.' : (char)('a' + k % 10);
+		cls[nc] = '\0';
+		cr_assert_eq(af_writer_thread(w, 1, "main"), 0);
+		cr_assert_eq(af_writer_method(w, 4, cls, "run", "(I)V", ""), 0);
+		rec(w, 1, 4, AF_ENTER, 0, 0);
+		rec(w, 1, 4, AF_EXIT, 0, 3);
+		buf = t_finish(w, &len, NULL);
+		plain = t_folded(buf, len, AF_CLOCK_WALL, NULL);
+		full = t_folded(buf, len, AF_CLOCK_WALL, &sig);
+		snprintf(want, sizeof want, "main;%s.run 3\n", cls);
+		cr_assert_str_eq(plain, want, "%zu bytes", totals[i]);
+		snprintf(want, sizeof want, "main;%s.run(int) 3\n", cls);
+		cr_assert_str_eq(full, want, "%zu bytes", totals[i]);
+		free(plain);
+		free(full);
+		free(buf);
+		free(cls);
+	}
+}
+
 Test(semantics, thread_filter_by_name_or_id)
 {
 	af_writer *w = app();
