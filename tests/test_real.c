@@ -286,3 +286,61 @@ Test(real, two_cores_read_what_one_reads)
 		free(two);
 	}
 }
+
+/* Each thread's SVG of every real trace, one after another through one
+ * render cache (as a per-thread set's worker draws them), is the SVG drawn
+ * without it: in one palette and then another, the cache carried from
+ * trace to trace. */
+Test(real, a_render_cache_draws_every_thread_as_none_does)
+{
+	static const af_palette palettes[] = {AF_PALETTE_ANDROID, AF_PALETTE_JAVA};
+	af_render_cache *cache = NULL;
+	af_font *font = NULL;
+	af_error e = {0};
+	size_t k, p, drawn = 0;
+
+	if (!t_have_traces())
+		cr_skip_test("real traces not found in %s", t_traces_dir());
+	cr_assert_eq(af_font_open(NULL, &font, &e), AF_OK, "%s", e.message);
+	cr_assert_eq(af_render_cache_new(&cache, &e), AF_OK);
+	for (p = 0; p < 2; p++)
+		for (k = 0; k < sizeof real / sizeof real[0]; k++) {
+			af_trace *t = open_real(real[k].file);
+			size_t i;
+
+			for (i = 0; i < af_trace_thread_count(t); i++) {
+				af_tree_options to = {.one_thread = 1, .thread = i};
+				af_render_options plain = {.font = font, .palette = palettes[p]}, kept;
+				af_tree *tree = NULL;
+				af_layout *l = NULL;
+				char *a = NULL, *b = NULL;
+				size_t la, lb;
+				FILE *f;
+
+				if (af_tree_from_trace(t, &to, &tree, &e) != AF_OK ||
+				    af_layout_build(tree, NULL, &l, &e) != AF_OK) {
+					af_tree_free(tree); /* a thread with no time */
+					continue;
+				}
+				kept = plain;
+				kept.cache = cache;
+				f = open_memstream(&a, &la);
+				cr_assert_eq(af_svg_write(l, &plain, f, &e), AF_OK, "%s", e.message);
+				fclose(f);
+				f = open_memstream(&b, &lb);
+				cr_assert_eq(af_svg_write(l, &kept, f, &e), AF_OK, "%s", e.message);
+				fclose(f);
+				cr_assert(la == lb && memcmp(a, b, la) == 0,
+				          "%s: thread %zu differs with the cache", real[k].file, i);
+				free(a);
+				free(b);
+				af_layout_free(l);
+				af_tree_free(tree);
+				drawn++;
+			}
+			af_trace_free(t);
+		}
+	cr_assert_gt(drawn, 20);
+	af_render_cache_free(cache);
+	af_font_free(font);
+}
