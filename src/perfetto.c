@@ -771,11 +771,8 @@ static af_status af_pf_read(af_pf *pf, af_error *err)
 	size_t n;
 	long long off;
 	af_status st = AF_OK;
-	af_error own;
 	int got;
 
-	if (!err)
-		err = &own; /* the reader's status is read back from it */
 	af_pb_arena_init(&alloc, t->mem); /* emptied after each packet */
 	r = af_pf_reader_new(t->mem, pf->buf, pf->len);
 	if (!r)
@@ -801,7 +798,7 @@ static af_status af_pf_read(af_pf *pf, af_error *err)
 			break;
 	}
 	if (got < 0)
-		st = err->status;
+		st = (af_status)-got;
 	af_pb_alloc_release(&alloc);
 	af_pf_reader_free(r);
 	return st;

@@ -599,7 +599,7 @@ af_status af_trace_pfprof(af_trace *t, const uint8_t *buf, size_t len, af_error 
 			goto out;
 	}
 	if (got < 0) {
-		st = err ? err->status : AF_ERR_FORMAT;
+		st = (af_status)-got;
 		goto out;
 	}
 	t->info.perfetto_profile = pp.heap_packets ? 1 : 2;

@@ -65,8 +65,8 @@ void af_pf_reader_free(af_pf_reader *r)
 
 /* Inflates the compressed batch of `n` bytes at `in` (zlib or gzip framed)
  * into r->batch. */
-static int af_pf_inflate(af_pf_reader *r, const uint8_t *in, size_t n,
-                         long long off, af_error *err)
+static af_status af_pf_inflate(af_pf_reader *r, const uint8_t *in, size_t n,
+                               long long off, af_error *err)
 {
 	z_stream z;
 	int zr;
@@ -76,10 +76,8 @@ static int af_pf_inflate(af_pf_reader *r, const uint8_t *in, size_t n,
 	z.zalloc = af_zlib_alloc;
 	z.zfree = af_zlib_free;
 	z.opaque = r->mem;
-	if (inflateInit2(&z, 32 + 15) != Z_OK) {
-		af_fail(err, AF_ERR_NOMEM, off, "out of memory starting zlib");
-		return -1;
-	}
+	if (inflateInit2(&z, 32 + 15) != Z_OK)
+		return af_fail(err, AF_ERR_NOMEM, off, "out of memory starting zlib");
 	r->batch_len = 0;
 	z.next_in = (Bytef *)in;
 	for (;;) {
@@ -114,32 +112,31 @@ static int af_pf_inflate(af_pf_reader *r, const uint8_t *in, size_t n,
 	}
 	inflateEnd(&z);
 	if (st != AF_OK)
-		return -1;
+		return st;
 	r->batch_pos = 0;
 	r->batch_off = off;
-	return 0;
+	return AF_OK;
 }
 
 /* The packet field at b[*p] (before `len`), checked; `at` is the byte
  * offset told when it is not sound, `in` says where it was. */
-static int af_pf_frame(const uint8_t *b, size_t len, size_t *p, long long at,
-                       const char *in, af_pb_field_t *f, af_error *err)
+static af_status af_pf_frame(const uint8_t *b, size_t len, size_t *p, long long at,
+                             const char *in, af_pb_field_t *f, af_error *err)
 {
 	int r = af_pb_field(b, len, p, f);
 
 	if (r == 1)
-		af_fail(err, AF_ERR_TRUNCATED, at, "Perfetto trace ends inside a packet%s", in);
-	else if (r == -2)
-		af_fail(err, AF_ERR_FORMAT, at, "a varint of more than ten bytes%s", in);
-	else if (r == -1)
-		af_fail(err, AF_ERR_FORMAT, at, "a malformed field tag%s", in);
-	else if (f->number != AF_PF_PACKET || f->wire != AF_PB_LEN)
-		af_fail(err, AF_ERR_FORMAT, at,
-		        "field %u (wire type %d) where a packet (field 1) was expected%s",
-		        (unsigned)f->number, f->wire, in);
-	else
-		return 0;
-	return -1;
+		return af_fail(err, AF_ERR_TRUNCATED, at, "Perfetto trace ends inside a packet%s",
+		               in);
+	if (r == -2)
+		return af_fail(err, AF_ERR_FORMAT, at, "a varint of more than ten bytes%s", in);
+	if (r == -1)
+		return af_fail(err, AF_ERR_FORMAT, at, "a malformed field tag%s", in);
+	if (f->number != AF_PF_PACKET || f->wire != AF_PB_LEN)
+		return af_fail(err, AF_ERR_FORMAT, at,
+		               "field %u (wire type %d) where a packet (field 1) was expected%s",
+		               (unsigned)f->number, f->wire, in);
+	return AF_OK;
 }
 
 /* Where the packet's compressed batch is: 1 with its bytes, else 0.  A
@@ -166,6 +163,7 @@ int af_pf_reader_next(af_pf_reader *r, const uint8_t **pkt, size_t *len,
                       long long *off, af_error *err)
 {
 	af_pb_field_t f;
+	af_status st;
 
 	for (;;) {
 		const uint8_t *in;
@@ -174,15 +172,13 @@ int af_pf_reader_next(af_pf_reader *r, const uint8_t **pkt, size_t *len,
 
 		if (r->batch_off >= 0) {
 			if (r->batch_pos < r->batch_len) {
-				if (af_pf_frame(r->batch, r->batch_len, &r->batch_pos,
-				                r->batch_off, " in compressed packets", &f, err))
-					return -1;
+				if ((st = af_pf_frame(r->batch, r->batch_len, &r->batch_pos,
+				                      r->batch_off, " in compressed packets", &f, err)))
+					return -(int)st;
 				if (af_pf_compressed(r->batch + f.data, (size_t)f.value,
-				                     &in, &in_len)) {
-					af_fail(err, AF_ERR_FORMAT, r->batch_off,
-					        "compressed packets inside compressed packets");
-					return -1;
-				}
+				                     &in, &in_len))
+					return -(int)af_fail(err, AF_ERR_FORMAT, r->batch_off,
+					                     "compressed packets inside compressed packets");
 				*pkt = r->batch + f.data;
 				*len = (size_t)f.value;
 				*off = r->batch_off;
@@ -193,15 +189,15 @@ int af_pf_reader_next(af_pf_reader *r, const uint8_t **pkt, size_t *len,
 		if (r->pos == r->len)
 			return 0;
 		at = (long long)r->pos;
-		if (af_pf_frame(r->buf, r->len, &r->pos, at, "", &f, err))
-			return -1;
+		if ((st = af_pf_frame(r->buf, r->len, &r->pos, at, "", &f, err)))
+			return -(int)st;
 		if (!af_pf_compressed(r->buf + f.data, (size_t)f.value, &in, &in_len)) {
 			*pkt = r->buf + f.data;
 			*len = (size_t)f.value;
 			*off = at;
 			return 1;
 		}
-		if (af_pf_inflate(r, in, in_len, at, err))
-			return -1;
+		if ((st = af_pf_inflate(r, in, in_len, at, err)))
+			return -(int)st;
 	}
 }

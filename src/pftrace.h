@@ -28,9 +28,9 @@ af_pf_reader *af_pf_reader_new(af_mem *mem, const uint8_t *buf, size_t len);
 
 /** The next packet: 1 with its bytes in *pkt, *len and its byte offset in
  * the input in *off (for a packet of a compressed batch, the batch's
- * offset); 0 at the end; -1 with `err` filled when the framing is
- * damaged, a batch does not inflate, or memory runs out.  *pkt is valid
- * until the next call. */
+ * offset); 0 at the end; the failure's af_status, negated, with `err`
+ * filled (when not NULL) when the framing is damaged, a batch does not
+ * inflate, or memory runs out.  *pkt is valid until the next call. */
 int af_pf_reader_next(af_pf_reader *r, const uint8_t **pkt, size_t *len,
                       long long *off, af_error *err);
 

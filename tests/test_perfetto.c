@@ -330,6 +330,9 @@ Test(perfetto, bad_input_stops_with_the_place)
 	cr_assert_eq(af_trace_parse(own, len - 3, NULL, &tr, &e), AF_ERR_TRUNCATED);
 	cr_expect_eq(e.offset, packet_at(own, len, 15), "%s (byte %lld)", e.message, e.offset);
 	cr_assert_null(tr);
+	/* the same status for a caller that wants no message */
+	cr_assert_eq(af_trace_parse(own, len - 3, NULL, &tr, NULL), AF_ERR_TRUNCATED);
+	cr_assert_null(tr);
 	free(t.b);
 	memset(&t, 0, sizeof t);
 	/* a track event whose type is a string: the packet's field, its byte */

@@ -309,6 +309,23 @@ Test(perfetto_prof, a_dump_by_number)
 	free(f);
 }
 
+/* A profile cut inside its last packet stops as truncated, with or
+ * without an af_error to fill. */
+Test(perfetto_prof, a_profile_cut_short_is_truncated)
+{
+	pb in;
+	af_parse_options po = {.heap_view = "total-count"};
+	af_trace *t = NULL;
+	af_error e = {0};
+
+	heap_trace(&in);
+	cr_assert_eq(af_trace_parse(in.b, in.n - 2, &po, &t, &e), AF_ERR_TRUNCATED, "%s",
+	             e.message);
+	cr_assert_null(t);
+	cr_assert_eq(af_trace_parse(in.b, in.n - 2, &po, &t, NULL), AF_ERR_TRUNCATED);
+	cr_assert_null(t);
+}
+
 Test(perfetto_prof, a_process_selected_and_units)
 {
 	pb in;
