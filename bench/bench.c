@@ -7,6 +7,7 @@
  *   aflame-bench --pathological CLI WORKDIR [RUNS] [SCALE]
  *   aflame-bench --deep CLI WORKDIR [RUNS]
  *   aflame-bench --mapping CLI WORKDIR [RUNS]
+ *   aflame-bench --targets CLI WORKDIR [ROUNDS]
  *   aflame-bench --same-pixels A.png B.png
  *
  * The program traced is made up but shaped like an app: 20,000 methods,
@@ -32,6 +33,9 @@
  * and 160,000 methods sharing one obfuscated name (R8 overloads that hard):
  * reading the file, looking every method up by its descriptor, and the
  * command drawing a trace that never uses that class with the mapping.
+ *
+ * --targets measures issue 19's ratios (the merged SVG against the parse,
+ * the PNG and the per-thread set against the SVG), each command in turn.
  *
  * --same-pixels exits 0 when two PNG files (decoded by cairo's libpng)
  * hold the same image, 1 when not: bench/same-output's check for files
@@ -942,6 +946,62 @@ static int perfetto_gigabyte(const char *self, const char *cli, const char *dir,
 	return 0;
 }
 
+/* Issue 19's targets, as ratios measured in one run: for the 1M- and
+ * 4M-record traces, parse alone, the merged SVG, the merged PNG and the
+ * per-thread set, each command in turn for `runs` rounds (this machine's
+ * speed drifts from minute to minute: taken back to back, two commands
+ * would be timed at different speeds), then the medians' ratios. */
+static int targets(const char *self, const char *cli, const char *dir, int runs,
+                   double scale)
+{
+	static const long sizes[] = {1000000, 4000000};
+	static const char *const what[] = {"parse + aggregate alone", "trace → merged SVG",
+	                                   "trace → merged PNG", "per-thread set + index"};
+	size_t k;
+
+	(void)scale;
+	printf("| step (each in turn, median of %d) | 1M records | 4M records |\n"
+	       "|---|---|---|\n", runs);
+	{
+		double med[2][4];
+		int i, r;
+		for (k = 0; k < 2; k++) {
+			char trace[1024], cmd[4][4096];
+			double t[4][32];
+			long rss;
+			snprintf(trace, sizeof trace, "%s/app-%ld.trace", dir, sizes[k]);
+			if (size_of(trace) == 0 && write_trace(trace, sizes[k]))
+				return -1;
+			snprintf(cmd[0], sizeof cmd[0], "'%s' --parse '%s'", self, trace);
+			snprintf(cmd[1], sizeof cmd[1], "'%s' -q -o '%s/t.svg' '%s'", cli, dir, trace);
+			snprintf(cmd[2], sizeof cmd[2], "'%s' -q -o '%s/t.png' '%s'", cli, dir, trace);
+			snprintf(cmd[3], sizeof cmd[3],
+			         "rm -rf '%s/tset' && '%s' -q --per-thread -o '%s/tset' '%s'", dir, cli,
+			         dir, trace);
+			for (r = 0; r < runs; r++)
+				for (i = 0; i < 4; i++)
+					if (run(cmd[i], &t[i][r], &rss)) {
+						fprintf(stderr, "aflame-bench: failed: %s\n", cmd[i]);
+						return -1;
+					}
+			for (i = 0; i < 4; i++) {
+				qsort(t[i], (size_t)runs, sizeof t[i][0], cmp_double);
+				med[k][i] = t[i][runs / 2] * 1e3;
+			}
+		}
+		for (i = 0; i < 4; i++)
+			printf("| %s | %.1f ms | %.1f ms |\n", what[i], med[0][i], med[1][i]);
+		printf("| merged SVG ÷ parse (target ≤ 1.5) | %.2f× | %.2f× |\n",
+		       med[0][1] / med[0][0], med[1][1] / med[1][0]);
+		printf("| merged PNG ÷ merged SVG (target ≤ 1.2) | %.2f× | %.2f× |\n",
+		       med[0][2] / med[0][1], med[1][2] / med[1][1]);
+		printf("| set ÷ merged SVG (target ≤ 1.3) | %.2f× | %.2f× |\n",
+		       med[0][3] / med[0][1], med[1][3] / med[1][1]);
+	}
+	fflush(stdout);
+	return 0;
+}
+
 typedef struct bench_mode {
 	const char *flag;
 	int runs; /* by default */
@@ -956,6 +1016,7 @@ static const bench_mode modes[] = {
 	{"--mapping", 5, mapping_bench},
 	{"--formats", 5, formats},
 	{"--perfetto-gigabyte", 1, perfetto_gigabyte},
+	{"--targets", 15, targets},
 };
 
 /* 0 when the PNG files `a` and `b` decode to the same pixels. */
@@ -1038,7 +1099,8 @@ int main(int argc, char **argv)
 		      "       aflame-bench --mapping CLI WORKDIR [RUNS]\n"
 		      "       aflame-bench --gigabyte CLI WORKDIR [RUNS]\n"
 		      "       aflame-bench --formats CLI WORKDIR [RUNS]\n"
-		      "       aflame-bench --perfetto-gigabyte CLI WORKDIR [RUNS]\n", stderr);
+		      "       aflame-bench --perfetto-gigabyte CLI WORKDIR [RUNS]\n"
+		      "       aflame-bench --targets CLI WORKDIR [ROUNDS]\n", stderr);
 		return 2;
 	}
 	cli = argv[1];
