@@ -22,20 +22,33 @@ typedef struct af_named {
 	uint32_t key; /* name id * 2 + 1 when ended by ';' */
 } af_named;
 
-/* Orders frames as flamegraph.pl's byte sort of folded lines does. */
+/* The byte of `x`'s line at `i` (past its name: the end, ' ' or ';'), or,
+ * one byte further, the count's first digit after an end in ' ': taken as
+ * just below '0', whatever the count, so that the order is one order. */
+static unsigned af_named_at(const af_named *x, size_t i)
+{
+	if (i < x->len)
+		return (unsigned char)x->s[i] * 2u;
+	if (i == x->len)
+		return (x->key & 1 ? ';' : ' ') * 2u;
+	return '0' * 2u - 1;
+}
+
+/* Orders frames as flamegraph.pl's byte sort of folded lines does: the
+ * name, then ' ' and the count (self time) or ';' and a child.  Names hold
+ * no ';', so past the shorter name two lines differ within two bytes. */
 static int af_named_cmp(const af_named *x, const af_named *y)
 {
-	size_t m = x->len < y->len ? x->len : y->len;
+	size_t m = x->len < y->len ? x->len : y->len, i;
 	int c = memcmp(x->s, y->s, m);
-	unsigned cx, cy;
 
 	if (c)
 		return c;
-	/* one is a prefix of the other, or both are the same name */
-	cx = m < x->len ? (unsigned char)x->s[m] : x->key & 1 ? ';' : ' ';
-	cy = m < y->len ? (unsigned char)y->s[m] : y->key & 1 ? ';' : ' ';
-	if (cx != cy)
-		return cx < cy ? -1 : 1;
+	for (i = m; i < m + 2; i++) {
+		unsigned cx = af_named_at(x, i), cy = af_named_at(y, i);
+		if (cx != cy)
+			return cx < cy ? -1 : 1;
+	}
 	return (x->key > y->key) - (x->key < y->key);
 }
 
@@ -55,11 +68,9 @@ static void *af_sort_half(void *arg)
 }
 
 /* Sorts the `n` names at `a` by af_named_cmp, with `tmp` room for as many:
- * a merge sort that halves as glibc's qsort does (its merge sort) and takes
- * from the left half on a tie, so the order is the one qsort gave, even
- * where the order above is not transitive (names with spaces that begin
- * others), whatever sort the C library has; with `threads`, the halves of
- * a large table are sorted on two threads. */
+ * a merge sort, its comparison inlined (qsort's call through a pointer
+ * cost more than the comparing); with `threads`, the halves of a large
+ * table are sorted on two threads. */
 static void af_sort_named(af_named *a, af_named *tmp, size_t n, int threads)
 {
 	size_t n1 = n / 2, n2 = n - n1, i = 0, k = 0, o = 0;

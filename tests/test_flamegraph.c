@@ -11,7 +11,9 @@
  * colours are not random).  Every file of test-results/ is drawn with the
  * default options, and a dozen varied ones with each option flamegraph.pl
  * users reach for; differential input is made with difffolded.pl from
- * pairs of profiles.
+ * pairs of profiles.  The project's own inputs in tests/data/fg (cases
+ * flamegraph.pl's files lack, such as names that begin others up to a
+ * space) are drawn with the default options too.
  *
  * flamegraph.pl and its inputs are read from ../shared/flamegraph and never
  * copied here; without them (or without perl) every case says it skipped.
@@ -122,7 +124,8 @@ static const struct fg_fault {
 };
 
 typedef struct fg_case {
-	char file[96];   /* in test-results/, or a pair's "BEFORE AFTER" */
+	char file[96];   /* in test-results/, "data:" and one in tests/data/fg, or a
+	                    pair's "BEFORE AFTER" */
 	char opts[48];
 	int pair;        /* index + 1 into fg_pairs, or 0 */
 } fg_case;
@@ -158,6 +161,17 @@ ParameterizedTestParameters(flamegraph, frame_by_frame)
 			names[n++] = strdup(e->d_name);
 	if (d)
 		closedir(d);
+	if (n) { /* and the project's own inputs */
+		d = opendir(AF_TEST_DATA "/fg");
+		while (d && (e = readdir(d)) != NULL && n < 256)
+			if (e->d_name[0] != '.') {
+				char name[300];
+				snprintf(name, sizeof name, "data:%s", e->d_name);
+				names[n++] = strdup(name);
+			}
+		if (d)
+			closedir(d);
+	}
 	qsort(names, n, sizeof *names, fg_name_cmp);
 	cases = cr_calloc(n + FG_NVARIED * FG_NOPTIONS + FG_NPAIRS + 1, sizeof *cases);
 	for (i = 0; i < n; i++) {
@@ -684,6 +698,8 @@ ParameterizedTest(fg_case *c, flamegraph, frame_by_frame, .timeout = 120)
 		fg_chain(src, p);
 		snprintf(input, sizeof input, "%s", p);
 		free(p);
+	} else if (strncmp(c->file, "data:", 5) == 0) {
+		snprintf(input, sizeof input, "%s/fg/%s", AF_TEST_DATA, c->file + 5);
 	} else {
 		snprintf(input, sizeof input, "%s/test-results/%s", FG_DIR, c->file);
 	}
