@@ -9,114 +9,11 @@
 
 #include "trace.h"
 #include "tree.h"
+#include "tree_names.h"
 #include "view.h"
 
 /* ------------------------------------------------------------------ */
 /* The call-tree view                                                  */
-
-/* A name followed by the character that ends it in a folded line: a space
- * before the count when the frame has self time, else ';' before a child. */
-typedef struct af_named {
-	const char *s;
-	size_t len;
-	uint32_t key; /* name id * 2 + 1 when ended by ';' */
-} af_named;
-
-/* The byte of `x`'s line at `i` (past its name: the end, ' ' or ';'), or,
- * one byte further, the count's first digit after an end in ' ': taken as
- * just below '0', whatever the count, so that the order is one order. */
-static unsigned af_named_at(const af_named *x, size_t i)
-{
-	if (i < x->len)
-		return (unsigned char)x->s[i] * 2u;
-	if (i == x->len)
-		return (x->key & 1 ? ';' : ' ') * 2u;
-	return '0' * 2u - 1;
-}
-
-/* Orders frames as flamegraph.pl's byte sort of folded lines does: the
- * name, then ' ' and the count (self time) or ';' and a child.  Names hold
- * no ';', so past the shorter name two lines differ within two bytes. */
-static int af_named_cmp(const af_named *x, const af_named *y)
-{
-	size_t m = x->len < y->len ? x->len : y->len, i;
-	int c = memcmp(x->s, y->s, m);
-
-	if (c)
-		return c;
-	for (i = m; i < m + 2; i++) {
-		unsigned cx = af_named_at(x, i), cy = af_named_at(y, i);
-		if (cx != cy)
-			return cx < cy ? -1 : 1;
-	}
-	return (x->key > y->key) - (x->key < y->key);
-}
-
-/* Half of a table to sort, on a thread of its own. */
-typedef struct af_sort_job {
-	af_named *a, *tmp;
-	size_t n;
-} af_sort_job;
-
-static void af_sort_named(af_named *a, af_named *tmp, size_t n, int threads);
-
-static void *af_sort_half(void *arg)
-{
-	af_sort_job *j = arg;
-	af_sort_named(j->a, j->tmp, j->n, 0);
-	return NULL;
-}
-
-/* Sorts the `n` names at `a` by af_named_cmp, with `tmp` room for as many:
- * a merge sort, its comparison inlined (qsort's call through a pointer
- * cost more than the comparing); with `threads`, the halves of a large
- * table are sorted on two threads. */
-static void af_sort_named(af_named *a, af_named *tmp, size_t n, int threads)
-{
-	size_t n1 = n / 2, n2 = n - n1, i = 0, k = 0, o = 0;
-	af_sort_job left = {a, tmp, n1};
-	pthread_t helper;
-
-	if (n <= 1)
-		return;
-	if (threads && n >= 8192 && pthread_create(&helper, NULL, af_sort_half, &left) == 0) {
-		af_sort_named(a + n1, tmp + n1, n2, 0);
-		pthread_join(helper, NULL);
-	} else {
-		af_sort_named(a, tmp, n1, 0);
-		af_sort_named(a + n1, tmp + n1, n2, 0);
-	}
-	while (i < n1 && k < n2)
-		tmp[o++] = af_named_cmp(&a[i], &a[n1 + k]) <= 0 ? a[i++] : a[n1 + k++];
-	while (i < n1)
-		tmp[o++] = a[i++];
-	memcpy(a, tmp, o * sizeof *a);
-}
-
-/* Every name's place in sibling order, both ways it can end (see
- * af_tree_ranks()); NULL when out of memory. */
-static uint32_t *af_rank_names(af_mem *mem, const af_names *names)
-{
-	size_t nn = names->len, i;
-	af_named *named = af_malloc(mem, (nn ? nn : 1) * 4 * sizeof *named);
-	uint32_t *rank = af_malloc(mem, (nn ? nn : 1) * 2 * sizeof *rank);
-
-	if (!named || !rank) {
-		af_free(mem, named);
-		af_free(mem, rank);
-		return NULL;
-	}
-	for (i = 0; i < 2 * nn; i++) {
-		named[i].s = names->str[i / 2];
-		named[i].len = i % 2 ? named[i - 1].len : strlen(named[i].s);
-		named[i].key = (uint32_t)i;
-	}
-	af_sort_named(named, named + 2 * nn, 2 * nn, 1);
-	for (i = 0; i < 2 * nn; i++)
-		rank[named[i].key] = (uint32_t)i;
-	af_free(mem, named);
-	return rank;
-}
 
 /* The number of first frames of folded input the thread filter keeps. */
 static size_t af_first_frames_selected(const af_trace *trace,
@@ -130,124 +27,6 @@ static size_t af_first_frames_selected(const af_trace *trace,
 	for (r = trace->tree.nodes[0].child; r != AF_NONE; r = trace->tree.nodes[r].sibling)
 		n += (size_t)af_first_frame_selected(trace, r, opt);
 	return n;
-}
-
-/* ------------------------------------------------------------------ */
-/* The names of a trace's default view                                 */
-
-struct af_shared_names {
-	atomic_uint refs;   /* the trace's, and one per tree using them */
-	af_mem *mem;
-	af_names names;     /* "all" (id 0), thread names, frame names */
-	uint32_t *of_index; /* method index, or folded frame id -> name id */
-	af_u32map of_key;   /* method ids the method table does not name -> name id */
-	uint32_t *thread;   /* trace thread index -> name id */
-	uint64_t serial;    /* unique in the process: see af_tree_names_serial() */
-	/* as af_tree_ranks(): made by the first tree sealed, not with the
-	 * names, so that the trees of a set's other workers are built while
-	 * one of them ranks */
-	pthread_mutex_t rank_lock;
-	uint32_t *rank;
-};
-
-static atomic_uint_fast64_t af_names_serials; /* the last serial given */
-
-void af_shared_names_unref(af_shared_names *s)
-{
-	af_mem *mem;
-
-	if (!s || atomic_fetch_sub(&s->refs, 1) != 1)
-		return;
-	mem = s->mem;
-	af_names_free(&s->names);
-	af_free(mem, s->of_index);
-	af_u32map_free(&s->of_key);
-	af_free(mem, s->thread);
-	af_free(mem, s->rank);
-	pthread_mutex_destroy(&s->rank_lock);
-	af_free(mem, s);
-	af_mem_unref(mem);
-}
-
-/* Names every frame and thread of `t` as a tree without renaming rules
- * does; NULL when out of memory. */
-static af_shared_names *af_shared_names_make(const af_trace *t)
-{
-	af_shared_names *s = af_calloc(t->mem, 1, sizeof *s);
-	size_t i;
-
-	if (!s)
-		return NULL;
-	atomic_init(&s->refs, 1);
-	s->serial = atomic_fetch_add(&af_names_serials, 1) + 1;
-	if (pthread_mutex_init(&s->rank_lock, NULL)) {
-		af_free(t->mem, s);
-		return NULL;
-	}
-	s->mem = af_mem_ref(t->mem);
-	s->names.mem = s->mem;
-	s->of_key.mem = s->mem;
-	s->thread = af_malloc(s->mem, (t->nthreads ? t->nthreads : 1) * sizeof *s->thread);
-	if (!s->thread || af_names_intern(&s->names, "all", 3) == AF_NONE)
-		goto fail;
-	for (i = 0; i < t->nthreads; i++) {
-		const char *name = t->threads[i].name;
-		s->thread[i] = af_names_intern_clean(&s->names, name, strlen(name));
-		if (s->thread[i] == AF_NONE)
-			goto fail;
-	}
-	if (t->info.variant == AF_VARIANT_FOLDED) {
-		s->of_index = af_malloc(s->mem, (t->frames.len ? t->frames.len : 1) * sizeof *s->of_index);
-		for (i = 0; s->of_index && i < t->frames.len; i++) {
-			const char *f = t->frames.str[i];
-			if ((s->of_index[i] = af_names_intern(&s->names, f, strlen(f))) == AF_NONE)
-				goto fail;
-		}
-	} else {
-		/* the methods the calls name, then any ids the table does not */
-		s->of_index = af_malloc(s->mem, (t->nmethods ? t->nmethods : 1) * sizeof *s->of_index);
-		for (i = 0; s->of_index && i < t->nmethods; i++) {
-			s->of_index[i] = AF_NONE; /* named by no call path */
-			if (t->called[i / 8] & (1u << (i % 8)) &&
-			    (s->of_index[i] = af_trace_frame_name(t, t->methods[i].id, 0,
-			                                          &s->names)) == AF_NONE)
-				goto fail;
-		}
-		for (i = 0; s->of_index && t->info.unknown_methods && i < t->tree.len; i++) {
-			const af_pnode *n = &t->tree.nodes[i];
-			uint32_t id;
-			if (n->parent == AF_NONE || af_trace_method(t, n->key, &id) ||
-			    af_u32map_get(&s->of_key, n->key, &id))
-				continue;
-			id = af_trace_frame_name(t, n->key, 0, &s->names);
-			if (id == AF_NONE || af_u32map_put(&s->of_key, n->key, id))
-				goto fail;
-		}
-	}
-	if (s->of_index)
-		return s;
-fail:
-	af_shared_names_unref(s);
-	return NULL;
-}
-
-/* A reference to the trace's shared names, made by the first caller (the
- * trace is const to its readers: the lock guards this one lazy field). */
-static af_shared_names *af_trace_names_ref(const af_trace *trace)
-{
-	af_trace *t = (af_trace *)trace;
-	af_shared_names *s;
-
-	pthread_mutex_lock(&t->names_lock);
-	if (!t->shared_names) {
-		t->shared_names = af_shared_names_make(t);
-		t->shared_names_unref = af_shared_names_unref;
-	}
-	s = t->shared_names;
-	if (s)
-		atomic_fetch_add(&s->refs, 1);
-	pthread_mutex_unlock(&t->names_lock);
-	return s;
 }
 
 /* The name id of trace thread `th` (index `i`) in the tree's names. */
@@ -485,6 +264,78 @@ out:
 	return st;
 }
 
+/* Copies, for drawing, the raw subtrees whose roots `view_of` maps to view
+ * nodes (every other entry AF_NONE) in one pass over the trace's nodes as
+ * they lie in memory, where af_tree_copy's walk from the roots misses the
+ * cache at nearly every node.  Parents come before children by index when
+ * no root was adopted.  The view's siblings come in another order than
+ * af_tree_copy's, which drawing does not show: it sorts them by name.
+ * `view_of` is left mapping each raw node copied to its view node.
+ *
+ * A subtree under the share `prune` is kept as its total alone when its
+ * node can merge with nothing: its parent has one raw node, and its name
+ * one frame key.  (af_tree_copy sees a whole family at once and needs only
+ * the first; here a sibling of the same name may come later.) */
+static af_status af_tree_copy_flat(af_tree *tree, const af_trace *trace,
+                                   uint32_t *view_of, const af_tree_options *opt,
+                                   af_error *err)
+{
+	const af_pnode *raw = trace->tree.nodes;
+	const uint8_t *keys = tree->shared->keys;
+	size_t n = trace->tree.len, i;
+	int folded = trace->info.variant == AF_VARIANT_FOLDED, c;
+
+	for (i = 0; i < n; i++) {
+		const af_pnode *rn = &raw[i];
+		uint32_t v = rn->parent == AF_NONE ? AF_NONE : view_of[rn->parent];
+		uint32_t name, vc;
+		size_t old;
+		int merges;
+		af_pnode *vn;
+
+		if (v == AF_NONE ||
+		    (folded && rn->parent == 0 && !af_first_frame_selected(trace, (uint32_t)i, opt)))
+			continue;
+		name = af_view_name(tree, trace, rn->key, opt);
+		if (name == AF_NONE ||
+		    (trace->frame_lib && af_tree_set_lib(tree, name, af_key_lib(trace, rn->key))))
+			goto nomem;
+		/* a name that can have come before under v is looked for; any
+		 * other is new there (a lookup for one name only ever meets the
+		 * nodes of that name, which all came through af_ptree_child) */
+		merges = tree->hashed[v] || keys[name] > 1;
+		vc = merges ? af_ptree_child(&tree->pt, v, name) : af_ptree_append(&tree->pt, v, name);
+		if (vc == AF_NONE) {
+			if (tree->pt.len < tree->pt.max_nodes)
+				goto nomem;
+			return af_fail(err, AF_ERR_LIMIT, -1, "call tree has more than %u nodes",
+			               tree->pt.max_nodes);
+		}
+		if (af_set_hashed(tree, vc, merges))
+			goto nomem;
+		vn = &tree->pt.nodes[vc];
+		for (c = 0; c < AF_CLOCK_RECORDED; c++)
+			vn->self[c] += rn->self[c];
+		vn->calls += rn->calls;
+		vn->base += rn->base;
+		vn->lines |= rn->lines;
+		if (!merges && tree->raw_total[i][tree->prune_clock] < tree->prune_below) {
+			old = tree->hidden_cap;
+			if (AF_GROW(tree->mem, tree->hidden, tree->hidden_cap, tree->pt.len))
+				goto nomem;
+			if (tree->hidden_cap > old)
+				memset(tree->hidden + old, 0, (tree->hidden_cap - old) * sizeof *tree->hidden);
+			for (c = 0; c < AF_CLOCK_RECORDED; c++)
+				tree->hidden[vc][c] += tree->raw_total[i][c] - rn->self[c];
+			continue; /* its children find no view node */
+		}
+		view_of[i] = vc;
+	}
+	return AF_OK;
+nomem:
+	return af_fail(err, AF_ERR_NOMEM, -1, "out of memory building the call tree");
+}
+
 af_status af_tree_seal(af_tree *tree, af_error *err)
 {
 	size_t n, i;
@@ -498,16 +349,10 @@ af_status af_tree_seal(af_tree *tree, af_error *err)
 	if (!tree->depth || !tree->total || (tree->differential && !tree->base_total))
 		return af_fail(err, AF_ERR_NOMEM, -1, "out of memory building the call tree");
 	/* siblings are drawn in name order */
-	if (!tree->rank && tree->shared) {
-		af_shared_names *s = tree->shared;
-		pthread_mutex_lock(&s->rank_lock);
-		if (!s->rank)
-			s->rank = af_rank_names(s->mem, &s->names);
-		tree->rank = s->rank;
-		pthread_mutex_unlock(&s->rank_lock);
-	} else if (!tree->rank) {
+	if (!tree->rank && tree->shared)
+		tree->rank = af_shared_ranks(tree->shared);
+	else if (!tree->rank)
 		tree->rank = tree->own_rank = af_rank_names(tree->mem, &tree->own);
-	}
 	if (!tree->rank)
 		return af_fail(err, AF_ERR_NOMEM, -1, "out of memory building the call tree");
 	/* parents precede children: depths forwards, totals backwards */
@@ -541,7 +386,8 @@ static af_status af_tree_build(const af_trace *trace, const af_tree_options *opt
 	af_u32map tnames = {.mem = trace->mem}; /* thread name id -> threads
 	                                           with that name */
 	af_view view;
-	uint32_t root, all;
+	uint32_t root, all, *view_of = NULL; /* raw node -> view node: see
+	                                        af_tree_copy_flat() */
 	size_t i, selected = 0;
 	af_status st;
 
@@ -625,11 +471,22 @@ static af_status af_tree_build(const af_trace *trace, const af_tree_options *opt
 			whole += tree->raw_total[th->root][tree->prune_clock];
 		}
 		tree->prune_below = (uint64_t)(opt->prune * (double)whole);
+		/* drawn from more than one thread: one pass over all the nodes */
+		if (tree->shared && tree->shared->keys && !trace->tree.adopted &&
+		    !opt->one_thread) {
+			view_of = af_malloc(tree->mem, (trace->tree.len ? trace->tree.len : 1) *
+			                                   sizeof *view_of);
+			if (!view_of)
+				goto nomem;
+			memset(view_of, 0xff, trace->tree.len * sizeof *view_of);
+			af_rank_start(tree->shared);
+		}
 	}
 	if (trace->info.variant == AF_VARIANT_FOLDED &&
 	    (selected = af_first_frames_selected(trace, opt)) > 0) {
-		st = af_tree_copy(tree, trace, 0, root, opt, err);
-		if (st != AF_OK)
+		if (view_of)
+			view_of[0] = root;
+		else if ((st = af_tree_copy(tree, trace, 0, root, opt, err)) != AF_OK)
 			goto fail;
 	}
 	/* folded lines with no frame (" 3", ";;;; 3") count for the root,
@@ -660,10 +517,15 @@ static af_status af_tree_build(const af_trace *trace, const af_tree_options *opt
 		                                           af_u32map_get(&tnames, tname, &count) &&
 		                                           count > 1))
 			goto nomem;
-		st = af_tree_copy(tree, trace, th->root, v, opt, err);
-		if (st != AF_OK)
+		if (view_of)
+			view_of[th->root] = v;
+		else if ((st = af_tree_copy(tree, trace, th->root, v, opt, err)) != AF_OK)
 			goto fail;
 	}
+	if (view_of && (st = af_tree_copy_flat(tree, trace, view_of, opt, err)) != AF_OK)
+		goto fail;
+	af_free(tree->mem, view_of);
+	view_of = NULL;
 	af_u32map_free(&tnames);
 	if (!selected) {
 		af_tree_free(tree);
@@ -712,6 +574,7 @@ static af_status af_tree_build(const af_trace *trace, const af_tree_options *opt
 nomem:
 	st = af_fail(err, AF_ERR_NOMEM, -1, "out of memory building the call tree");
 fail:
+	af_free(tree->mem, view_of);
 	af_u32map_free(&tnames);
 	af_tree_free(tree);
 	af_view_free(&view);

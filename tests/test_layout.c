@@ -41,7 +41,7 @@ static af_tree *sample_tree(af_trace **trace, uint8_t **buf, uint32_t d_us)
 	return tree;
 }
 
-static const char *name_of(const af_layout *l, size_t i)
+static const char *frame_name(const af_layout *l, size_t i)
 {
 	af_node_info ni;
 	af_tree_node(l->tree, l->rects[i].node, &ni);
@@ -74,7 +74,7 @@ Test(layout, flamegraph_geometry)
 	cr_assert_eq(l->nrects, 5);
 	for (i = 0; i < 5; i++) {
 		const af_rect *r = &l->rects[i];
-		cr_assert_str_eq(name_of(l, i), order[i]);
+		cr_assert_str_eq(frame_name(l, i), order[i]);
 		cr_assert(NEAR(r->x, x[i]), "%s x %f", order[i], r->x);
 		cr_assert(NEAR(r->w, w[i]), "%s w %f", order[i], r->w);
 		cr_assert_eq(r->depth, depth[i]);
@@ -101,7 +101,7 @@ Test(layout, frames_narrower_than_min_width_are_left_out)
 
 	cr_assert_eq(af_layout_build(tree, &o, &l, &e), AF_OK);
 	for (i = 0; i < l->nrects; i++)
-		d_seen |= strcmp(name_of(l, i), "x.Y.d") == 0;
+		d_seen |= strcmp(frame_name(l, i), "x.Y.d") == 0;
 	cr_assert(d_seen); /* d itself is wide: 100,005 µs */
 	af_layout_free(l);
 	af_tree_free(tree);
@@ -112,7 +112,7 @@ Test(layout, frames_narrower_than_min_width_are_left_out)
 	cr_assert_eq(af_layout_build(tree, &o, &l, &e), AF_OK);
 	/* a, b and c are now under 0.1 px: only all, main and d remain */
 	cr_assert_eq(l->nrects, 3);
-	cr_assert_str_eq(name_of(l, 2), "x.Y.d");
+	cr_assert_str_eq(frame_name(l, 2), "x.Y.d");
 	af_layout_free(l);
 	af_tree_free(tree);
 	af_trace_free(t);
@@ -173,7 +173,7 @@ Test(layout, trace_flame_chart_places_calls_in_time)
 	cr_assert_eq(af_layout_build(tree, &lo, &l, &e), AF_OK);
 	cr_assert_eq(l->nrects, 5); /* all, main, a, b, b */
 	for (i = 0; i < l->nrects; i++) {
-		if (strcmp(name_of(l, i), "x.Y.b") == 0) {
+		if (strcmp(frame_name(l, i), "x.Y.b") == 0) {
 			cr_assert_lt(bs, 2);
 			bx[bs++] = l->rects[i].x;
 		}
@@ -449,6 +449,161 @@ Test(layout, a_pruned_tree_draws_every_frame_of_a_real_trace)
 	cr_expect_geq(n, 8, "%d real traces drawn", n);
 }
 
+/* The frames of layouts `a` and `b` are the same: names, places, values. */
+static void same_frames(const af_layout *a, const af_layout *b, const char *what)
+{
+	size_t i;
+
+	cr_assert_eq(a->nrects, b->nrects, "%s: %zu frames, not %zu", what, b->nrects,
+	             a->nrects);
+	for (i = 0; i < a->nrects; i++) {
+		const af_rect *x = &a->rects[i], *y = &b->rects[i];
+		cr_assert_str_eq(frame_name(b, i), frame_name(a, i),
+		                 "%s: frame %zu", what, i);
+		cr_assert(x->x == y->x && x->y == y->y && x->w == y->w && x->value == y->value &&
+		                  x->own == y->own && x->start == y->start,
+		          "%s: frame %zu (%s) moved", what, i, frame_name(a, i));
+	}
+}
+
+/* Trace `t` drawn from a tree pruned as the command prunes it and from its
+ * whole tree: the same frames, for all its threads (the tree copied in one
+ * pass over the trace's nodes) and each thread alone (walked from its
+ * root), on each clock it has. */
+static void pruned_frames_as_whole(const af_trace *t, const char *what)
+{
+	size_t n = af_trace_thread_count(t), i;
+	int c;
+
+	for (c = AF_CLOCK_WALL; c <= AF_CLOCK_CPU; c++) {
+		if (!af_trace_get_info(t)->has_clock[c])
+			continue;
+		for (i = 0; i <= n; i++) {
+			af_layout_options lo = {.clock = (af_clock)c};
+			af_tree_options whole = {.clock = (af_clock)c,
+			                         .one_thread = i < n, .thread = i < n ? i : 0};
+			af_tree_options pruned = whole;
+			af_tree *tw = NULL, *tp = NULL;
+			af_layout *lw = NULL, *lp = NULL;
+			af_error e;
+			char label[256];
+			af_status st;
+
+			pruned.prune = 0.1 / (1200 - 20);
+			pruned.prune_clock = (af_clock)c;
+			/* a thread with no time on this clock fails alike */
+			st = af_tree_from_trace(t, &whole, &tw, &e);
+			if (st == AF_OK)
+				st = af_layout_build(tw, &lo, &lw, &e);
+			cr_assert_eq(af_tree_from_trace(t, &pruned, &tp, &e), AF_OK, "%s", e.message);
+			cr_assert_eq(af_layout_build(tp, &lo, &lp, &e), st, "%s", what);
+			snprintf(label, sizeof label, "%s, clock %d, %s %zu", what, c,
+			         i < n ? "thread" : "all of", i < n ? i : n);
+			if (st == AF_OK)
+				same_frames(lw, lp, label);
+			af_layout_free(lw);
+			af_layout_free(lp);
+			af_tree_free(tw);
+			af_tree_free(tp);
+		}
+	}
+}
+
+/* Pruning keeps a frame whole where its parts merge: overloads of one name
+ * (f, each under the share, together over it, and g below both), threads
+ * of one name (worker), and a lone call under the share (k in main). */
+Test(layout, a_pruned_tree_keeps_what_merges)
+{
+	af_writer_options o = {.clock = AF_WRITER_DUAL};
+	af_writer *w = af_writer_new(&o);
+	static const struct {
+		uint32_t tid, f, g, h, us;
+	} calls[] = {
+		{1, 4, 12, 16, 60}, {1, 8, 12, 16, 60}, {2, 20, 12, 0, 60}, {3, 20, 12, 0, 60},
+		{1, 20, 0, 0, 10},  {4, 16, 0, 0, 1000000},
+	};
+	uint8_t *buf;
+	size_t len, key, k;
+	uint32_t clk = 0;
+	af_trace *t;
+
+	cr_assert_eq(af_writer_thread(w, 1, "main"), 0);
+	cr_assert_eq(af_writer_thread(w, 2, "worker"), 0);
+	cr_assert_eq(af_writer_thread(w, 3, "worker"), 0);
+	cr_assert_eq(af_writer_thread(w, 4, "bg"), 0);
+	cr_assert_eq(af_writer_method(w, 4, "x.Y", "f", "()V", ""), 0);
+	cr_assert_eq(af_writer_method(w, 8, "x.Y", "f", "(I)V", ""), 0);
+	cr_assert_eq(af_writer_method(w, 12, "x.Y", "g", "()V", ""), 0);
+	cr_assert_eq(af_writer_method(w, 16, "x.Y", "h", "()V", ""), 0);
+	cr_assert_eq(af_writer_method(w, 20, "x.Y", "k", "()V", ""), 0);
+	for (k = 0; k < sizeof calls / sizeof calls[0]; k++) {
+		uint32_t us = calls[k].us;
+		cr_assert_eq(af_writer_record(w, calls[k].tid, calls[k].f, AF_ENTER, clk, clk), 0);
+		if (calls[k].g)
+			cr_assert_eq(af_writer_record(w, calls[k].tid, calls[k].g, AF_ENTER, clk, clk), 0);
+		if (calls[k].h)
+			cr_assert_eq(af_writer_record(w, calls[k].tid, calls[k].h, AF_ENTER, clk, clk), 0);
+		if (calls[k].h)
+			cr_assert_eq(af_writer_record(w, calls[k].tid, calls[k].h, AF_EXIT,
+			                              clk + us * 2 / 3, clk + us * 2 / 3), 0);
+		if (calls[k].g)
+			cr_assert_eq(af_writer_record(w, calls[k].tid, calls[k].g, AF_EXIT,
+			                              clk + us * 5 / 6, clk + us * 5 / 6), 0);
+		clk += us;
+		cr_assert_eq(af_writer_record(w, calls[k].tid, calls[k].f, AF_EXIT, clk, clk), 0);
+	}
+	buf = t_finish(w, &len, &key);
+	t = t_parse(buf, len);
+	pruned_frames_as_whole(t, "overloads and namesakes");
+	{
+		/* and the merged frames are there to be kept */
+		af_tree *tree = NULL;
+		af_layout *l = NULL;
+		af_tree_options to = {.prune = 0.1 / (1200 - 20), .prune_clock = AF_CLOCK_WALL};
+		af_layout_options lo = {0};
+		af_error e;
+		size_t f = 0, kk = 0;
+		cr_assert_eq(af_tree_from_trace(t, &to, &tree, &e), AF_OK, "%s", e.message);
+		cr_assert_eq(af_layout_build(tree, &lo, &l, &e), AF_OK, "%s", e.message);
+		for (k = 0; k < l->nrects; k++) {
+			f += strcmp(frame_name(l, k), "x.Y.f") == 0;
+			kk += strcmp(frame_name(l, k), "x.Y.k") == 0;
+		}
+		cr_expect_eq(f, 1, "f drawn %zu times", f);
+		cr_expect_eq(kk, 1, "k drawn %zu times (once for the workers)", kk);
+		af_layout_free(l);
+		af_tree_free(tree);
+	}
+	af_trace_free(t);
+	free(buf);
+}
+
+/* The same on every real trace. */
+Test(layout, a_pruned_tree_draws_the_frames_of_a_real_trace)
+{
+	DIR *d;
+	struct dirent *ent;
+	int n = 0;
+
+	if (!t_have_traces())
+		cr_skip_test("skipped: real traces not found in %s", t_traces_dir());
+	cr_assert((d = opendir(t_traces_dir())));
+	while ((ent = readdir(d)) != NULL) {
+		char *path = t_trace_path(ent->d_name);
+		af_trace *t = NULL;
+		af_error e;
+		if (ent->d_name[0] != '.' && !strstr(ent->d_name, ".md") &&
+		    af_trace_open(path, NULL, &t, &e) == AF_OK) {
+			pruned_frames_as_whole(t, ent->d_name);
+			n++;
+		}
+		af_trace_free(t);
+		free(path);
+	}
+	closedir(d);
+	cr_expect_geq(n, 8, "%d real traces drawn", n);
+}
+
 Test(layout, siblings_whose_names_begin_others_sort_as_their_lines)
 {
 	/* names with spaces that begin others: flamegraph.pl sorts the lines
@@ -470,8 +625,8 @@ Test(layout, siblings_whose_names_begin_others_sort_as_their_lines)
 	for (i = 0; i < l->nrects; i++) {
 		if (l->rects[i].depth != 1)
 			continue;
-		cr_assert_lt(k, 5, "a sixth frame: %s", name_of(l, i));
-		cr_expect_str_eq(name_of(l, i), order[k], "frame %zu", k);
+		cr_assert_lt(k, 5, "a sixth frame: %s", frame_name(l, i));
+		cr_expect_str_eq(frame_name(l, i), order[k], "frame %zu", k);
 		cr_expect_gt(l->rects[i].x, x);
 		x = l->rects[i].x;
 		k++;

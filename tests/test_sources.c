@@ -361,6 +361,8 @@ static const t_file files[] = {
 	{"src/view.c", VIEW},
 	{"src/tree.h", CALLTREE},
 	{"src/tree.c", CALLTREE},
+	{"src/tree_names.h", CALLTREE},
+	{"src/tree_names.c", CALLTREE},
 	{"src/methods.h", CALLTREE},
 	{"src/methods.c", CALLTREE},
 	{"src/callgraph.h", CALLTREE},
