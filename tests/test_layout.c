@@ -416,39 +416,6 @@ Test(layout, a_pruned_tree_draws_every_frame_the_whole_tree_does)
 	free(in);
 }
 
-/* The same on the real traces of every layout, as graphs and thumbnails. */
-Test(layout, a_pruned_tree_draws_every_frame_of_a_real_trace)
-{
-	static const af_layout_options thumb = {.thumb_width = 240, .thumb_height = 60};
-	static const af_layout_options whole = {0};
-	DIR *d;
-	struct dirent *ent;
-	int n = 0;
-
-	if (!t_have_traces())
-		cr_skip_test("skipped: real traces not found in %s", t_traces_dir());
-	cr_assert((d = opendir(t_traces_dir())));
-	while ((ent = readdir(d)) != NULL) {
-		char *path = t_trace_path(ent->d_name);
-		af_trace *t = NULL;
-		af_error e;
-		if (ent->d_name[0] != '.' && !strstr(ent->d_name, ".md") &&
-		    af_trace_open(path, NULL, &t, &e) == AF_OK) {
-			/* the command's clock: wall when recorded, else thread-cpu */
-			int wall = af_trace_get_info(t)->has_clock[AF_CLOCK_WALL];
-			af_layout_options g = whole, th = thumb;
-			g.clock = th.clock = wall ? AF_CLOCK_WALL : AF_CLOCK_CPU;
-			pruned_draws_as_whole(t, path, "", &g);
-			pruned_draws_as_whole(t, path, "--thumbnail 240x60 --format svg", &th);
-			n++;
-		}
-		af_trace_free(t);
-		free(path);
-	}
-	closedir(d);
-	cr_expect_geq(n, 8, "%d real traces drawn", n);
-}
-
 /* The frames of layouts `a` and `b` are the same: names, places, values. */
 static void same_frames(const af_layout *a, const af_layout *b, const char *what)
 {
@@ -507,6 +474,42 @@ static void pruned_frames_as_whole(const af_trace *t, const char *what)
 			af_tree_free(tp);
 		}
 	}
+}
+
+/* The same on the real traces of every layout, as graphs and thumbnails;
+ * and the pruned trees' frames are the whole trees' (all threads, each
+ * alone, every clock). */
+Test(layout, a_pruned_tree_draws_every_frame_of_a_real_trace)
+{
+	static const af_layout_options thumb = {.thumb_width = 240, .thumb_height = 60};
+	static const af_layout_options whole = {0};
+	DIR *d;
+	struct dirent *ent;
+	int n = 0;
+
+	if (!t_have_traces())
+		cr_skip_test("skipped: real traces not found in %s", t_traces_dir());
+	cr_assert((d = opendir(t_traces_dir())));
+	while ((ent = readdir(d)) != NULL) {
+		char *path = t_trace_path(ent->d_name);
+		af_trace *t = NULL;
+		af_error e;
+		if (ent->d_name[0] != '.' && !strstr(ent->d_name, ".md") &&
+		    af_trace_open(path, NULL, &t, &e) == AF_OK) {
+			/* the command's clock: wall when recorded, else thread-cpu */
+			int wall = af_trace_get_info(t)->has_clock[AF_CLOCK_WALL];
+			af_layout_options g = whole, th = thumb;
+			g.clock = th.clock = wall ? AF_CLOCK_WALL : AF_CLOCK_CPU;
+			pruned_draws_as_whole(t, path, "", &g);
+			pruned_draws_as_whole(t, path, "--thumbnail 240x60 --format svg", &th);
+			pruned_frames_as_whole(t, ent->d_name);
+			n++;
+		}
+		af_trace_free(t);
+		free(path);
+	}
+	closedir(d);
+	cr_expect_geq(n, 8, "%d real traces drawn", n);
 }
 
 /* Pruning keeps a frame whole where its parts merge: overloads of one name
@@ -576,32 +579,6 @@ Test(layout, a_pruned_tree_keeps_what_merges)
 	}
 	af_trace_free(t);
 	free(buf);
-}
-
-/* The same on every real trace. */
-Test(layout, a_pruned_tree_draws_the_frames_of_a_real_trace)
-{
-	DIR *d;
-	struct dirent *ent;
-	int n = 0;
-
-	if (!t_have_traces())
-		cr_skip_test("skipped: real traces not found in %s", t_traces_dir());
-	cr_assert((d = opendir(t_traces_dir())));
-	while ((ent = readdir(d)) != NULL) {
-		char *path = t_trace_path(ent->d_name);
-		af_trace *t = NULL;
-		af_error e;
-		if (ent->d_name[0] != '.' && !strstr(ent->d_name, ".md") &&
-		    af_trace_open(path, NULL, &t, &e) == AF_OK) {
-			pruned_frames_as_whole(t, ent->d_name);
-			n++;
-		}
-		af_trace_free(t);
-		free(path);
-	}
-	closedir(d);
-	cr_expect_geq(n, 8, "%d real traces drawn", n);
 }
 
 Test(layout, siblings_whose_names_begin_others_sort_as_their_lines)
