@@ -107,6 +107,35 @@ typedef struct af_pair {
 	uint32_t raw, view;
 } af_pair;
 
+/* Adds raw node `rn`'s own time and counts to view node `v`. */
+static void af_tree_add(af_tree *tree, uint32_t v, const af_pnode *rn)
+{
+	af_pnode *vn = &tree->pt.nodes[v];
+	int c;
+
+	for (c = 0; c < AF_CLOCK_RECORDED; c++)
+		vn->self[c] += rn->self[c];
+	vn->calls += rn->calls;
+	vn->base += rn->base;
+	vn->lines |= rn->lines;
+}
+
+/* Adds the time of raw node `r`'s children's subtrees, which are not
+ * copied, to view node `v` as hidden; -1 when out of memory. */
+static int af_tree_hide(af_tree *tree, const af_trace *trace, uint32_t v, uint32_t r)
+{
+	size_t old = tree->hidden_cap;
+	int c;
+
+	if (AF_GROW(tree->mem, tree->hidden, tree->hidden_cap, tree->pt.len))
+		return -1;
+	if (tree->hidden_cap > old)
+		memset(tree->hidden + old, 0, (tree->hidden_cap - old) * sizeof *tree->hidden);
+	for (c = 0; c < AF_CLOCK_RECORDED; c++)
+		tree->hidden[v][c] += tree->raw_total[r][c] - trace->tree.nodes[r].self[c];
+	return 0;
+}
+
 /* Copies the raw subtree below `raw_root` (a thread's root) under the view
  * node `view_root`, in pre-order so that parents precede children.  Below
  * the root of folded input, only the first frames the thread filter keeps
@@ -205,20 +234,9 @@ static af_status af_tree_copy(af_tree *tree, const af_trace *trace,
 				uint32_t rr = stack[k].raw, vv = stack[k].view;
 				if (!tree->hashed[vv] && !trace->started &&
 				    tree->raw_total[rr][tree->prune_clock] < tree->prune_below) {
-					size_t old = tree->hidden_cap;
-					const af_pnode *rn = &raw->nodes[rr];
-					if (AF_GROW(tree->mem, tree->hidden, tree->hidden_cap, tree->pt.len))
+					if (af_tree_hide(tree, trace, vv, rr))
 						goto nomem;
-					if (tree->hidden_cap > old)
-						memset(tree->hidden + old, 0,
-						       (tree->hidden_cap - old) * sizeof *tree->hidden);
-					for (c = 0; c < AF_CLOCK_RECORDED; c++) {
-						tree->pt.nodes[vv].self[c] += rn->self[c];
-						tree->hidden[vv][c] += tree->raw_total[rr][c] - rn->self[c];
-					}
-					tree->pt.nodes[vv].calls += rn->calls;
-					tree->pt.nodes[vv].base += rn->base;
-					tree->pt.nodes[vv].lines |= rn->lines;
+					af_tree_add(tree, vv, &raw->nodes[rr]);
 					continue;
 				}
 				stack[kept++] = stack[k];
@@ -248,11 +266,7 @@ static af_status af_tree_copy(af_tree *tree, const af_trace *trace,
 					tree->offset[v][c] = a > b ? a - b : 0;
 				}
 			}
-			for (c = 0; c < AF_CLOCK_RECORDED; c++)
-				tree->pt.nodes[v].self[c] += rn->self[c];
-			tree->pt.nodes[v].calls += rn->calls;
-			tree->pt.nodes[v].base += rn->base;
-			tree->pt.nodes[v].lines |= rn->lines;
+			af_tree_add(tree, v, rn);
 		}
 	}
 	goto out;
@@ -283,15 +297,13 @@ static af_status af_tree_copy_flat(af_tree *tree, const af_trace *trace,
 	const af_pnode *raw = trace->tree.nodes;
 	const uint8_t *keys = tree->shared->keys;
 	size_t n = trace->tree.len, i;
-	int folded = trace->info.variant == AF_VARIANT_FOLDED, c;
+	int folded = trace->info.variant == AF_VARIANT_FOLDED;
 
 	for (i = 0; i < n; i++) {
 		const af_pnode *rn = &raw[i];
 		uint32_t v = rn->parent == AF_NONE ? AF_NONE : view_of[rn->parent];
 		uint32_t name, vc;
-		size_t old;
 		int merges;
-		af_pnode *vn;
 
 		if (v == AF_NONE ||
 		    (folded && rn->parent == 0 && !af_first_frame_selected(trace, (uint32_t)i, opt)))
@@ -313,20 +325,10 @@ static af_status af_tree_copy_flat(af_tree *tree, const af_trace *trace,
 		}
 		if (af_set_hashed(tree, vc, merges))
 			goto nomem;
-		vn = &tree->pt.nodes[vc];
-		for (c = 0; c < AF_CLOCK_RECORDED; c++)
-			vn->self[c] += rn->self[c];
-		vn->calls += rn->calls;
-		vn->base += rn->base;
-		vn->lines |= rn->lines;
+		af_tree_add(tree, vc, rn);
 		if (!merges && tree->raw_total[i][tree->prune_clock] < tree->prune_below) {
-			old = tree->hidden_cap;
-			if (AF_GROW(tree->mem, tree->hidden, tree->hidden_cap, tree->pt.len))
+			if (af_tree_hide(tree, trace, vc, (uint32_t)i))
 				goto nomem;
-			if (tree->hidden_cap > old)
-				memset(tree->hidden + old, 0, (tree->hidden_cap - old) * sizeof *tree->hidden);
-			for (c = 0; c < AF_CLOCK_RECORDED; c++)
-				tree->hidden[vc][c] += tree->raw_total[i][c] - rn->self[c];
 			continue; /* its children find no view node */
 		}
 		view_of[i] = vc;

@@ -391,6 +391,42 @@ Test(cli, limits_from_the_command_line)
 	free(err);
 }
 
+/* At a --max-nodes the parse just fits in, the call tree (a root over the
+ * threads) is one node over: built by the walk from the roots (folded
+ * text) or in one pass over the nodes (a graph of all threads), it stops
+ * with the limit, and no output is left. */
+Test(cli, the_call_tree_stops_at_the_node_limit)
+{
+	static const char *const formats[] = {"folded", "svg", "png"};
+	char *out = t_tmp("limit.out"), args[2048], want[256], *err = NULL;
+	unsigned n;
+	size_t f;
+
+	for (n = 1; n < 10000; n++) { /* the smallest limit the parse fits in */
+		snprintf(args, sizeof args, "--max-nodes %u --format folded '%s'", n, SAMPLE);
+		cr_assert_eq(t_cli(args, NULL, NULL, &err), 1, "%s", err);
+		if (!strstr(err, "cannot add call path"))
+			break;
+		free(err);
+	}
+	free(err);
+	cr_assert_lt(n, 10000);
+	snprintf(want, sizeof want, "call tree has more than %u nodes", n);
+	for (f = 0; f < sizeof formats / sizeof formats[0]; f++) {
+		remove(out);
+		snprintf(args, sizeof args, "--max-nodes %u --format %s -o '%s' '%s'", n,
+		         formats[f], out, SAMPLE);
+		t_cli_says(1, want, "%s", args);
+		cr_assert_neq(access(out, F_OK), 0, "%s: %s was left", formats[f], out);
+		snprintf(args, sizeof args, "--max-nodes %u --format %s -o '%s' '%s'", n + 1,
+		         formats[f], out, SAMPLE);
+		cr_assert_eq(t_cli(args, NULL, NULL, &err), 0, "%s: %s", formats[f], err);
+		free(err);
+	}
+	remove(out);
+	free(out);
+}
+
 /* ------------------------------------------------------------------ */
 /* --help, the man page and the README list the table of options       */
 
