@@ -261,7 +261,7 @@ static af_status af_cairo_emit(const af_layout *l, af_format format,
 		af_status ps = af_png_write(pixels, cairo_image_surface_get_width(s),
 		                            cairo_image_surface_get_height(s),
 		                            cairo_image_surface_get_stride(s),
-		                            l->thumbnail ? AF_PNG_QUICK : AF_PNG_SMALL, mem, out,
+		                            opt->quick_png ? AF_PNG_QUICK : AF_PNG_SMALL, mem, out,
 		                            err);
 		if (ps != AF_OK) {
 			cairo_surface_destroy(s);

@@ -106,6 +106,67 @@ Test(png, spans_many_chunks)
 	round_trip(2000, 700, AF_PNG_QUICK);
 }
 
+/* The bytes af_png_write() makes of the pixels of PNG file `path`. */
+static char *encoded_again(const char *path, af_png_effort effort, size_t *len)
+{
+	size_t flen;
+	uint8_t *file = t_read(path, &flen);
+	cairo_surface_t *s = t_png_image(file, flen);
+	af_mem *mem = af_mem_new(NULL, 1u << 30);
+	af_error e = {0};
+	char *buf = NULL;
+	FILE *f = open_memstream(&buf, len);
+
+	cr_assert_eq(cairo_surface_status(s), CAIRO_STATUS_SUCCESS, "%s", path);
+	cr_assert(mem && f);
+	cr_assert_eq(af_png_write(cairo_image_surface_get_data(s),
+	                          cairo_image_surface_get_width(s),
+	                          cairo_image_surface_get_height(s),
+	                          cairo_image_surface_get_stride(s), effort, mem, f, &e),
+	             AF_OK, "%s", e.message);
+	cr_assert_eq(fclose(f), 0);
+	cairo_surface_destroy(s);
+	af_mem_unref(mem);
+	free(file);
+	return buf;
+}
+
+/* A thumbnail drawn on its own is a file the user keeps: compressed for
+ * size.  A set's thumbnails, drawn by the dozen, are compressed for speed. */
+Test(png, a_thumbnail_alone_is_compressed_for_size)
+{
+	char *one = t_tmp("alone.thumb.png"), *dir = t_tmp("thumbset"), *set;
+	char *small, *quick, *file;
+	size_t small_len, quick_len, len;
+
+	t_cli_says(0, "", "--thumbnail 480x150 -o '%s' '%s'", one, AF_TEST_SAMPLES "/app.trace");
+	t_cli_says(0, "", "--per-thread --thumbnail 480x150 -o '%s' '%s'", dir,
+	           AF_TEST_SAMPLES "/app.trace");
+	small = encoded_again(one, AF_PNG_SMALL, &small_len);
+	quick = encoded_again(one, AF_PNG_QUICK, &quick_len);
+	cr_assert(small_len != quick_len || memcmp(small, quick, small_len) != 0,
+	          "the two efforts make the same bytes: nothing to tell apart");
+	file = (char *)t_read(one, &len);
+	cr_assert(len == small_len && memcmp(file, small, len) == 0,
+	          "--thumbnail alone: %zu bytes, compressed for size %zu, for speed %zu", len,
+	          small_len, quick_len);
+	free(file);
+	free(small);
+	free(quick);
+	set = malloc(strlen(dir) + 32);
+	cr_assert(set);
+	sprintf(set, "%s/all.thumb.png", dir);
+	quick = encoded_again(set, AF_PNG_QUICK, &quick_len);
+	file = (char *)t_read(set, &len);
+	cr_assert(len == quick_len && memcmp(file, quick, len) == 0,
+	          "a set's thumbnail: %zu bytes, compressed for speed %zu", len, quick_len);
+	free(file);
+	free(quick);
+	free(set);
+	free(one);
+	free(dir);
+}
+
 Test(png, a_failed_write_is_an_io_error)
 {
 	cairo_surface_t *s = picture(300, 200, 7);

@@ -928,6 +928,9 @@ typedef struct af_render_options {
 	const af_namemap *nameattr; /* --nameattr: attributes for frames' <g>;
 	                            href and target make the frame a link */
 	af_render_cache *cache;  /* optional (NULL): see af_render_cache_new() */
+	int quick_png;           /* PNG: compressed for speed rather than size
+	                            (files 10 to 50% bigger), for images drawn
+	                            by the dozen, as a set's thumbnails */
 } af_render_options;
 
 /** Writes the layout as SVG: text stays text, one <title> per frame, and

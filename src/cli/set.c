@@ -245,6 +245,7 @@ static int render_job(pool *pl, job *j, af_font *font, af_render_cache *cache)
 		}
 	}
 	ro.scale = 1;
+	ro.quick_png = 1; /* drawn by the dozen, for the index */
 	if (write_one(pl, j, ".thumb.png", AF_FORMAT_PNG, tree, layout, &ro))
 		goto out;
 	r = 0;
