@@ -278,6 +278,27 @@ out:
 	return st;
 }
 
+/* 1 when the threads `opt` picks hold at least a quarter of the trace's
+ * records: then one pass over all its nodes (af_tree_copy_flat) reads
+ * fewer cache lines than walking their subtrees.  A few threads of many
+ * (--thread) are walked.  Folded lines are picked by their first frame,
+ * not counted by thread: one pass. */
+static int af_one_pass_pays(const af_trace *trace, const af_tree_options *opt)
+{
+	uint64_t picked = 0, all = 0;
+	size_t i;
+
+	if (trace->info.variant == AF_VARIANT_FOLDED)
+		return 1;
+	for (i = 0; i < trace->nthreads; i++) {
+		const af_thread *th = &trace->threads[i];
+		all += th->records;
+		if (th->records && af_thread_selected(th, opt))
+			picked += th->records;
+	}
+	return picked >= all / 4;
+}
+
 /* Copies, for drawing, the raw subtrees whose roots `view_of` maps to view
  * nodes (every other entry AF_NONE) in one pass over the trace's nodes as
  * they lie in memory, where af_tree_copy's walk from the roots misses the
@@ -475,7 +496,7 @@ static af_status af_tree_build(const af_trace *trace, const af_tree_options *opt
 		tree->prune_below = (uint64_t)(opt->prune * (double)whole);
 		/* drawn from more than one thread: one pass over all the nodes */
 		if (tree->shared && tree->shared->keys && !trace->tree.adopted &&
-		    !opt->one_thread) {
+		    !opt->one_thread && af_one_pass_pays(trace, opt)) {
 			view_of = af_malloc(tree->mem, (trace->tree.len ? trace->tree.len : 1) *
 			                                   sizeof *view_of);
 			if (!view_of)

@@ -442,14 +442,26 @@ static void pruned_frames_as_whole(const af_trace *t, const char *what)
 	size_t n = af_trace_thread_count(t), i;
 	int c;
 
+	/* i < n: thread i alone; i < 2n: the threads of thread i - n's name,
+	 * picked as --thread does (walked when they hold under a quarter of
+	 * the records, else copied in one pass); 2n: all */
 	for (c = AF_CLOCK_WALL; c <= AF_CLOCK_CPU; c++) {
 		if (!af_trace_get_info(t)->has_clock[c])
 			continue;
-		for (i = 0; i <= n; i++) {
+		for (i = 0; i <= 2 * n; i++) {
 			af_layout_options lo = {.clock = (af_clock)c};
 			af_tree_options whole = {.clock = (af_clock)c,
 			                         .one_thread = i < n, .thread = i < n ? i : 0};
-			af_tree_options pruned = whole;
+			const char *picked[1];
+			af_tree_options pruned;
+			if (i >= n && i < 2 * n) {
+				af_thread_info ti;
+				af_trace_thread(t, i - n, &ti);
+				picked[0] = ti.name;
+				whole.threads = picked;
+				whole.nthreads = 1;
+			}
+			pruned = whole;
 			af_tree *tw = NULL, *tp = NULL;
 			af_layout *lw = NULL, *lp = NULL;
 			af_error e;
@@ -465,7 +477,8 @@ static void pruned_frames_as_whole(const af_trace *t, const char *what)
 			cr_assert_eq(af_tree_from_trace(t, &pruned, &tp, &e), AF_OK, "%s", e.message);
 			cr_assert_eq(af_layout_build(tp, &lo, &lp, &e), st, "%s", what);
 			snprintf(label, sizeof label, "%s, clock %d, %s %zu", what, c,
-			         i < n ? "thread" : "all of", i < n ? i : n);
+			         i < n ? "thread" : i < 2 * n ? "--thread" : "all of",
+			         i < n ? i : i < 2 * n ? i - n : n);
 			if (st == AF_OK)
 				same_frames(lw, lp, label);
 			af_layout_free(lw);
@@ -514,7 +527,10 @@ Test(layout, a_pruned_tree_draws_every_frame_of_a_real_trace)
 
 /* Pruning keeps a frame whole where its parts merge: overloads of one name
  * (f, each under the share, together over it, and g below both), threads
- * of one name (worker), and a lone call under the share (k in main). */
+ * of one name (worker: k under the share in each, over it together, in
+ * the whole graph and in the workers' own, which --thread worker walks, as
+ * they hold few of the records), and a lone call under the share (k in
+ * main). */
 Test(layout, a_pruned_tree_keeps_what_merges)
 {
 	af_writer_options o = {.clock = AF_WRITER_DUAL};
@@ -522,8 +538,8 @@ Test(layout, a_pruned_tree_keeps_what_merges)
 	static const struct {
 		uint32_t tid, f, g, h, us;
 	} calls[] = {
-		{1, 4, 12, 16, 60}, {1, 8, 12, 16, 60}, {2, 20, 12, 0, 60}, {3, 20, 12, 0, 60},
-		{1, 20, 0, 0, 10},  {4, 16, 0, 0, 1000000},
+		{1, 4, 12, 16, 60}, {1, 8, 12, 16, 60},  {2, 20, 12, 0, 60}, {3, 20, 12, 0, 60},
+		{1, 20, 0, 0, 10},  {4, 16, 0, 0, 500000}, {2, 16, 0, 0, 800000},
 	};
 	uint8_t *buf;
 	size_t len, key, k;
@@ -534,6 +550,7 @@ Test(layout, a_pruned_tree_keeps_what_merges)
 	cr_assert_eq(af_writer_thread(w, 2, "worker"), 0);
 	cr_assert_eq(af_writer_thread(w, 3, "worker"), 0);
 	cr_assert_eq(af_writer_thread(w, 4, "bg"), 0);
+	cr_assert_eq(af_writer_thread(w, 5, "noise"), 0);
 	cr_assert_eq(af_writer_method(w, 4, "x.Y", "f", "()V", ""), 0);
 	cr_assert_eq(af_writer_method(w, 8, "x.Y", "f", "(I)V", ""), 0);
 	cr_assert_eq(af_writer_method(w, 12, "x.Y", "g", "()V", ""), 0);
@@ -554,6 +571,10 @@ Test(layout, a_pruned_tree_keeps_what_merges)
 			                              clk + us * 5 / 6, clk + us * 5 / 6), 0);
 		clk += us;
 		cr_assert_eq(af_writer_record(w, calls[k].tid, calls[k].f, AF_EXIT, clk, clk), 0);
+	}
+	for (k = 0; k < 20; k++, clk++) { /* most of the records */
+		cr_assert_eq(af_writer_record(w, 5, 16, AF_ENTER, clk, clk), 0);
+		cr_assert_eq(af_writer_record(w, 5, 16, AF_EXIT, clk + 1, clk + 1), 0);
 	}
 	buf = t_finish(w, &len, &key);
 	t = t_parse(buf, len);
