@@ -12,10 +12,10 @@
 typedef enum af_png_effort {
 	AF_PNG_SMALL, /* zlib level 3: the images a user keeps, one at a time
 	                 (a --thumbnail of its own among them) */
-	AF_PNG_QUICK  /* zlib's run-length strategy (repeats of the byte before
-	                 only, which is what the bands of flat colour leave):
-	                 a set's thumbnails (af_render_options.quick_png), 8 to
-	                 50% bigger in two thirds of the time */
+	AF_PNG_QUICK  /* deflate.h: repeats of the byte before only, which is
+	                 what the bands of flat colour leave: a set's thumbnails
+	                 (af_render_options.quick_png), 15 to 85% bigger in a
+	                 third to a half of the time */
 } af_png_effort;
 
 /** Writes the `w` x `h` image at `pixels` (rows `stride` bytes apart, each

@@ -11,7 +11,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <zlib.h>
 
+#include "deflate.h"
 #include "png.h"
 #include "raster.h"
 #include "support.h"
@@ -104,6 +106,99 @@ Test(png, spans_many_chunks)
 {
 	round_trip(2000, 700, AF_PNG_SMALL);
 	round_trip(2000, 700, AF_PNG_QUICK);
+}
+
+/* deflate.h's stream of `n` bytes (given `piece` at a time, and runs of
+ * zeros after a byte through af_deflate_zeros where `zeros` says) inflates
+ * to those bytes, by zlib. */
+static void deflate_round_trip(const unsigned char *data, size_t n, size_t piece,
+                               const char *what)
+{
+	af_mem *mem = af_mem_new(NULL, 1u << 30);
+	af_deflate d;
+	unsigned char *back = malloc(n + 1);
+	uLongf back_len = (uLongf)n + 1;
+	size_t at = 0;
+	int zr;
+
+	cr_assert(mem && back);
+	cr_assert_eq(af_deflate_init(&d, mem), 0);
+	while (at < n) {
+		size_t k = n - at < piece ? n - at : piece, z = 0;
+		/* a piece that is a byte and zeros goes the short way */
+		while (1 + z < k && data[at + 1 + z] == 0)
+			z++;
+		if (k > 1 && 1 + z == k)
+			cr_assert_eq(af_deflate_zeros(&d, data[at], z), 0);
+		else
+			cr_assert_eq(af_deflate_write(&d, data + at, k), 0);
+		at += k;
+	}
+	cr_assert_eq(af_deflate_finish(&d), 0);
+	zr = uncompress(back, &back_len, (const Bytef *)d.out.data, (uLong)d.out.len);
+	cr_assert_eq(zr, Z_OK, "%s: zlib says %d", what, zr);
+	cr_assert_eq(back_len, n, "%s: %lu bytes back, not %zu", what, (unsigned long)back_len, n);
+	cr_assert(n == 0 || memcmp(back, data, n) == 0, "%s: other bytes back", what);
+	af_deflate_free(&d);
+	af_mem_unref(mem);
+	free(back);
+}
+
+/* The quick deflate on what breaks a coder: nothing, a byte, runs just
+ * under, at and over 258 (and leaving 1 or 2), runs over a block's end, a
+ * byte of each value (no run; every literal used), skewed frequencies
+ * (codes over 15 bits before they are limited), zeros by the megabyte. */
+Test(png, the_quick_deflate_inflates_to_what_it_was_given)
+{
+	static const size_t runs[] = {1, 2, 3, 4, 5, 257, 258, 259, 260, 261, 262, 515, 516, 517};
+	size_t n = 3u << 20, i, k, at;
+	unsigned char *data = malloc(n);
+	unsigned seed = 12345;
+	char what[64];
+
+	cr_assert(data);
+	deflate_round_trip(data, 0, 1, "nothing");
+	data[0] = 7;
+	deflate_round_trip(data, 1, 1, "a byte");
+	for (k = 0; k < sizeof runs / sizeof runs[0]; k++) {
+		memset(data, 'x', runs[k]);
+		data[runs[k]] = 'y';
+		snprintf(what, sizeof what, "a run of %zu", runs[k]);
+		deflate_round_trip(data, runs[k] + 1, 1000, what);
+		deflate_round_trip(data, runs[k] + 1, 7, what);
+	}
+	for (i = 0; i < 256 * 40; i++)
+		data[i] = (unsigned char)(i * 7);
+	deflate_round_trip(data, 256 * 40, 1441, "every byte value");
+	/* frequencies of a Fibonacci kind: Huffman's lengths grow one a symbol */
+	for (i = 0, at = 0, k = 1; i < 30 && at + k < n; i++) {
+		size_t f = k, j;
+		for (j = 0; j < f; j++)
+			data[at + j] = (unsigned char)(j % 2 ? i : (i + 128) % 256);
+		at += f;
+		k = i < 2 ? 1 + i : k + k / 2 + 1;
+	}
+	deflate_round_trip(data, at, 65536 * 2 + 5, "skewed frequencies");
+	/* random bytes and runs of random length over several blocks */
+	for (at = 0; at < n;) {
+		size_t len;
+		seed = seed * 1103515245u + 12345u;
+		len = (seed >> 16) % 600 + 1;
+		if (len > n - at)
+			len = n - at;
+		memset(data + at, (seed >> 8) % 5 == 0 ? (int)(seed >> 24) : 0, len);
+		if ((seed >> 20) % 3 == 0)
+			for (k = 0; k < len; k++, seed = seed * 1103515245u + 12345u)
+				data[at + k] = (unsigned char)(seed >> 24);
+		at += len;
+	}
+	deflate_round_trip(data, n, 1441, "runs and noise, rows of 1441");
+	deflate_round_trip(data, n, 200000, "runs and noise, large pieces");
+	memset(data, 0, n);
+	data[0] = 2;
+	deflate_round_trip(data, n, n, "a byte and zeros by the megabyte");
+	deflate_round_trip(data, n, 24577, "zeros in rows");
+	free(data);
 }
 
 /* The bytes af_png_write() makes of the pixels of PNG file `path`. */

@@ -372,6 +372,8 @@ static const t_file files[] = {
 	{"src/layout.c", LAYOUT},
 	{"render/font.h", FONT},
 	{"render/font.c", FONT},
+	{"render/deflate.h", FONT}, /* a zlib stream of filtered rows */
+	{"render/deflate.c", FONT},
 	{"render/png.h", FONT}, /* pixels to a PNG file: knows no layout */
 	{"render/png.c", FONT},
 	{"render/out.h", FONT}, /* buffered writing: knows no layout */

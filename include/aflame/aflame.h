@@ -929,7 +929,7 @@ typedef struct af_render_options {
 	                            href and target make the frame a link */
 	af_render_cache *cache;  /* optional (NULL): see af_render_cache_new() */
 	int quick_png;           /* PNG: compressed for speed rather than size
-	                            (files 10 to 50% bigger), for images drawn
+	                            (files 15 to 85% bigger), for images drawn
 	                            by the dozen, as a set's thumbnails */
 } af_render_options;
 
