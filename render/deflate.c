@@ -76,9 +76,10 @@ static void af_make_code(const uint32_t *freq, int n, int limit, af_code *c)
 		if (freq[i])
 			sym[m++] = (uint16_t)i;
 	if (m < 2) {
-		/* one symbol (or none): two codes of one bit */
-		c->len[m ? sym[0] : 0] = 1;
-		c->len[m && sym[0] == 0 ? 1 : m ? 0 : 1] = 1;
+		/* one symbol (or none): it and a partner, a bit each */
+		int only = m ? sym[0] : 0;
+		c->len[only] = 1;
+		c->len[only == 0 ? 1 : 0] = 1;
 	} else {
 		af_by_freq(sym, m, freq);
 		for (i = 0; i < m; i++)
