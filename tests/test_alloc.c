@@ -175,20 +175,23 @@ static int t_draw(const t_alloc *a, const af_tree *tree, af_clock clock,
 	                        .subtitle = "sub"};
 	af_render_options ro = {.font = t_font, .palette = AF_PALETTE_ANDROID,
 	                        .notes = "a -- note"};
-	af_render_options still = ro;
+	af_render_options still = ro, quick = ro;
 	af_layout *l = NULL;
 	af_error e = {0};
 	af_status st;
 	int failed;
 
 	still.no_javascript = 1;
+	quick.quick_png = 1; /* deflate.c, as a set's thumbnails */
 	st = af_layout_build(tree, &lo, &l, &e);
 	if (t_failed(a, st, &e, "layout"))
 		return 1;
 	failed = t_failed(a, af_svg_write(l, &ro, sink, &e), &e, "svg") ||
 	         t_failed(a, af_svg_write(l, &still, sink, &e), &e, "static svg") ||
-	         (png && t_failed(a, af_cairo_write(l, AF_FORMAT_PNG, &ro, sink, &e), &e,
-	                          "png"));
+	         (png && (t_failed(a, af_cairo_write(l, AF_FORMAT_PNG, &ro, sink, &e), &e,
+	                           "png") ||
+	                  t_failed(a, af_cairo_write(l, AF_FORMAT_PNG, &quick, sink, &e), &e,
+	                           "quick png")));
 	af_layout_free(l);
 	if (failed)
 		return 1;
