@@ -32,6 +32,17 @@ typedef struct af_pnode {
 #define AF_LINE_ONE 1u
 #define AF_LINE_TWO 2u
 
+/** Adds node `from`'s own time and counts to node `to` (paths merged). */
+static inline void af_pnode_add(af_pnode *to, const af_pnode *from)
+{
+	int c;
+	for (c = 0; c < AF_CLOCK_RECORDED; c++)
+		to->self[c] += from->self[c];
+	to->calls += from->calls;
+	to->base += from->base;
+	to->lines |= from->lines;
+}
+
 /** Off-CPU self time of a node: wall minus thread-cpu, never below zero. */
 static inline uint64_t af_pnode_wait(const af_pnode *n)
 {

@@ -107,19 +107,6 @@ typedef struct af_pair {
 	uint32_t raw, view;
 } af_pair;
 
-/* Adds raw node `rn`'s own time and counts to view node `v`. */
-static void af_tree_add(af_tree *tree, uint32_t v, const af_pnode *rn)
-{
-	af_pnode *vn = &tree->pt.nodes[v];
-	int c;
-
-	for (c = 0; c < AF_CLOCK_RECORDED; c++)
-		vn->self[c] += rn->self[c];
-	vn->calls += rn->calls;
-	vn->base += rn->base;
-	vn->lines |= rn->lines;
-}
-
 /* Adds the time of raw node `r`'s children's subtrees, which are not
  * copied, to view node `v` as hidden; -1 when out of memory. */
 static int af_tree_hide(af_tree *tree, const af_trace *trace, uint32_t v, uint32_t r)
@@ -236,7 +223,7 @@ static af_status af_tree_copy(af_tree *tree, const af_trace *trace,
 				    tree->raw_total[rr][tree->prune_clock] < tree->prune_below) {
 					if (af_tree_hide(tree, trace, vv, rr))
 						goto nomem;
-					af_tree_add(tree, vv, &raw->nodes[rr]);
+					af_pnode_add(&tree->pt.nodes[vv], &raw->nodes[rr]);
 					continue;
 				}
 				stack[kept++] = stack[k];
@@ -266,7 +253,7 @@ static af_status af_tree_copy(af_tree *tree, const af_trace *trace,
 					tree->offset[v][c] = a > b ? a - b : 0;
 				}
 			}
-			af_tree_add(tree, v, rn);
+			af_pnode_add(&tree->pt.nodes[v], rn);
 		}
 	}
 	goto out;
@@ -346,7 +333,7 @@ static af_status af_tree_copy_flat(af_tree *tree, const af_trace *trace,
 		}
 		if (af_set_hashed(tree, vc, merges))
 			goto nomem;
-		af_tree_add(tree, vc, rn);
+		af_pnode_add(&tree->pt.nodes[vc], rn);
 		if (!merges && tree->raw_total[i][tree->prune_clock] < tree->prune_below) {
 			if (af_tree_hide(tree, trace, vc, (uint32_t)i))
 				goto nomem;

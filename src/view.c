@@ -261,17 +261,6 @@ static uint64_t af_view_value(const af_view *v, const af_pnode *n, af_clock cloc
 	return n->self[clock];
 }
 
-/* Adds what old node `o` holds to new node `x`. */
-static void af_view_add(af_pnode *x, const af_pnode *o)
-{
-	int c;
-	for (c = 0; c < AF_CLOCK_RECORDED; c++)
-		x->self[c] += o->self[c];
-	x->calls += o->calls;
-	x->base += o->base;
-	x->lines |= o->lines;
-}
-
 /* Exclude, focus and collapse, in one pass in index order. */
 static af_status af_view_cut(af_view *v, const af_ptree *pt, const af_names *names,
                              const uint64_t (*offset)[AF_CLOCK_RECORDED],
@@ -328,7 +317,7 @@ static af_status af_view_cut(af_view *v, const af_ptree *pt, const af_names *nam
 			/* A;A: one frame; the inner call's children are placed
 			 * where they were, measured from the outer one */
 			map[i] = up;
-			af_view_add(&out->nodes[up], o);
+			af_pnode_add(&out->nodes[up], o);
 			if (rel)
 				for (c = 0; c < AF_CLOCK_RECORDED; c++)
 					rel[i][c] = rel[p][c] + offset[i][c];
@@ -345,7 +334,7 @@ static af_status af_view_cut(af_view *v, const af_ptree *pt, const af_names *nam
 			goto out;
 		}
 		map[i] = x;
-		af_view_add(&out->nodes[x], o);
+		af_pnode_add(&out->nodes[x], o);
 		if (rel) {
 			if (AF_GROW(v->mem, *noff, *ncap, out->len))
 				goto nomem;
@@ -403,7 +392,7 @@ static af_status af_view_min_share(af_view *v, af_ptree *pt,
 		if (x == AF_NONE)
 			goto nomem;
 		map[i] = x;
-		af_view_add(&out.nodes[x], o);
+		af_pnode_add(&out.nodes[x], o);
 		if (*offset) {
 			if (AF_GROW(v->mem, noff, ncap, out.len))
 				goto nomem;
@@ -534,7 +523,7 @@ static af_status af_view_drop_empty(af_view *v, af_ptree *pt, af_error *err)
 	map[0] = af_ptree_root(&out, pt->nodes[0].key);
 	if (map[0] == AF_NONE)
 		goto nomem;
-	af_view_add(&out.nodes[map[0]], &pt->nodes[0]);
+	af_pnode_add(&out.nodes[map[0]], &pt->nodes[0]);
 	for (i = 1; i < n; i++) {
 		const af_pnode *o = &pt->nodes[i];
 		if (!keep[i])
@@ -542,7 +531,7 @@ static af_status af_view_drop_empty(af_view *v, af_ptree *pt, af_error *err)
 		map[i] = af_ptree_child(&out, map[o->parent], o->key);
 		if (map[i] == AF_NONE)
 			goto nomem;
-		af_view_add(&out.nodes[map[i]], o);
+		af_pnode_add(&out.nodes[map[i]], o);
 	}
 	af_free(v->mem, keep);
 	af_free(v->mem, map);
