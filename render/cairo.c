@@ -16,6 +16,7 @@
 #include "png.h"
 #include "raster.h"
 #include "style.h"
+#include "tree.h"
 
 #define AF_CAIRO_MAX_SIDE 32767 /* cairo's image surface limit */
 
@@ -157,10 +158,7 @@ static cairo_status_t af_draw(cairo_t *cr, const af_layout *l, af_font *font,
 		cairo_surface_flush(cairo_get_target(cr));
 		for (i = 0; i < l->nrects; i++) {
 			const af_rect *r = &l->rects[i];
-			af_node_info ni;
-			af_rgb c;
-			af_tree_node(l->tree, r->node, &ni);
-			c = af_style_fill(st, &ni, r);
+			af_rgb c = af_style_fill_rect(st, r);
 			af_canvas_box(canvas, r->x * scale, r->y * scale, r->w * scale, r->h * scale,
 			              af_corner(r) * scale, c.r, c.g, c.b);
 		}
@@ -168,30 +166,30 @@ static cairo_status_t af_draw(cairo_t *cr, const af_layout *l, af_font *font,
 	}
 	for (i = 0; i < l->nrects && !bad; i++) {
 		const af_rect *r = &l->rects[i];
-		af_node_info ni;
+		const char *name;
 		af_rgb c;
 		size_t n;
 		int dots;
 
-		af_tree_node(l->tree, r->node, &ni);
 		if (!canvas) {
-			c = af_style_fill(st, &ni, r);
+			c = af_style_fill_rect(st, r);
 			af_rounded(cr, r->x, r->y, r->w, r->h, af_corner(r));
 			cairo_set_source_rgb(cr, c.r / 255.0, c.g / 255.0, c.b / 255.0);
 			cairo_fill(cr);
 		}
 		if (l->thumbnail && r->h < fs + 2)
 			continue; /* a label this short could not be read */
-		n = af_style_fit(st, ni.name, r->w, &dots);
+		name = af_tree_name_by_id(l->tree, af_tree_name_id(l->tree, r->node));
+		n = af_style_fit(st, name, r->w, &dots);
 		if (n == 0)
 			continue;
 		if (canvas)
-			c = af_style_fill(st, &ni, r);
+			c = af_style_fill_rect(st, r);
 		if (af_style_label_light(c))
 			cairo_set_source_rgb(cr, 1, 1, 1);
 		else
 			cairo_set_source_rgb(cr, 0, 0, 0);
-		bad |= af_show(cr, &label, font, ni.name, n, dots ? ".." : "", fs, r->x + 3,
+		bad |= af_show(cr, &label, font, name, n, dots ? ".." : "", fs, r->x + 3,
 		               r->y + r->h / 2 + 3);
 	}
 	af_buf_free(&label);

@@ -46,10 +46,18 @@ static unsigned af_legend_kinds(const af_layout *l, af_style *s, size_t n)
 		const af_rect *r = &l->rects[i];
 		uint32_t id = af_tree_name_id(l->tree, r->node);
 		af_node_info ni;
+		int known;
 		if (differential && r->changed)
 			continue;
 		if (seen && r->depth > 1 && seen[id / 8] & (1u << (id % 8)))
 			continue;
+		if ((known = af_style_kind_known(s, r)) >= 0) {
+			/* a name met in an earlier graph (the render cache) */
+			kinds |= 1u << known;
+			if (seen)
+				seen[id / 8] |= (uint8_t)(1u << (id % 8));
+			continue;
+		}
 		af_tree_node(l->tree, r->node, &ni);
 		if (strcmp(ni.name, "-") == 0 || strcmp(ni.name, "--") == 0)
 			continue;

@@ -39,6 +39,16 @@ static inline void af_out_write(af_out *o, const void *p, size_t n)
 	o->len += n;
 }
 
+/** Room for `n` bytes (at most the buffer's size) at the end of what is
+ * buffered, written out first when less is left: the caller puts its bytes
+ * there and adds their count to o->len. */
+static inline char *af_out_room(af_out *o, size_t n)
+{
+	if (n > sizeof o->buf - o->len)
+		af_out_flush(o);
+	return o->buf + o->len;
+}
+
 static inline void af_out_puts(af_out *o, const char *s)
 {
 	af_out_write(o, s, strlen(s));

@@ -418,6 +418,13 @@ static af_fill_memo *af_style_memo(af_style *s, const af_rect *rect)
 	return s->memo ? &s->memo[af_tree_name_id(tree, rect->node)] : NULL;
 }
 
+int af_style_kind_known(af_style *s, const af_rect *r)
+{
+	af_fill_memo *m;
+
+	return r->depth > 1 && (m = af_style_memo(s, r)) && m->kind ? m->kind - 1 : -1;
+}
+
 size_t af_style_kind(af_style *s, const af_node_info *ni, const af_rect *rect)
 {
 	af_fill_memo *m;
@@ -447,6 +454,20 @@ static af_rgb af_palette_fill(af_style *s, const af_node_info *ni, const af_rect
 		m->known = 1;
 	}
 	return m->c;
+}
+
+af_rgb af_style_fill_rect(af_style *s, const af_rect *r)
+{
+	af_fill_memo *m;
+	af_node_info ni;
+
+	/* the frames af_palette_fill() takes from the memo: no node read */
+	if (!s->opt->colormap && !(s->differential && r->changed) &&
+	    s->opt->color_mode != AF_COLOR_RANDOM && r->depth > 1 &&
+	    (m = af_style_memo(s, r)) && m->known)
+		return m->c;
+	af_tree_node(s->layout->tree, r->node, &ni);
+	return af_style_fill(s, &ni, r);
 }
 
 static af_rgb af_palette_work(af_style *s, const af_node_info *ni, const af_rect *rect)
@@ -519,10 +540,8 @@ static af_rgb af_palette_work(af_style *s, const af_node_info *ni, const af_rect
 	}
 }
 
-size_t af_style_shown(const char *name)
+size_t af_style_shown(const char *name, size_t len)
 {
-	size_t len = strlen(name);
-
 	if (len >= 4 && name[len - 4] == '_' && name[len - 3] == '[' && name[len - 1] == ']' &&
 	    strchr("kwij", name[len - 2]) && name[len - 2])
 		return len - 4;
@@ -532,9 +551,18 @@ size_t af_style_shown(const char *name)
 size_t af_style_fit(af_style *s, const char *name, double w, int *dots)
 {
 	double fs = s->layout->font_size, fw = s->opt->fontwidth;
-	size_t len = af_style_shown(name), i = 0, chars, keep, n = 0;
+	size_t len, i = 0, chars, keep, n = 0;
+	unsigned char c0 = (unsigned char)name[0];
 	uint32_t cp;
 
+	/* most frames are narrower than their name's first character: then,
+	 * as af_font_fit_len() finds, no label, and the name is not read on */
+	if (fw <= 0 && c0 >= 0x20 && c0 < 0x7F &&
+	    (w - 6) / fs < af_font_advance(s->opt->font, c0)) {
+		*dots = 0;
+		return 0;
+	}
+	len = af_style_shown(name, strlen(name));
 	if (fw <= 0)
 		return af_font_fit_len(s->opt->font, name, len, w - 6, fs, dots);
 	/* flamegraph.pl: as many characters as int(w / (size * width)), the
@@ -740,7 +768,7 @@ static int af_calls(af_buf *b, uint64_t calls)
  * frame ("art::Thread::Run() in libart.so"). */
 static int af_tip_name(af_buf *b, const af_node_info *ni)
 {
-	int bad = af_buf_append(b, ni->name, af_style_shown(ni->name));
+	int bad = af_buf_append(b, ni->name, af_style_shown(ni->name, strlen(ni->name)));
 	if (ni->library)
 		bad |= af_buf_printf(b, " in %s", ni->library);
 	return bad;

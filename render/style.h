@@ -54,6 +54,10 @@ void af_style_free(af_style *s);
 /** The fill of frame `r`, whose node is `ni`. */
 af_rgb af_style_fill(af_style *s, const af_node_info *ni, const af_rect *r);
 
+/** af_style_fill() of frame `r`, its node read only when the fill of its
+ * name is not known yet (most frames of a graph share a name's fill). */
+af_rgb af_style_fill_rect(af_style *s, const af_rect *r);
+
 /** Differential input: the change frame `r` is coloured by (AFTER minus
  * BEFORE, negated with --negate), in the tree's unit.  Only for frames
  * with r->changed. */
@@ -94,11 +98,15 @@ size_t af_style_legend(size_t i, const char **label, af_rgb *color);
  * af_style_legend (noted with its fill: a name is looked at once). */
 size_t af_style_kind(af_style *s, const af_node_info *ni, const af_rect *rect);
 
-/** The length of `name` as labels and tooltips show it: without the
- * annotation flamegraph.pl strips, perf's "_[k]" (kernel), "_[w]" (waker),
- * "_[i]" (inlined) or "_[j]" (jit) at its end.  The annotation still
- * chooses the colour. */
-size_t af_style_shown(const char *name);
+/** af_style_kind() of frame `r` when its name's kind is known already
+ * (the node is not read), else -1. */
+int af_style_kind_known(af_style *s, const af_rect *r);
+
+/** The length of `name`, `len` bytes, as labels and tooltips show it:
+ * without the annotation flamegraph.pl strips, perf's "_[k]" (kernel),
+ * "_[w]" (waker), "_[i]" (inlined) or "_[j]" (jit) at its end.  The
+ * annotation still chooses the colour. */
+size_t af_style_shown(const char *name, size_t len);
 
 /** The label of a frame `w` px wide: the length in bytes of the prefix of
  * `name` to draw (never the annotation, see af_style_shown()), and in

@@ -49,12 +49,33 @@ static int af_cmp_u32(const void *a, const void *b)
 	return x < y ? -1 : x > y;
 }
 
+/* A name of the script's table, looked at once: its id, the length its
+ * labels show (af_style_shown) and whether it is all ASCII (then it adds no
+ * advance to the script's ASCII table, and it is plain: no cuts). */
+typedef struct af_svg_name {
+	uint32_t id;
+	int ascii;
+	size_t shown;
+} af_svg_name;
+
+static void af_svg_name_init(af_svg_name *e, uint32_t id, const char *name)
+{
+	const unsigned char *p = (const unsigned char *)name;
+	unsigned high = 0;
+
+	for (; *p; p++)
+		high |= *p;
+	e->id = id;
+	e->ascii = high < 0x80;
+	e->shown = af_style_shown(name, (size_t)(p - (const unsigned char *)name));
+}
+
 /* Writes the advances, at size 1, of the characters beyond ASCII that the
  * names (and tooltips) hold, as "{cp:advance,...}": with the ASCII table,
  * the script fits every label with the very numbers the C side used.
  * Returns non-zero when out of memory. */
 static int af_svg_advances(af_out *out, const af_layout *l, af_font *font,
-                           const uint32_t *names, size_t nnames)
+                           const af_svg_name *names, size_t nnames)
 {
 	af_mem *mem = af_layout_mem(l);
 	uint32_t *cps = NULL;
@@ -66,8 +87,12 @@ static int af_svg_advances(af_out *out, const af_layout *l, af_font *font,
 	cps[n++] = 0xB5;
 	cps[n++] = 0x2192;
 	for (i = 0; i < nnames; i++) {
-		const char *name = af_tree_name_by_id(l->tree, names[i]);
-		size_t len = strlen(name), at = 0;
+		const char *name;
+		size_t len, at = 0;
+		if (names[i].ascii)
+			continue;
+		name = af_tree_name_by_id(l->tree, names[i].id);
+		len = strlen(name);
 		while (at < len) {
 			uint32_t cp;
 			size_t step;
@@ -110,15 +135,18 @@ static int af_svg_advances(af_out *out, const af_layout *l, af_font *font,
  * places end with the first one wider than the graph, which no zoom can
  * pass.  Returns non-zero when out of memory. */
 static int af_svg_cuts(af_out *out, const af_layout *l, af_font *font,
-                       const uint32_t *names, size_t nnames)
+                       const af_svg_name *names, size_t nnames)
 {
 	double limit = l->width / l->font_size;
 	size_t i, j, n, k = 0;
 
 	af_out_putc(out, '{');
 	for (i = 0; i < nnames; i++) {
-		const char *name = af_tree_name_by_id(l->tree, names[i]);
-		const af_cut *c = af_font_cuts(font, name, af_style_shown(name), &n);
+		const af_cut *c;
+		if (names[i].ascii)
+			continue;
+		c = af_font_cuts(font, af_tree_name_by_id(l->tree, names[i].id), names[i].shown,
+		                 &n);
 		if (!c)
 			continue;
 		af_out_printf(out, "%s%zu:[", k++ ? "," : "", i);
@@ -139,7 +167,7 @@ static int af_svg_cuts(af_out *out, const af_layout *l, af_font *font,
  * here, how values are printed), the name table and the frames' data, then
  * flame.js.  Returns non-zero when out of memory. */
 static int af_svg_script(af_out *out, const af_layout *l, const af_render_options *opt,
-                         double rect_h, const af_style *st, const uint32_t *names,
+                         double rect_h, const af_style *st, const af_svg_name *names,
                          size_t nnames, const af_buf *data)
 {
 	double ypad2 = l->font_size * 2 + 10, unit;
@@ -192,18 +220,17 @@ static int af_svg_script(af_out *out, const af_layout *l, const af_render_option
 	/* one string a name, in order of first use */
 	af_out_puts(out, "names:[");
 	for (i = 0; i < nnames; i++) {
-		const char *name = af_tree_name_by_id(l->tree, names[i]);
 		if (i)
 			af_out_putc(out, ',');
-		af_out_js(out, name, af_style_shown(name));
+		af_out_js(out, af_tree_name_by_id(l->tree, names[i].id), names[i].shown);
 	}
 	/* native frames: each name's library (0: none), when some have one */
-	for (i = 0; i < nnames && !af_tree_lib(l->tree, names[i]); i++)
+	for (i = 0; i < nnames && !af_tree_lib(l->tree, names[i].id); i++)
 		;
 	if (i < nnames) {
 		af_out_puts(out, "],\nlibs:[");
 		for (i = 0; i < nnames; i++) {
-			const char *lib = af_tree_lib(l->tree, names[i]);
+			const char *lib = af_tree_lib(l->tree, names[i].id);
 			if (i)
 				af_out_putc(out, ',');
 			if (lib)
@@ -223,31 +250,61 @@ static int af_svg_script(af_out *out, const af_layout *l, const af_render_option
 	return 0;
 }
 
+/* `k` in decimal at `d`, which has room for 24 bytes: its digits are made
+ * two at a time backwards, then moved by a copy of fixed size (no call).
+ * Returns their count (at most 20). */
+static size_t af_utoa(char *d, unsigned long long k)
+{
+	static const char pairs[] = "00010203040506070809101112131415161718192021222324"
+	                            "25262728293031323334353637383940414243444546474849"
+	                            "50515253545556575859606162636465666768697071727374"
+	                            "75767778798081828384858687888990919293949596979899";
+	char tmp[48], *end = tmp + 24, *p = end;
+
+	while (k >= 100) {
+		unsigned i = (unsigned)(k % 100) * 2;
+		k /= 100;
+		*--p = pairs[i + 1];
+		*--p = pairs[i];
+	}
+	if (k >= 10) {
+		*--p = pairs[k * 2 + 1];
+		*--p = pairs[k * 2];
+	} else {
+		*--p = (char)('0' + k);
+	}
+	memcpy(d, p, 24);
+	return (size_t)(end - p);
+}
+
 /* One decimal, without "-0.0". */
 static void af_num(af_out *out, double v)
 {
-	char buf[32], *p = buf + sizeof buf;
-	double t = round(v * 10);
+	double t = v * 10;
+	long long q;
 	unsigned long long k;
+	char *d, *p;
 
 	if (!(fabs(t) < 1e15)) { /* never for coordinates; kept exact anyway */
-		double r = t / 10;
+		double r = round(t) / 10;
 		af_out_printf(out, r == floor(r) ? "%.0f" : "%.1f", r == 0 ? 0 : r);
 		return;
 	}
+	/* round(t), half away from zero, without a call: adding the double
+	 * just under one half and cutting the fraction gives the same integer
+	 * for every |t| below 2^52 */
+	q = (long long)(t + copysign(0.49999999999999994, t));
 	/* tenths as an integer: "12", "12.5", "-0.5", never "-0" */
-	k = (unsigned long long)fabs(t);
+	k = (unsigned long long)(q < 0 ? -q : q);
+	d = p = af_out_room(out, 28);
+	if (q < 0)
+		*p++ = '-';
+	p += af_utoa(p, k / 10);
 	if (k % 10) {
-		*--p = (char)('0' + k % 10);
-		*--p = '.';
+		*p++ = '.';
+		*p++ = (char)('0' + k % 10);
 	}
-	k /= 10;
-	do
-		*--p = (char)('0' + k % 10);
-	while (k /= 10);
-	if (t < 0)
-		*--p = '-';
-	af_out_write(out, p, (size_t)(buf + sizeof buf - p));
+	out->len += (size_t)(p - d);
 }
 
 /* Ends a <rect> with its fill: `" fill="#rrggbb"/>`. */
@@ -268,13 +325,12 @@ static void af_fill(af_out *out, af_rgb c)
 /* Appends `v` in decimal and a comma to the script's data. */
 static int af_data_uint(af_buf *b, unsigned long long v)
 {
-	char buf[24], *p = buf + sizeof buf;
-
-	*--p = ',';
-	do
-		*--p = (char)('0' + v % 10);
-	while (v /= 10);
-	return af_buf_append(b, p, (size_t)(buf + sizeof buf - p));
+	if (AF_GROW(b->mem, b->data, b->cap, b->len + 26))
+		return -1;
+	b->len += af_utoa(b->data + b->len, v);
+	b->data[b->len++] = ',';
+	b->data[b->len] = '\0';
+	return 0;
 }
 
 /* A frame's opening: `<a ...>` when --nameattr makes it a link, then
@@ -383,11 +439,13 @@ static af_status af_svg_frames(const af_layout *l, const af_render_options *opt,
 {
 	af_mem *mem = af_layout_mem(l);
 	af_buf tip = {.mem = mem}, data = {.mem = mem};
-	uint32_t *index = NULL, *names = NULL;
+	uint32_t *index = NULL;
+	af_svg_name *names = NULL;
 	size_t i, nnames = 0, count = af_tree_name_count(l->tree);
 	double fs = l->font_size;
 	af_status status = AF_OK;
-	int bad = 0;
+	int bad = 0, lean;
+	const af_pnode *nodes = af_tree_nodes(l->tree);
 
 	if (interactive) {
 		/* name id -> place in the table (UINT32_MAX: not yet in it) */
@@ -400,6 +458,9 @@ static af_status af_svg_frames(const af_layout *l, const af_render_options *opt,
 		memset(index, 0xFF, count * sizeof *index);
 	}
 	af_out_puts(out, "<g id=\"frames\">\n");
+	/* the script's frames need of a node its name and calls alone (and a
+	 * fill, most often the memo's): not af_tree_node()'s whole record */
+	lean = interactive && !af_tree_is_diff(l->tree) && !st->differential;
 	for (i = 0; i < l->nrects && !bad; i++) {
 		const af_rect *r = &l->rects[i];
 		af_node_info ni;
@@ -408,8 +469,15 @@ static af_status af_svg_frames(const af_layout *l, const af_render_options *opt,
 		size_t n, tlen;
 		int dots, link;
 
-		af_tree_node(l->tree, r->node, &ni);
-		col = af_style_fill(st, &ni, r);
+		if (lean) {
+			const af_pnode *nd = &nodes[r->node];
+			ni.name = af_tree_name_by_id(l->tree, nd->key);
+			ni.calls = nd->calls;
+			col = af_style_fill_rect(st, r);
+		} else {
+			af_tree_node(l->tree, r->node, &ni);
+			col = af_style_fill(st, &ni, r);
+		}
 		link = af_svg_open_frame(out, opt->nameattr, ni.name, &title, &tlen);
 		if (title && interactive) {
 			/* flame.js shows it instead of the tooltip it builds */
@@ -421,7 +489,7 @@ static af_status af_svg_frames(const af_layout *l, const af_render_options *opt,
 			uint32_t id = af_tree_name_id(l->tree, r->node);
 			if (index[id] == UINT32_MAX) {
 				index[id] = (uint32_t)nnames;
-				names[nnames++] = id;
+				af_svg_name_init(&names[nnames++], id, ni.name);
 			}
 			bad = af_data_uint(&data, index[id]) |
 			      af_data_uint(&data, r->value) |
