@@ -113,6 +113,21 @@ static double af_corner(const af_rect *r)
 	return r->h >= 6 && r->w >= 2 ? 2 : 0;
 }
 
+static const char *af_label_name(const af_layout *l, const af_rect *r)
+{
+	return af_tree_name_by_id(l->tree, af_tree_name_id(l->tree, r->node));
+}
+
+/* The length of the label of frame `r` (0: none), *dots whether ".."
+ * follows; a thumbnail's frame too short to read has none. */
+static size_t af_label(const af_layout *l, af_style *st, const af_rect *r, int *dots)
+{
+	*dots = 0;
+	if (l->thumbnail && r->h < l->font_size + 2)
+		return 0;
+	return af_style_fit(st, af_label_name(l, r), r->w, dots);
+}
+
 /* Draws the whole graph; returns a non-zero cairo status on failure.  An
  * image's frames go straight into its pixels, `canvas`, `scale` times the
  * size of the layout; a PDF's (canvas NULL) are cairo's paths. */
@@ -123,7 +138,7 @@ static cairo_status_t af_draw(cairo_t *cr, const af_layout *l, af_font *font,
 	cairo_font_face_t *face = af_font_face(font, &fo);
 	cairo_pattern_t *bg;
 	double fs = l->font_size;
-	size_t i;
+	size_t i, k, nlabeled = 0, *labeled = NULL;
 	af_buf label = {.mem = af_layout_mem(l)};
 	af_rgb ink, muted;
 	int bad = 0;
@@ -154,44 +169,45 @@ static cairo_status_t af_draw(cairo_t *cr, const af_layout *l, af_font *font,
 	cairo_set_font_size(cr, fs);
 
 	if (canvas) {
-		/* the frames straight into the pixels, then their labels */
+		/* the frames straight into the pixels, noting those with a label
+		 * while their nodes are at hand; then the labels */
+		size_t cap = 0;
 		cairo_surface_flush(cairo_get_target(cr));
 		for (i = 0; i < l->nrects; i++) {
 			const af_rect *r = &l->rects[i];
 			af_rgb c = af_style_fill_rect(st, r);
+			int dots;
 			af_canvas_box(canvas, r->x * scale, r->y * scale, r->w * scale, r->h * scale,
 			              af_corner(r) * scale, c.r, c.g, c.b);
+			if (bad || !af_label(l, st, r, &dots))
+				continue;
+			bad = AF_GROW(af_layout_mem(l), labeled, cap, nlabeled + 1);
+			if (!bad)
+				labeled[nlabeled++] = i;
 		}
 		cairo_surface_mark_dirty(cairo_get_target(cr));
 	}
-	for (i = 0; i < l->nrects && !bad; i++) {
-		const af_rect *r = &l->rects[i];
-		const char *name;
-		af_rgb c;
+	for (k = 0; k < (canvas ? nlabeled : l->nrects) && !bad; k++) {
+		const af_rect *r = &l->rects[canvas ? labeled[k] : k];
+		af_rgb c = af_style_fill_rect(st, r);
 		size_t n;
 		int dots;
 
 		if (!canvas) {
-			c = af_style_fill_rect(st, r);
 			af_rounded(cr, r->x, r->y, r->w, r->h, af_corner(r));
 			cairo_set_source_rgb(cr, c.r / 255.0, c.g / 255.0, c.b / 255.0);
 			cairo_fill(cr);
 		}
-		if (l->thumbnail && r->h < fs + 2)
-			continue; /* a label this short could not be read */
-		name = af_tree_name_by_id(l->tree, af_tree_name_id(l->tree, r->node));
-		n = af_style_fit(st, name, r->w, &dots);
-		if (n == 0)
+		if ((n = af_label(l, st, r, &dots)) == 0)
 			continue;
-		if (canvas)
-			c = af_style_fill_rect(st, r);
 		if (af_style_label_light(c))
 			cairo_set_source_rgb(cr, 1, 1, 1);
 		else
 			cairo_set_source_rgb(cr, 0, 0, 0);
-		bad |= af_show(cr, &label, font, name, n, dots ? ".." : "", fs, r->x + 3,
-		               r->y + r->h / 2 + 3);
+		bad |= af_show(cr, &label, font, af_label_name(l, r), n, dots ? ".." : "", fs,
+		               r->x + 3, r->y + r->h / 2 + 3);
 	}
+	af_free(af_layout_mem(l), labeled);
 	af_buf_free(&label);
 	/* a label measured without memory was left out: the picture is wrong */
 	bad |= af_font_failed(font);

@@ -51,9 +51,17 @@ static cairo_surface_t *picture(int w, int h, unsigned seed)
 	return s;
 }
 
+static void round_trip_of(cairo_surface_t *s, int w, int h, af_png_effort effort);
+
 static void round_trip(int w, int h, af_png_effort effort)
 {
-	cairo_surface_t *s = picture(w, h, (unsigned)(w * 31 + h)), *back;
+	round_trip_of(picture(w, h, (unsigned)(w * 31 + h)), w, h, effort);
+}
+
+/* af_png_write() of `s` decodes to its very pixels; `s` is destroyed. */
+static void round_trip_of(cairo_surface_t *s, int w, int h, af_png_effort effort)
+{
+	cairo_surface_t *back;
 	af_mem *mem = af_mem_new(NULL, 1u << 30);
 	af_error e = {0};
 	char *buf = NULL;
@@ -106,6 +114,46 @@ Test(png, spans_many_chunks)
 {
 	round_trip(2000, 700, AF_PNG_SMALL);
 	round_trip(2000, 700, AF_PNG_QUICK);
+}
+
+/* An image of 1 MiB of rows and more is compressed in two halves at once,
+ * joined into one stream.  The second half's filters must see the row above
+ * it: there the rows are noise of bytes close to 0 (mod 256), the first
+ * row of the half a repeat of the one above, the next one nearly the same,
+ * so that "Up" is its filter, as it would be against a row of zeros. */
+Test(png, a_large_image_compressed_in_halves_decodes_the_same)
+{
+	static const int sizes[][2] = {{1200, 430}, {1200, 431}, {600, 583}, {4000, 90}};
+	static const unsigned char near0[] = {254, 255, 0, 1, 2};
+	size_t i;
+
+	for (i = 0; i < sizeof sizes / sizeof sizes[0]; i++) {
+		int w = sizes[i][0], h = sizes[i][1], x, y;
+		cairo_surface_t *s = picture(w, h, (unsigned)i);
+		unsigned char *d = cairo_image_surface_get_data(s);
+		int stride = cairo_image_surface_get_stride(s);
+		unsigned seed = (unsigned)i + 1;
+		uint32_t *row;
+
+		round_trip_of(picture(w, h, (unsigned)i + 7), w, h, AF_PNG_SMALL);
+		row = (uint32_t *)(void *)(d + (size_t)(h / 2 - 1) * stride);
+		for (x = 0; x < w; x++) {
+			uint32_t px = 0;
+			int k;
+			for (k = 0; k < 3; k++) {
+				seed = seed * 1103515245u + 12345u;
+				px = px << 8 | near0[(seed >> 16) % 5];
+			}
+			row[x] = px;
+		}
+		for (y = h / 2; y <= h / 2 + 1; y++)
+			memcpy(d + (size_t)y * stride, row, (size_t)w * 4);
+		row = (uint32_t *)(void *)(d + (size_t)(h / 2 + 1) * stride);
+		for (x = 0; x < w; x += 10)
+			row[x] ^= 1;
+		cairo_surface_mark_dirty(s);
+		round_trip_of(s, w, h, AF_PNG_SMALL);
+	}
 }
 
 /* deflate.h's stream of `n` bytes (given `piece` at a time, and runs of
