@@ -8,6 +8,7 @@
 #include <cairo.h>
 #include <criterion/criterion.h>
 #include <math.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -328,6 +329,82 @@ Test(png, a_failed_write_is_an_io_error)
 	fclose(f);
 	cairo_surface_destroy(s);
 	af_mem_unref(mem);
+}
+
+/* An allocator that refuses its block number `refuse` (counted from 0 over
+ * both threads of an encoder) and counts the blocks it holds. */
+typedef struct t_refuser {
+	atomic_long calls, held;
+	long refuse;
+} t_refuser;
+
+static void *t_refuser_malloc(void *ctx, size_t n)
+{
+	t_refuser *r = ctx;
+	void *p = atomic_fetch_add(&r->calls, 1) == r->refuse ? NULL : malloc(n);
+	if (p)
+		atomic_fetch_add(&r->held, 1);
+	return p;
+}
+
+static void *t_refuser_realloc(void *ctx, void *old, size_t n)
+{
+	t_refuser *r = ctx;
+	void *p = atomic_fetch_add(&r->calls, 1) == r->refuse ? NULL : realloc(old, n);
+	if (p && !old)
+		atomic_fetch_add(&r->held, 1);
+	return p;
+}
+
+static void t_refuser_free(void *ctx, void *p)
+{
+	t_refuser *r = ctx;
+	if (p)
+		atomic_fetch_sub(&r->held, 1);
+	free(p);
+}
+
+/* Every block of an image compressed in halves refused in turn: the
+ * encoder says it ran out of memory, and gives back every block. */
+Test(png, a_refused_block_of_the_halves_is_said_and_nothing_leaks)
+{
+	cairo_surface_t *s = picture(1200, 430, 3);
+	long k;
+
+	for (k = 0; k < 100000; k++) {
+		t_refuser r = {.refuse = -1}; /* the context itself is not refused */
+		af_allocator a = {t_refuser_malloc, t_refuser_realloc, t_refuser_free, &r};
+		af_mem *mem = af_mem_new(&a, 1u << 30);
+		af_error e = {0};
+		char *buf = NULL;
+		size_t len = 0;
+		FILE *f = open_memstream(&buf, &len);
+		af_status st;
+
+		cr_assert(mem && f);
+		r.refuse = k;
+		atomic_store(&r.calls, 0);
+		atomic_store(&r.held, 0);
+		st = af_png_write(cairo_image_surface_get_data(s), 1200, 430,
+		                  cairo_image_surface_get_stride(s), AF_PNG_SMALL, mem, f, &e);
+		fclose(f);
+		cr_assert(st == AF_OK || st == AF_ERR_NOMEM, "block %ld: %s", k, e.message);
+		if (st != AF_OK) {
+			cr_assert_str_eq(e.message, "out of memory for the PNG encoder");
+		} else { /* every block given: a whole image */
+			cairo_surface_t *back = t_png_image(buf, len);
+			cr_assert_eq(cairo_surface_status(back), CAIRO_STATUS_SUCCESS);
+			cairo_surface_destroy(back);
+		}
+		free(buf);
+		cr_assert_eq(atomic_load(&r.held), 0, "block %ld: %ld blocks kept", k,
+		             (long)atomic_load(&r.held));
+		af_mem_unref(mem);
+		if (st == AF_OK)
+			break;
+	}
+	cr_assert_gt(k, 4, "so few blocks: the halves were not taken");
+	cairo_surface_destroy(s);
 }
 
 /* A white canvas of w x h with a guard row above and below (ASan and the
