@@ -187,8 +187,11 @@ static af_status af_png_zlib(const unsigned char *pixels, int w, int h, int stri
                              af_mem *mem, FILE *out, af_error *err)
 {
 	int halves = (size_t)h * w * 3 >= AF_PNG_HALVES && h >= 2, mid = halves ? h / 2 : h;
-	af_zpart part[2] = {{pixels, w, stride, 0, mid, !halves, mem, {.mem = mem}, 0, 0},
-	                    {pixels, w, stride, mid, h, 1, mem, {.mem = mem}, 0, 0}};
+	af_zpart part[2] = {
+		{.pixels = pixels, .w = w, .stride = stride, .y0 = 0, .y1 = mid, .last = !halves,
+		 .mem = mem, .out = {.mem = mem}},
+		{.pixels = pixels, .w = w, .stride = stride, .y0 = mid, .y1 = h, .last = 1,
+		 .mem = mem, .out = {.mem = mem}}};
 	af_zpart *end = &part[halves];
 	/* zlib's header for level 3 and a 32 KiB window, the deflate data,
 	 * then the Adler-32 of all the filtered rows */

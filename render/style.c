@@ -420,9 +420,8 @@ static af_fill_memo *af_style_memo(af_style *s, const af_rect *rect)
 
 int af_style_kind_known(af_style *s, const af_rect *r)
 {
-	af_fill_memo *m;
-
-	return r->depth > 1 && (m = af_style_memo(s, r)) && m->kind ? m->kind - 1 : -1;
+	af_fill_memo *m = r->depth > 1 ? af_style_memo(s, r) : NULL;
+	return m && m->kind ? m->kind - 1 : -1;
 }
 
 size_t af_style_kind(af_style *s, const af_node_info *ni, const af_rect *rect)
@@ -441,12 +440,17 @@ size_t af_style_kind(af_style *s, const af_node_info *ni, const af_rect *rect)
  * colour, random colours and the android palette's root and threads: it
  * is worked out once per name (the per-name work, kinds by prefix and a
  * hash of the whole name, cost more than drawing the frame). */
+static int af_fill_of_name(const af_style *s, const af_rect *rect, int root_or_thread)
+{
+	return !(s->differential && rect->changed) && s->opt->color_mode != AF_COLOR_RANDOM &&
+	       !(s->opt->palette == AF_PALETTE_ANDROID && root_or_thread);
+}
+
 static af_rgb af_palette_fill(af_style *s, const af_node_info *ni, const af_rect *rect)
 {
 	af_fill_memo *m;
 
-	if ((s->differential && rect->changed) || s->opt->color_mode == AF_COLOR_RANDOM ||
-	    (s->opt->palette == AF_PALETTE_ANDROID && (ni->depth == 0 || ni->thread)) ||
+	if (!af_fill_of_name(s, rect, ni->depth == 0 || ni->thread) ||
 	    !(m = af_style_memo(s, rect)))
 		return af_palette_work(s, ni, rect);
 	if (!m->known) {
@@ -461,9 +465,8 @@ af_rgb af_style_fill_rect(af_style *s, const af_rect *r)
 	af_fill_memo *m;
 	af_node_info ni;
 
-	/* the frames af_palette_fill() takes from the memo: no node read */
-	if (!s->opt->colormap && !(s->differential && r->changed) &&
-	    s->opt->color_mode != AF_COLOR_RANDOM && r->depth > 1 &&
+	/* the memo's fill, the node unread (from depth 2: no root, no thread) */
+	if (!s->opt->colormap && r->depth > 1 && af_fill_of_name(s, r, 0) &&
 	    (m = af_style_memo(s, r)) && m->known)
 		return m->c;
 	af_tree_node(s->layout->tree, r->node, &ni);

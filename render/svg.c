@@ -444,7 +444,7 @@ static af_status af_svg_frames(const af_layout *l, const af_render_options *opt,
 	size_t i, nnames = 0, count = af_tree_name_count(l->tree);
 	double fs = l->font_size;
 	af_status status = AF_OK;
-	int bad = 0, lean;
+	int bad = 0;
 	const af_pnode *nodes = af_tree_nodes(l->tree);
 
 	if (interactive) {
@@ -458,27 +458,17 @@ static af_status af_svg_frames(const af_layout *l, const af_render_options *opt,
 		memset(index, 0xFF, count * sizeof *index);
 	}
 	af_out_puts(out, "<g id=\"frames\">\n");
-	/* the script's frames need of a node its name and calls alone (and a
-	 * fill, most often the memo's): not af_tree_node()'s whole record */
-	lean = interactive && !af_tree_is_diff(l->tree) && !st->differential;
 	for (i = 0; i < l->nrects && !bad; i++) {
 		const af_rect *r = &l->rects[i];
-		af_node_info ni;
-		af_rgb col;
+		const af_pnode *nd = &nodes[r->node];
+		const char *name = af_tree_name_by_id(l->tree, nd->key);
+		af_node_info ni; /* the node's whole record: read only for a change */
+		af_rgb col = af_style_fill_rect(st, r);
 		const char *title;
 		size_t n, tlen;
 		int dots, link;
 
-		if (lean) {
-			const af_pnode *nd = &nodes[r->node];
-			ni.name = af_tree_name_by_id(l->tree, nd->key);
-			ni.calls = nd->calls;
-			col = af_style_fill_rect(st, r);
-		} else {
-			af_tree_node(l->tree, r->node, &ni);
-			col = af_style_fill(st, &ni, r);
-		}
-		link = af_svg_open_frame(out, opt->nameattr, ni.name, &title, &tlen);
+		link = af_svg_open_frame(out, opt->nameattr, name, &title, &tlen);
 		if (title && interactive) {
 			/* flame.js shows it instead of the tooltip it builds */
 			af_out_puts(out, "<title>");
@@ -486,14 +476,16 @@ static af_status af_svg_frames(const af_layout *l, const af_render_options *opt,
 			af_out_puts(out, "</title>");
 		}
 		if (interactive) {
-			uint32_t id = af_tree_name_id(l->tree, r->node);
+			uint32_t id = nd->key;
 			if (index[id] == UINT32_MAX) {
 				index[id] = (uint32_t)nnames;
-				af_svg_name_init(&names[nnames++], id, ni.name);
+				af_svg_name_init(&names[nnames++], id, name);
 			}
 			bad = af_data_uint(&data, index[id]) |
 			      af_data_uint(&data, r->value) |
-			      af_data_uint(&data, ni.calls);
+			      af_data_uint(&data, nd->calls);
+			if (af_tree_is_diff(l->tree) || (st->differential && r->changed))
+				af_tree_node(l->tree, r->node, &ni);
 			if (af_tree_is_diff(l->tree)) {
 				uint64_t v[4];
 				int k;
@@ -529,7 +521,7 @@ static af_status af_svg_frames(const af_layout *l, const af_render_options *opt,
 		/* fit first, escape after: an entity is never cut in two */
 		/* flamegraph.pl labels every frame wide enough, however tall
 		 * the font; a thumbnail only where the label can be read */
-		n = !l->thumbnail || r->h >= fs + 2 ? af_style_fit(st, ni.name, r->w, &dots) : 0;
+		n = !l->thumbnail || r->h >= fs + 2 ? af_style_fit(st, name, r->w, &dots) : 0;
 		if (n > 0) {
 			/* white on dark fills: every label stands out 4.5:1 */
 			af_out_puts(out, af_style_label_light(col) ? "<text class=\"w\" x=\"" : "<text x=\"");
@@ -537,7 +529,7 @@ static af_status af_svg_frames(const af_layout *l, const af_render_options *opt,
 			af_out_puts(out, "\" y=\"");
 			af_num(out, r->y + r->h / 2 + 3);
 			af_out_puts(out, "\">");
-			af_out_xml(out, ni.name, n);
+			af_out_xml(out, name, n);
 			if (dots)
 				af_out_puts(out, "..");
 			af_out_puts(out, "</text>");
