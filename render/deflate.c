@@ -34,13 +34,20 @@ typedef struct af_code {
 	uint16_t bits[AF_LITLEN];
 } af_code;
 
-/* The length code of a run of `len` (3 to 258): its index k in af_len_base. */
+/* The length code of a run of `len` (3 to 258): its index k in af_len_base.
+ * Lengths 3 to 10 have a code each; from 11, each doubling of len - 3 has
+ * four codes, told apart by the two bits under its highest; 258 its own. */
 static int af_len_code(unsigned len)
 {
-	int k = 28;
-	while (af_len_base[k] > len)
-		k--;
-	return k;
+	unsigned v = len - 3;
+	int e;
+
+	if (v < 8)
+		return (int)v;
+	if (len == 258)
+		return 28;
+	e = 29 - __builtin_clz(v); /* v's highest bit, less 2 */
+	return 4 * e + 4 + (int)((v >> e) & 3);
 }
 
 /* Sorts symbols by frequency, rarest first, ties by symbol (insertion: at
@@ -303,28 +310,50 @@ int af_deflate_init(af_deflate *d, af_mem *mem)
 	return 0;
 }
 
+/* Where tokens go while bytes are taken, kept in locals (through `d`, each
+ * token stored would make the compiler load every field again). */
+typedef struct af_taker {
+	uint16_t *tok;  /* the next token's place; room was made */
+	uint32_t *freq; /* d->lfreq */
+	uint32_t runs;
+	uint64_t a, b;  /* Adler-32's sums */
+} af_taker;
+
+static af_taker af_take_begin(af_deflate *d)
+{
+	af_taker t = {d->tokens + d->ntokens, d->lfreq, d->runs, d->a, d->b};
+	return t;
+}
+
+static void af_take_end(af_deflate *d, const af_taker *t)
+{
+	d->ntokens = (size_t)(t->tok - d->tokens);
+	d->runs = t->runs;
+	d->a = t->a;
+	d->b = t->b;
+}
+
 /* A byte `c` and `r - 1` more of it: a literal, then runs one byte back
- * (258 at most, never leaving one of 1 or 2), then literals.  Room was
- * made for r tokens. */
-static inline void af_run(af_deflate *d, unsigned char c, size_t r)
+ * (258 at most, never leaving one of 1 or 2), then literals. */
+static inline void af_run(af_taker *t, unsigned char c, size_t r)
 {
 	size_t left = r - 1;
 
 	/* Adler-32: each byte adds c to a, and then a to b */
-	d->b += r * d->a + (uint64_t)c * r * (r + 1) / 2;
-	d->a += (uint64_t)c * r;
-	d->tokens[d->ntokens++] = c;
-	d->lfreq[c]++;
+	t->b += r * t->a + (uint64_t)c * r * (r + 1) / 2;
+	t->a += (uint64_t)c * r;
+	*t->tok++ = c;
+	t->freq[c]++;
 	while (left >= 3) {
 		size_t len = left > 258 ? (left - 258 < 3 ? left - 3 : 258) : left;
-		d->tokens[d->ntokens++] = (uint16_t)(256 + len - 3);
-		d->lfreq[257 + af_len_code((unsigned)len)]++;
-		d->runs++;
+		*t->tok++ = (uint16_t)(256 + len - 3);
+		t->freq[257 + af_len_code((unsigned)len)]++;
+		t->runs++;
 		left -= len;
 	}
 	for (; left > 0; left--) {
-		d->tokens[d->ntokens++] = c;
-		d->lfreq[c]++;
+		*t->tok++ = c;
+		t->freq[c]++;
 	}
 }
 
@@ -346,8 +375,10 @@ int af_deflate_write(af_deflate *d, const unsigned char *p, size_t n)
 	while (i < n) {
 		/* at most a token a byte until the block is coded */
 		size_t take = n - i < AF_BLOCK_TOKENS ? n - i : AF_BLOCK_TOKENS, end = i + take;
+		af_taker t;
 		if (AF_GROW(d->mem, d->tokens, d->cap, d->ntokens + take))
 			return d->failed = -1;
+		t = af_take_begin(d);
 		while (i < end) {
 			unsigned char c = p[i];
 			size_t r = 1;
@@ -357,16 +388,17 @@ int af_deflate_write(af_deflate *d, const unsigned char *p, size_t n)
 					r += 8;
 				while (i + r < end && p[i + r] == c)
 					r++;
-				af_run(d, c, r);
+				af_run(&t, c, r);
 			} else {
 				/* a lone byte: Adler-32 and a literal */
-				d->a += c;
-				d->b += d->a;
-				d->tokens[d->ntokens++] = c;
-				d->lfreq[c]++;
+				t.a += c;
+				t.b += t.a;
+				*t.tok++ = c;
+				t.freq[c]++;
 			}
 			i += r;
 		}
+		af_take_end(d, &t);
 		if (af_settle(d))
 			return -1;
 	}
@@ -375,15 +407,19 @@ int af_deflate_write(af_deflate *d, const unsigned char *p, size_t n)
 
 int af_deflate_zeros(af_deflate *d, unsigned char first, size_t zeros)
 {
+	af_taker t;
+
 	if (d->failed)
 		return -1;
 	/* a literal, then the zeros: a literal, runs of 258 but the last two,
 	 * and at most two literals */
 	if (AF_GROW(d->mem, d->tokens, d->cap, d->ntokens + 6 + zeros / 258))
 		return d->failed = -1;
-	af_run(d, first, 1);
+	t = af_take_begin(d);
+	af_run(&t, first, 1);
 	if (zeros)
-		af_run(d, 0, zeros);
+		af_run(&t, 0, zeros);
+	af_take_end(d, &t);
 	return af_settle(d);
 }
 
