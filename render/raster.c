@@ -49,42 +49,106 @@ static double af_row_cover(double x, double w, const double *inset, int n, int p
 	return cover;
 }
 
+/* Pixels of a row of the box from `x` to `x + w`, where its spans lie: from
+ * `px`, in part up to `in`, whole up to `out`, in part again up to `end`. */
+typedef struct af_cols {
+	int px, in, out, end;
+} af_cols;
+
+static af_cols af_row_cols(const af_canvas *c, double x, double w, double most)
+{
+	af_cols k = {af_clamp(floor(x), c->width), af_clamp(ceil(x + most), c->width),
+	             af_clamp(floor(x + w - most), c->width), af_clamp(ceil(x + w), c->width)};
+	return k;
+}
+
+/* The pixels every span covers whole, [from, k->out), take `share` of the
+ * colour; under them lie runs of one colour (the background, a frame
+ * below), each blended once. */
+static void af_row_inside(uint32_t *row, int from, const af_cols *k, double share,
+                          uint32_t rgb)
+{
+	uint32_t under = 0, blended = 0;
+	int px;
+
+	for (px = from; px < k->out; px++) {
+		if (share >= 1) {
+			row[px] = rgb;
+		} else if (px > k->in && row[px] == under) {
+			row[px] = blended;
+		} else {
+			under = row[px];
+			af_blend(&row[px], rgb, share);
+			blended = row[px];
+		}
+	}
+}
+
 /* Row `py` of the box from `x` to `x + w`: at each of `n` heights the part
  * from `x + inset[i]` to `x + w - inset[i]` is in, `share` of the row's
- * height for each.  The pixels every span covers whole take one amount of
- * the colour; under them lie runs of one colour (the background, a frame
- * below), each blended once. */
+ * height for each. */
 static void af_row(af_canvas *c, int py, double x, double w, const double *inset, int n,
                    double share, uint32_t rgb)
 {
 	uint32_t *row = (uint32_t *)(void *)(c->pixels + (size_t)py * c->stride);
-	int px = af_clamp(floor(x), c->width), end = af_clamp(ceil(x + w), c->width), i;
-	double most = 0, k = n * share, cover;
-	int in, out;
-	uint32_t under = 0, blended = 0;
+	double most = 0, cover;
+	af_cols k;
+	int px, i;
 
 	for (i = 0; i < n; i++)
 		if (inset[i] > most)
 			most = inset[i];
-	in = af_clamp(ceil(x + most), c->width);
-	out = af_clamp(floor(x + w - most), c->width);
-	for (; px < end && px < in; px++)
+	k = af_row_cols(c, x, w, most);
+	for (px = k.px; px < k.end && px < k.in; px++)
 		if ((cover = af_row_cover(x, w, inset, n, px)) > 0)
 			af_blend(&row[px], rgb, cover * share);
-	for (; px < out; px++) {
-		if (k >= 1) {
-			row[px] = rgb;
-		} else if (px > in && row[px] == under) {
-			row[px] = blended;
-		} else {
-			under = row[px];
-			af_blend(&row[px], rgb, k);
-			blended = row[px];
+	af_row_inside(row, px, &k, n * share, rgb);
+	for (px = px > k.out ? px : k.out; px < k.end; px++)
+		if ((cover = af_row_cover(x, w, inset, n, px)) > 0)
+			af_blend(&row[px], rgb, cover * share);
+}
+
+/* The rows of a box with straight sides share their columns: the pixels
+ * cut by the sides (at most one each) are covered alike in every row. */
+typedef struct af_sides {
+	af_cols k;
+	int left, right;         /* the pixels cut, or -1 */
+	double lcover, rcover;   /* and what of them the box covers */
+} af_sides;
+
+static af_sides af_box_sides(const af_canvas *c, double x, double w)
+{
+	static const double none[1] = {0};
+	af_sides s;
+
+	s.k = af_row_cols(c, x, w, 0);
+	s.left = s.k.px < s.k.end && s.k.px < s.k.in ? s.k.px : -1;
+	s.lcover = s.left >= 0 ? af_row_cover(x, w, none, 1, s.left) : 0;
+	s.right = -1;
+	s.rcover = 0;
+	{
+		int from = s.left >= 0 ? s.left + 1 : s.k.px;
+		int px = from > s.k.out ? from : s.k.out;
+		if (px < s.k.end) {
+			s.right = px;
+			s.rcover = af_row_cover(x, w, none, 1, px);
 		}
 	}
-	for (; px < end; px++)
-		if ((cover = af_row_cover(x, w, inset, n, px)) > 0)
-			af_blend(&row[px], rgb, cover * share);
+	return s;
+}
+
+/* A row of straight sides, `share` of it covered: as af_row() with no
+ * inset. */
+static void af_row_straight(af_canvas *c, int py, const af_sides *s, double share,
+                            uint32_t rgb)
+{
+	uint32_t *row = (uint32_t *)(void *)(c->pixels + (size_t)py * c->stride);
+
+	if (s->left >= 0 && s->lcover > 0)
+		af_blend(&row[s->left], rgb, s->lcover * share);
+	af_row_inside(row, s->left >= 0 ? s->left + 1 : s->k.px, &s->k, share, rgb);
+	if (s->right >= 0 && s->rcover > 0)
+		af_blend(&row[s->right], rgb, s->rcover * share);
 }
 
 /* How far in from the side a corner of radius `r` starts at `dy` from the
@@ -101,6 +165,7 @@ void af_canvas_box(af_canvas *c, double x, double y, double w, double h, double 
 	uint32_t rgb = (uint32_t)red << 16 | (uint32_t)green << 8 | blue;
 	double bottom = y + h;
 	int py = af_clamp(floor(y), c->height), end = af_clamp(ceil(bottom), c->height);
+	af_sides sides;
 
 	if (!(w > 0 && h > 0 && isfinite(x) && isfinite(y) && isfinite(w) && isfinite(h)))
 		return;
@@ -108,6 +173,7 @@ void af_canvas_box(af_canvas *c, double x, double y, double w, double h, double 
 		r = w / 2;
 	if (r > h / 2)
 		r = h / 2;
+	sides = af_box_sides(c, x, w);
 	for (; py < end; py++) {
 		double top = y > py ? y : py, low = bottom < py + 1 ? bottom : py + 1;
 		double inset[AF_CORNER_SAMPLES] = {0};
@@ -115,7 +181,7 @@ void af_canvas_box(af_canvas *c, double x, double y, double w, double h, double 
 
 		if (!(r > 0) || (top >= y + r && low <= bottom - r)) {
 			/* straight sides: the exact area */
-			af_row(c, py, x, w, inset, 1, low - top, rgb);
+			af_row_straight(c, py, &sides, low - top, rgb);
 			continue;
 		}
 		/* a corner's rows: the span at a few heights */
