@@ -376,7 +376,8 @@ int af_deflate_write(af_deflate *d, const unsigned char *p, size_t n)
 		/* at most a token a byte until the block is coded */
 		size_t take = n - i < AF_BLOCK_TOKENS ? n - i : AF_BLOCK_TOKENS, end = i + take;
 		af_taker t;
-		if (AF_GROW(d->mem, d->tokens, d->cap, d->ntokens + take))
+		/* room for a whole block at once: it never has more than this */
+		if (AF_GROW(d->mem, d->tokens, d->cap, 2 * AF_BLOCK_TOKENS))
 			return d->failed = -1;
 		t = af_take_begin(d);
 		while (i < end) {
