@@ -60,9 +60,16 @@ static void af_rgb_row(const unsigned char *pixels, int w, int stride, int y,
                        unsigned char *rgb)
 {
 	const uint32_t *px = (const uint32_t *)(const void *)(pixels + (size_t)y * stride);
-	int x;
+	int x = 0;
 
-	for (x = 0; x < w; x++) {
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+	/* four bytes a pixel, R G B and one the next pixel writes over */
+	for (; x + 1 < w; x++) {
+		uint32_t v = __builtin_bswap32(px[x]) >> 8;
+		memcpy(rgb + 3 * x, &v, 4);
+	}
+#endif
+	for (; x < w; x++) {
 		rgb[3 * x] = (unsigned char)(px[x] >> 16);
 		rgb[3 * x + 1] = (unsigned char)(px[x] >> 8);
 		rgb[3 * x + 2] = (unsigned char)px[x];
