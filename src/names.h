@@ -15,6 +15,9 @@ typedef struct af_names {
 	uint32_t *slots; /* id + 1, 0 = empty */
 	size_t nslots;
 	af_mem *mem;     /* set before the first use */
+	char *block;     /* the strings' blocks, the newest first (each begins
+	                    with a pointer to the one before) */
+	size_t room;     /* bytes free at the newest block's end */
 } af_names;
 
 /** Returns the id of the `len` bytes at `s`, adding them when new;

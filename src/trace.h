@@ -137,8 +137,9 @@ int af_trace_frame_lib(af_trace *t, uint32_t frame, const char *lib, size_t len)
 /** Copies `len` bytes into the trace's arena, NUL-terminated. */
 char *af_trace_strdup(af_trace *t, const char *s, size_t len);
 
-/** Allocates a trace with the limits resolved; NULL when out of memory. */
-af_trace *af_trace_new(const af_parse_options *opt);
+/** Allocates a trace with the limits resolved; NULL when out of memory,
+ * with `err` saying so (or that the memory budget is too small for it). */
+af_trace *af_trace_new(const af_parse_options *opt, af_error *err);
 
 /** A trace that takes records for some of `t`'s threads on another core:
  * `t`'s limits and record width, nothing else.  NULL when out of memory. */
