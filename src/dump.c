@@ -214,11 +214,11 @@ static af_status af_dump_walk(af_trace *t, const uint8_t *buf, size_t len, af_er
 static af_status af_dump_run(const char *path, const void *buf, size_t len,
                              const af_parse_options *opt, FILE *out, af_error *err)
 {
-	af_trace *t = af_trace_new(opt, err);
+	af_trace *t;
 	af_status st;
 
-	if (!t)
-		return err ? err->status : AF_ERR_NOMEM;
+	if ((st = af_trace_new(opt, &t, err)) != AF_OK)
+		return st;
 	t->walk = af_dump_walk;
 	t->walk_ctx = out;
 	st = path ? af_trace_open_into(t, path, err)

@@ -216,12 +216,12 @@ af_status af_trace_parse(const void *buf, size_t len,
                          const af_parse_options *opt, af_trace **out,
                          af_error *err)
 {
-	af_trace *t = af_trace_new(opt, err);
+	af_trace *t;
 	af_status st;
 
 	*out = NULL;
-	if (!t)
-		return err ? err->status : AF_ERR_NOMEM;
+	if ((st = af_trace_new(opt, &t, err)) != AF_OK)
+		return st;
 	st = af_mem_explain(t->mem, af_parse_into(t, buf, len, err), err);
 	if (st != AF_OK) {
 		af_trace_free(t);
@@ -373,12 +373,12 @@ af_status af_trace_open_into(af_trace *t, const char *path, af_error *err)
 af_status af_trace_open(const char *path, const af_parse_options *opt,
                         af_trace **out, af_error *err)
 {
-	af_trace *t = af_trace_new(opt, err);
+	af_trace *t;
 	af_status st;
 
 	*out = NULL;
-	if (!t)
-		return err ? err->status : AF_ERR_NOMEM;
+	if ((st = af_trace_new(opt, &t, err)) != AF_OK)
+		return st;
 	st = af_mem_explain(t->mem, af_trace_open_into(t, path, err), err);
 	if (st != AF_OK) {
 		af_trace_free(t);
@@ -490,8 +490,8 @@ af_status af_trace_open_many(const char *const *paths, size_t n,
 		return af_fail(err, AF_ERR_ARG, -1, "no input given");
 	if (n == 1)
 		return af_trace_open(paths[0], opt, out, err);
-	if (!(t = af_trace_new(opt, err)))
-		return err ? err->status : AF_ERR_NOMEM;
+	if ((st = af_trace_new(opt, &t, err)) != AF_OK)
+		return st;
 	st = af_mem_explain(t->mem, af_open_many_into(t, paths, n, &which, err), err);
 	if (failed)
 		*failed = which;

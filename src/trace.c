@@ -74,21 +74,21 @@ static af_trace *af_trace_alloc(af_mem *mem, af_limits lim,
 	return t;
 }
 
-af_trace *af_trace_new(const af_parse_options *opt, af_error *err)
+af_status af_trace_new(const af_parse_options *opt, af_trace **out, af_error *err)
 {
 	af_limits lim = opt ? opt->limits : (af_limits){0};
-	af_trace *t = NULL;
+	af_status st = AF_OK;
 	af_mem *mem;
 
 	if (!lim.max_memory)
 		lim.max_memory = af_mem_default_budget();
-	if ((mem = af_mem_new(opt ? opt->allocator : NULL, lim.max_memory)))
-		t = af_trace_alloc(af_mem_ref(mem), lim, opt);
+	mem = af_mem_new(opt ? opt->allocator : NULL, lim.max_memory);
+	*out = mem ? af_trace_alloc(af_mem_ref(mem), lim, opt) : NULL;
 	/* a budget too small for the trace itself is said as such */
-	if (!t)
-		af_mem_explain(mem, af_fail(err, AF_ERR_NOMEM, -1, "out of memory"), err);
+	if (!*out)
+		st = af_mem_explain(mem, af_fail(err, AF_ERR_NOMEM, -1, "out of memory"), err);
 	af_mem_unref(mem);
-	return t;
+	return st;
 }
 
 void af_trace_free(af_trace *t)

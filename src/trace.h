@@ -137,9 +137,10 @@ int af_trace_frame_lib(af_trace *t, uint32_t frame, const char *lib, size_t len)
 /** Copies `len` bytes into the trace's arena, NUL-terminated. */
 char *af_trace_strdup(af_trace *t, const char *s, size_t len);
 
-/** Allocates a trace with the limits resolved; NULL when out of memory,
- * with `err` saying so (or that the memory budget is too small for it). */
-af_trace *af_trace_new(const af_parse_options *opt, af_error *err);
+/** Allocates a trace with the limits resolved into `*out`; AF_OK, or
+ * AF_ERR_NOMEM (AF_ERR_LIMIT: the memory budget is too small for it) with
+ * `*out` NULL and `err` saying why. */
+af_status af_trace_new(const af_parse_options *opt, af_trace **out, af_error *err);
 
 /** A trace that takes records for some of `t`'s threads on another core:
  * `t`'s limits and record width, nothing else.  NULL when out of memory. */
