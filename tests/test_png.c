@@ -459,6 +459,44 @@ Test(raster, a_pixel_covered_in_part_takes_the_colour_in_part)
 	free(px);
 }
 
+/* Boxes with straight sides narrower than a pixel, or across one pixel's
+ * edge with no pixel whole, or cut by the image's edge: each pixel takes
+ * the share of its area the box covers, in every row alike (the columns
+ * are worked out once a box). */
+Test(raster, narrow_boxes_cover_their_pixels_in_part_in_every_row)
+{
+	static const struct {
+		double x, w;
+		int px[3];
+		double share[3]; /* of pixels px[0..2], -1 ending the list */
+	} box[] = {
+		{2.2, 0.5, {2, -1, -1}, {0.5, 0, 0}},          /* inside one pixel */
+		{2.5, 1.2, {2, 3, -1}, {0.5, 0.7, 0}},         /* across an edge */
+		{2.75, 1.5, {2, 3, 4}, {0.25, 1, 0.25}},       /* one pixel whole */
+		{-0.5, 1.25, {0, -1, -1}, {0.75, 0, 0}},       /* cut on the left */
+		{9.5, 3, {9, -1, -1}, {0.5, 0, 0}},            /* cut on the right */
+	};
+	size_t b;
+
+	for (b = 0; b < sizeof box / sizeof box[0]; b++) {
+		af_canvas c;
+		uint32_t *px = white(10, 6, &c), *img = (uint32_t *)(void *)c.pixels;
+		int x, y, k;
+		af_canvas_box(&c, box[b].x, 1, box[b].w, 4, 0, 0, 0, 255);
+		for (y = 0; y < 6; y++)
+			for (x = 0; x < 10; x++) {
+				double want = 0;
+				for (k = 0; k < 3 && box[b].px[k] >= 0; k++)
+					if (box[b].px[k] == x && y >= 1 && y < 5)
+						want = box[b].share[k];
+				cr_assert_float_eq(red_share(img[y * 10 + x]), want, 0.003,
+				                   "box %zu, pixel %d,%d: %f, not %f", b, x, y,
+				                   red_share(img[y * 10 + x]), want);
+			}
+		free(px);
+	}
+}
+
 Test(raster, rounded_corners_leave_out_what_the_circle_does)
 {
 	af_canvas c;
