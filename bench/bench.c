@@ -194,7 +194,7 @@ static double cpu_of(const struct rusage *ru)
 }
 
 /* Removes what a command writes (its -o 'PATH': a file, or the folder of
- * a per-thread set) when it is there, and waits for the disk. */
+ * a per-thread set) when it is there. */
 static void clear_output(const char *cmd)
 {
 	const char *at = strstr(cmd, " -o '"), *end;
@@ -215,16 +215,16 @@ static void clear_output(const char *cmd)
 	} else {
 		unlink(path);
 	}
-	/* the blocks freed are given back now (with -o discard, the next
-	 * journal commit waits on the disk for them), not in the run's fsync */
-	sync();
 }
 
 /* Runs `cmd` through the shell; its wall time, peak RSS (KiB) and, when
- * `cpu` is not NULL, the CPU time it and its children took.  The output of
- * the run before is removed first, off the clock: a command writing over
- * it is timed freeing the old file's blocks as well (22-25 ms of a 1M-record
- * trace's per-thread set, a sixth of its time, on this kind of machine). */
+ * `cpu` is not NULL, the CPU time it and its children took.  Off the
+ * clock first: the output of the run before is removed (a command writing
+ * over it is timed freeing the old file's blocks as well: 22-25 ms of a
+ * 1M-record trace's per-thread set, a sixth of its time, on this kind of
+ * machine), and the disk synced, so that no run pays for another's writes
+ * or freed blocks (with -o discard, the next journal commit waits on the
+ * disk for them). */
 static int run_cpu(const char *cmd, double *secs, long *rss, double *cpu)
 {
 	struct rusage ru;
@@ -233,6 +233,7 @@ static int run_cpu(const char *cmd, double *secs, long *rss, double *cpu)
 	pid_t pid;
 
 	clear_output(cmd);
+	sync();
 	t0 = now();
 	pid = fork();
 
