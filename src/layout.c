@@ -49,8 +49,9 @@ static int af_span_cmp(const void *a, const void *b)
 /* Puts a parent's spans in order, keeping the order of equal ones as
  * glibc's qsort (a merge sort) does.  Most parents have a few children:
  * an insertion sort inline is several times cheaper there than a call
- * through qsort's generic copies. */
-static void af_sort_spans(af_span *s, size_t n)
+ * through qsort's generic copies.  `by_weight`: weights differ (else all
+ * are 0, and the ranks alone order them). */
+static void af_sort_spans(af_span *s, size_t n, int by_weight)
 {
 	size_t i, j;
 
@@ -60,8 +61,12 @@ static void af_sort_spans(af_span *s, size_t n)
 	}
 	for (i = 1; i < n; i++) {
 		af_span x = s[i];
-		for (j = i; j > 0 && af_span_cmp(&x, &s[j - 1]) < 0; j--)
-			s[j] = s[j - 1];
+		if (by_weight)
+			for (j = i; j > 0 && af_span_cmp(&x, &s[j - 1]) < 0; j--)
+				s[j] = s[j - 1];
+		else
+			for (j = i; j > 0 && x.rank < s[j - 1].rank; j--)
+				s[j] = s[j - 1];
 		s[j] = x;
 	}
 }
@@ -203,7 +208,7 @@ static af_status af_layout_make(const af_tree *tree, const af_layout_options *op
 	af_layout *L = NULL;
 	double wpt, ypad1, ypad2, min_time;
 	uint64_t total;
-	int flow, lines_of_zero, lines_two;
+	int flow, lines_of_zero, lines_two, differential, is_diff;
 	af_status st = AF_OK;
 
 	*out = NULL;
@@ -255,6 +260,8 @@ static af_status af_layout_make(const af_tree *tree, const af_layout_options *op
 	lines_of_zero = !af_tree_is_time(tree) && !af_tree_is_diff(tree);
 	/* differential folded input: some frames may have no change */
 	lines_two = af_tree_is_differential(tree) && !af_tree_is_diff(tree);
+	is_diff = af_tree_is_diff(tree);
+	differential = af_tree_is_differential(tree) || is_diff;
 
 	full = af_calloc(mem, 1, sizeof *full);
 	if (full) {
@@ -350,7 +357,8 @@ static af_status af_layout_make(const af_tree *tree, const af_layout_options *op
 	/* flamegraph.pl leaves out what is narrower than this, in time */
 	min_time = o.min_width_pct > 0 ? (double)total * o.min_width_pct / 100
 	                               : o.min_width / wpt;
-	for (i = lines_two ? 0 : 1; i < n; i++) {
+	/* a profile with one count has no change to colour by */
+	for (i = lines_two ? 0 : 1; differential && i < n; i++) {
 		uint64_t a = af_tree_self(tree, (uint32_t)i, o.clock), b = nodes[i].base;
 		uint64_t d = a > b ? a - b : b - a;
 		if (lines_two && !(nodes[i].lines & AF_LINE_TWO))
@@ -393,7 +401,7 @@ static af_status af_layout_make(const af_tree *tree, const af_layout_options *op
 		r->node = p.node;
 		r->depth = depth;
 		r->own = (p.parts & AF_PART_SELF) != 0;
-		r->changed = af_tree_is_diff(tree) ||
+		r->changed = is_diff ||
 		             (lines_two && (r->own && nodes[p.node].lines
 		                                    ? (nodes[p.node].lines & AF_LINE_TWO) != 0
 		                                    : kids_two[p.node]));
@@ -402,7 +410,7 @@ static af_status af_layout_make(const af_tree *tree, const af_layout_options *op
 		if (!(p.parts & AF_PART_KIDS) || first[p.node + 1] == lo)
 			continue;
 		/* push children last-first so the first in order is drawn first */
-		af_sort_spans(spans + lo, first[p.node + 1] - lo);
+		af_sort_spans(spans + lo, first[p.node + 1] - lo, o.sort_weight);
 		at = p.start + (p.node == 0 ? af_tree_total(tree, 0, o.clock) : v);
 		for (k = first[p.node + 1]; k-- > lo;) {
 			uint32_t c = spans[k].node;
@@ -420,7 +428,7 @@ static af_status af_layout_make(const af_tree *tree, const af_layout_options *op
 			stack[top].node = c;
 			stack[top].parts = (uint8_t)cp;
 			/* a trace's flame chart puts a call where it began */
-			stack[top++].start = af_tree_offset(tree, c, o.clock, &off)
+			stack[top++].start = tree->offset && af_tree_offset(tree, c, o.clock, &off)
 			                             ? p.start + off : at;
 		}
 	}

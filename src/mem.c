@@ -14,6 +14,7 @@
  */
 #define _GNU_SOURCE /* madvise, mremap */
 #include <assert.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -164,8 +165,67 @@ static size_t af_map_len(size_t bytes)
 	return (bytes + AF_HUGE_PAGE - 1) & ~(AF_HUGE_PAGE - 1);
 }
 
-/* A fresh mapping of af_map_len(bytes), zero-filled; NULL when refused. */
-static void *af_map_big(size_t bytes)
+/* Big blocks freed are kept, up to AF_POOL_BYTES, and handed out again:
+ * their pages are in memory already, where each huge page of a fresh
+ * mapping costs a fault that zeroes it (1 to 1.5 ms on a virtual machine,
+ * against about 0.1 ms to clear the page by memset).  The parse frees its
+ * workers' tables just before the call tree and layout want as much, and
+ * each graph of a set frees what the next one takes.  A kept mapping may
+ * be split: Linux treats any run of its pages as a block of its own. */
+#define AF_POOL_SLOTS 16
+#define AF_POOL_BYTES ((size_t)32 << 20)
+
+static struct af_pooled {
+	char *p;
+	size_t len;
+} af_pool[AF_POOL_SLOTS];
+static size_t af_npooled, af_pool_bytes;
+static pthread_mutex_t af_pool_lock = PTHREAD_MUTEX_INITIALIZER;
+
+/* A kept mapping of exactly `len` bytes (the smallest that holds them, its
+ * rest kept), or NULL. */
+static void *af_pool_take(size_t len)
+{
+	size_t i, best = AF_POOL_SLOTS;
+	char *p = NULL;
+
+	pthread_mutex_lock(&af_pool_lock);
+	for (i = 0; i < af_npooled; i++)
+		if (af_pool[i].len >= len && (best == AF_POOL_SLOTS || af_pool[i].len < af_pool[best].len))
+			best = i;
+	if (best < AF_POOL_SLOTS) {
+		p = af_pool[best].p;
+		af_pool_bytes -= len;
+		if (af_pool[best].len > len) {
+			af_pool[best].p += len;
+			af_pool[best].len -= len;
+		} else {
+			af_pool[best] = af_pool[--af_npooled];
+		}
+	}
+	pthread_mutex_unlock(&af_pool_lock);
+	return p;
+}
+
+/* Keeps the mapping `p` of `len` bytes for af_pool_take; 0 when full. */
+static int af_pool_keep(void *p, size_t len)
+{
+	int kept = 0;
+
+	pthread_mutex_lock(&af_pool_lock);
+	if (af_npooled < AF_POOL_SLOTS && af_pool_bytes + len <= AF_POOL_BYTES) {
+		af_pool[af_npooled].p = p;
+		af_pool[af_npooled++].len = len;
+		af_pool_bytes += len;
+		kept = 1;
+	}
+	pthread_mutex_unlock(&af_pool_lock);
+	return kept;
+}
+
+/* A mapping of af_map_len(bytes), zero-filled when `zero`; NULL when
+ * refused. */
+static void *af_map_big(size_t bytes, int zero)
 {
 #if AF_MAP_BIG
 	size_t len = af_map_len(bytes);
@@ -173,6 +233,11 @@ static void *af_map_big(size_t bytes)
 
 	if (len < bytes)
 		return NULL;
+	if ((p = af_pool_take(len)) != NULL) {
+		if (zero)
+			memset(p, 0, bytes);
+		return p;
+	}
 	p = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 	if (p == MAP_FAILED)
 		return NULL;
@@ -180,13 +245,15 @@ static void *af_map_big(size_t bytes)
 	return p;
 #else
 	(void)bytes;
+	(void)zero;
 	return NULL;
 #endif
 }
 
 static void af_unmap_big(void *p, size_t bytes)
 {
-	munmap(p, af_map_len(bytes));
+	if (!af_pool_keep(p, af_map_len(bytes)))
+		munmap(p, af_map_len(bytes));
 }
 
 /* Resizes a big block that stays big: the pages move, none is copied. */
@@ -203,7 +270,7 @@ static void *af_remap_big(void *p, size_t old, size_t bytes)
 	q = mremap(p, af_map_len(old), len, MREMAP_MAYMOVE);
 	return q == MAP_FAILED ? NULL : q;
 #else
-	void *q = af_map_big(bytes);
+	void *q = af_map_big(bytes, 0);
 	if (q) {
 		memcpy(q, p, old < bytes ? old : bytes);
 		af_unmap_big(p, old);
@@ -237,7 +304,7 @@ static void *af_alloc(af_mem *m, size_t size, int zero)
 	if (af_mem_take(m, bytes))
 		return NULL;
 	if (af_is_big(m, bytes)) {
-		b = af_map_big(bytes);
+		b = af_map_big(bytes, zero);
 		zero = 0;
 	} else {
 		b = m->a.malloc(m->a.ctx, bytes);
@@ -277,7 +344,7 @@ static af_block *af_move(af_mem *m, af_block *b, size_t old, size_t size)
 		return m->a.realloc(m->a.ctx, b, size + sizeof *b);
 	if (was_big && is_big)
 		return af_remap_big(b, old + sizeof *b, size + sizeof *b);
-	nb = is_big ? af_map_big(size + sizeof *b) : m->a.malloc(m->a.ctx, size + sizeof *b);
+	nb = is_big ? af_map_big(size + sizeof *b, 0) : m->a.malloc(m->a.ctx, size + sizeof *b);
 	if (!nb)
 		return NULL;
 	memcpy(nb, b, sizeof *b + (old < size ? old : size));

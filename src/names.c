@@ -16,6 +16,7 @@
 static uint64_t af_hash_bytes(const char *s, size_t len)
 {
 	uint64_t h = 0xcbf29ce484222325ull ^ len, w;
+	size_t whole = len;
 
 	for (; len >= 8; s += 8, len -= 8) {
 		memcpy(&w, s, 8);
@@ -23,8 +24,18 @@ static uint64_t af_hash_bytes(const char *s, size_t len)
 		h ^= h >> 29;
 	}
 	if (len) {
-		w = 0;
-		memcpy(&w, s, len);
+		/* the last bytes as the low ones of a word: read with the bytes
+		 * before them when there are (one load), or one by one */
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+		if (whole >= 8) {
+			memcpy(&w, s + len - 8, 8);
+			w >>= (8 - len) * 8;
+		} else
+#endif
+		{
+			w = 0;
+			memcpy(&w, s, len);
+		}
 		h = (h ^ w) * 0x94d049bb133111ebull;
 	}
 	return h ^ (h >> 31);
@@ -45,10 +56,15 @@ static int af_word_dirty(uint64_t w)
 	        ((del - AF_ONES) & ~del & AF_HIGHS) | ((semi - AF_ONES) & ~semi & AF_HIGHS)) != 0;
 }
 
-static int af_names_rehash(af_names *n)
+/* Slots for at least `want` names, twice as many as the names held. */
+static int af_names_rehash(af_names *n, size_t want)
 {
-	size_t ns = n->nslots ? n->nslots * 2 : 256, i, mask = ns - 1;
+	size_t ns = n->nslots ? n->nslots * 2 : 256, i, mask;
 	uint32_t *slots;
+
+	while (ns < want * 2 && ns <= SIZE_MAX / 4)
+		ns *= 2;
+	mask = ns - 1;
 
 	if (ns > SIZE_MAX / sizeof *slots)
 		return -1;
@@ -88,12 +104,19 @@ static char *af_names_room(af_names *n, size_t size)
 	return n->block + sizeof b + n->room;
 }
 
+int af_names_reserve(af_names *n, size_t count)
+{
+	if ((n->len + count) * 2 <= n->nslots)
+		return 0;
+	return af_names_rehash(n, n->len + count);
+}
+
 uint32_t af_names_intern(af_names *n, const char *s, size_t len)
 {
 	size_t mask, j;
 	char *copy;
 
-	if ((n->len + 1) * 2 > n->nslots && af_names_rehash(n))
+	if ((n->len + 1) * 2 > n->nslots && af_names_rehash(n, n->len + 1))
 		return AF_NONE;
 	mask = n->nslots - 1;
 	for (j = af_hash_bytes(s, len) & mask; n->slots[j]; j = (j + 1) & mask) {

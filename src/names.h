@@ -24,6 +24,10 @@ typedef struct af_names {
  * AF_NONE when out of memory. */
 uint32_t af_names_intern(af_names *n, const char *s, size_t len);
 
+/** Makes room for `count` more names at once, where growing by halves
+ * would hash the names held again and again; 0, or -1 when out of memory. */
+int af_names_reserve(af_names *n, size_t count);
+
 /** As af_names_intern, after making the text safe for every output: invalid
  * UTF-8 becomes U+FFFD, control characters are dropped, and ';' (the folded
  * format's separator) becomes ':'. */

@@ -634,11 +634,6 @@ int af_tree_is_diff(const af_tree *tree)
 	return tree->diff;
 }
 
-uint32_t af_tree_band(const af_tree *tree)
-{
-	return tree->diff ? tree->band : AF_NONE;
-}
-
 int af_tree_is_pruned(const af_tree *tree)
 {
 	return tree->hidden != NULL;
@@ -708,21 +703,6 @@ size_t af_tree_hottest(const af_tree *tree, af_clock clock, uint32_t min_depth)
 	return best;
 }
 
-const af_pnode *af_tree_nodes(const af_tree *tree)
-{
-	return tree->pt.nodes;
-}
-
-const char *af_tree_name(const af_tree *tree, uint32_t node)
-{
-	return tree->names->str[tree->pt.nodes[node].key];
-}
-
-uint32_t af_tree_name_id(const af_tree *tree, uint32_t node)
-{
-	return tree->pt.nodes[node].key;
-}
-
 uint64_t af_tree_names_serial(const af_tree *tree)
 {
 	return tree->shared && tree->full.len == 0 ? tree->shared->serial : 0;
@@ -731,24 +711,6 @@ uint64_t af_tree_names_serial(const af_tree *tree)
 uint32_t af_tree_name_count(const af_tree *tree)
 {
 	return tree->names->len;
-}
-
-const char *af_tree_name_by_id(const af_tree *tree, uint32_t id)
-{
-	return tree->names->str[id];
-}
-
-uint64_t af_tree_self(const af_tree *tree, uint32_t node, af_clock clock)
-{
-	const af_pnode *n = &tree->pt.nodes[node];
-	if (clock == AF_CLOCK_WAIT)
-		return tree->wait ? af_pnode_wait(n) : 0;
-	return n->self[clock];
-}
-
-uint64_t af_tree_total(const af_tree *tree, uint32_t node, af_clock clock)
-{
-	return tree->total[node][clock];
 }
 
 int af_tree_offset(const af_tree *tree, uint32_t node, af_clock clock,
@@ -764,9 +726,4 @@ int af_tree_offset(const af_tree *tree, uint32_t node, af_clock clock,
 const uint32_t *af_tree_ranks(const af_tree *tree)
 {
 	return tree->rank;
-}
-
-uint32_t af_tree_depth(const af_tree *tree, uint32_t node)
-{
-	return tree->depth[node];
 }

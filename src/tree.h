@@ -74,21 +74,53 @@ af_mem *af_tree_mem(const af_tree *tree);
 
 /* ------------------------------------------------------------------ */
 /* Private access to the public call-tree view, for layout and output  */
+/* (inline: the layout and the writers ask them several times a frame) */
 
-const af_pnode *af_tree_nodes(const af_tree *tree);
-const char *af_tree_name(const af_tree *tree, uint32_t node);
-uint32_t af_tree_name_id(const af_tree *tree, uint32_t node);
+static inline const af_pnode *af_tree_nodes(const af_tree *tree)
+{
+	return tree->pt.nodes;
+}
+
+static inline uint32_t af_tree_name_id(const af_tree *tree, uint32_t node)
+{
+	return tree->pt.nodes[node].key;
+}
+
+static inline const char *af_tree_name_by_id(const af_tree *tree, uint32_t id)
+{
+	return tree->names->str[id];
+}
+
+static inline const char *af_tree_name(const af_tree *tree, uint32_t node)
+{
+	return af_tree_name_by_id(tree, af_tree_name_id(tree, node));
+}
+
 uint32_t af_tree_name_count(const af_tree *tree);
 /** Non-zero when the tree names its frames with its trace's shared names
  * (no renaming rules): the same number in every such tree of the trace,
  * and in no other tree of the process.  Name ids mean the same in trees
  * with the same number. */
 uint64_t af_tree_names_serial(const af_tree *tree);
-const char *af_tree_name_by_id(const af_tree *tree, uint32_t id);
-uint64_t af_tree_total(const af_tree *tree, uint32_t node, af_clock clock);
+
+static inline uint64_t af_tree_total(const af_tree *tree, uint32_t node, af_clock clock)
+{
+	return tree->total[node][clock];
+}
+
 /** A node's self time on any clock, the derived wait clock included. */
-uint64_t af_tree_self(const af_tree *tree, uint32_t node, af_clock clock);
-uint32_t af_tree_depth(const af_tree *tree, uint32_t node);
+static inline uint64_t af_tree_self(const af_tree *tree, uint32_t node, af_clock clock)
+{
+	const af_pnode *n = &tree->pt.nodes[node];
+	if (clock == AF_CLOCK_WAIT)
+		return tree->wait ? af_pnode_wait(n) : 0;
+	return n->self[clock];
+}
+
+static inline uint32_t af_tree_depth(const af_tree *tree, uint32_t node)
+{
+	return tree->depth[node];
+}
 
 /** The order of names among siblings, as flamegraph.pl sorts folded lines:
  * entry name_id * 2 for a frame with self time (its line ends in a space),
@@ -96,7 +128,10 @@ uint32_t af_tree_depth(const af_tree *tree, uint32_t node);
 const uint32_t *af_tree_ranks(const af_tree *tree);
 
 /** A diff's removed band (see af_tree_diff), or AF_NONE. */
-uint32_t af_tree_band(const af_tree *tree);
+static inline uint32_t af_tree_band(const af_tree *tree)
+{
+	return tree->diff ? tree->band : AF_NONE;
+}
 
 /** 1 when subtrees were cut for drawing (af_tree_options.prune). */
 int af_tree_is_pruned(const af_tree *tree);

@@ -210,7 +210,12 @@ static af_shared_names *af_shared_names_make(const af_trace *t)
 		}
 	} else {
 		/* the methods the calls name, then any ids the table does not */
+		size_t called = 0;
+		for (i = 0; i < (t->nmethods + 7) / 8; i++)
+			called += (size_t)__builtin_popcount(t->called[i]);
 		s->of_index = af_malloc(s->mem, (t->nmethods ? t->nmethods : 1) * sizeof *s->of_index);
+		if (af_names_reserve(&s->names, called))
+			goto fail;
 		for (i = 0; s->of_index && i < t->nmethods; i++) {
 			s->of_index[i] = AF_NONE; /* named by no call path */
 			if (t->called[i / 8] & (1u << (i % 8)) &&

@@ -147,3 +147,46 @@ Test(mem, big_blocks_are_mapped_for_huge_pages)
 	af_mem_unref(m);
 #endif
 }
+
+/* A big block freed is kept and handed out again, in whole or in part:
+ * its pages are in memory already.  Handed out for af_calloc, it is zero
+ * again; its pieces do not overlap, and a piece grows as any block. */
+Test(mem, freed_big_blocks_are_handed_out_again_zeroed_when_asked)
+{
+#if defined(T_SANITIZED) || !defined(__linux__)
+	cr_skip_test("big blocks are malloc's under AddressSanitizer");
+#else
+	af_mem *m = af_mem_new(NULL, UINT64_MAX);
+	uint8_t *a, *b, *c;
+	size_t i, zero = 0;
+
+	cr_assert(m);
+	a = af_malloc(m, 3 * MiB); /* two huge pages */
+	cr_assert(a);
+	t_fill(a, 3 * MiB, 7);
+	af_free(m, a);
+	b = af_calloc(m, 1, MiB + 100); /* the first of them */
+	cr_assert(b);
+	cr_expect_eq(b, a, "a freed big block was not handed out again (%p, then %p)",
+	             (void *)a, (void *)b);
+	for (i = 0; i < MiB + 100; i++)
+		zero += b[i] == 0;
+	cr_expect_eq(zero, MiB + 100, "a block handed out again for af_calloc kept %zu "
+	             "bytes of the old one", MiB + 100 - zero);
+	c = af_malloc(m, MiB); /* the second */
+	cr_assert(c);
+	cr_expect_eq(c, a + 2 * MiB, "the rest of a freed block was not handed out");
+	t_fill(c, MiB, 3);
+	for (i = 0, zero = 0; i < MiB + 100; i++)
+		zero += b[i] == 0;
+	cr_expect_eq(zero, MiB + 100, "two blocks cut from one freed block overlap");
+	c = af_realloc(m, c, 9 * MiB);
+	cr_assert(c);
+	cr_expect_eq(t_check(c, MiB, 3), MiB, "a piece of a freed block lost its bytes growing");
+	af_free(m, b);
+	af_free(m, c);
+	cr_expect_eq(atomic_load(&m->used), 0, "the budget's count ends at %llu bytes",
+	             (unsigned long long)atomic_load(&m->used));
+	af_mem_unref(m);
+#endif
+}

@@ -317,6 +317,7 @@ static const t_file files[] = {
 	{"src/java.c", CONTAINERS},
 	{"src/trace.h", INPUTS},
 	{"src/trace.c", INPUTS},
+	{"src/method_name.c", INPUTS},
 	{"src/trace_key.c", INPUTS},
 	{"src/trace_regular.c", INPUTS},
 	{"src/trace_streaming.c", INPUTS},

@@ -731,7 +731,8 @@ typedef struct af_layout {
 	double factor;
 	uint64_t max_delta;  /* differential input: the largest change of a path
 	                        (for folded input, of a line with two counts,
-	                        and at least one count, as flamegraph.pl) */
+	                        and at least one count, as flamegraph.pl);
+	                        0 for other input */
 	char *title;
 	char *subtitle;      /* NULL when none */
 	uint64_t total;      /* root's total time for the clock, µs */
