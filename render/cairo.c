@@ -287,6 +287,8 @@ static af_status af_cairo_emit(const af_layout *l, af_format format,
 	af_free(mem, pixels);
 	if (cs == CAIRO_STATUS_WRITE_ERROR)
 		return af_fail(err, AF_ERR_IO, -1, "write failed");
+	if (cs == CAIRO_STATUS_NO_MEMORY && af_font_no_pango(opt->font))
+		return af_fail(err, AF_ERR_RENDER, -1, "%s", af_font_no_pango(opt->font));
 	if (cs != CAIRO_STATUS_SUCCESS)
 		return af_fail(err, cs == CAIRO_STATUS_NO_MEMORY ? AF_ERR_NOMEM : AF_ERR_RENDER,
 		               -1, "cairo: %s", cairo_status_to_string(cs));

@@ -15,14 +15,13 @@
 #include <cairo-ft.h>
 #include <errno.h>
 #include <fontconfig/fontconfig.h>
-#include <pango/pangocairo.h>
-#include <pango/pangofc-fontmap.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
 #include "font.h"
 #include "internal.h"
+#include "pango.h"
 
 #define AF_FONT_FAMILY "DejaVu Sans"
 #define AF_REF_SIZE 64.0 /* px at which advances are measured */
@@ -54,7 +53,9 @@ struct af_font {
 	unsigned char *plain;     /* per BMP code point: 0 unknown, 1 plain, 2 not */
 	cairo_glyph_t *glyphs;    /* plain text being drawn */
 	size_t glyphs_cap;
-	/* Pango, from the first text that is not plain */
+	/* Pango, loaded and started for the first text that is not plain */
+	const af_pango *pg;
+	const char *no_pango; /* why Pango could not be loaded, or NULL */
 	PangoFontMap *map;
 	PangoContext *measure_ctx, *draw_ctx;
 	PangoLayout *measure, *draw; /* at AF_REF_SIZE; at draw_size */
@@ -92,33 +93,6 @@ static int af_plain_block(uint32_t cp)
 	return 0;
 }
 
-#if defined(__has_feature)
-#if __has_feature(address_sanitizer)
-#define AF_ASAN 1
-#endif
-#endif
-#if defined(__SANITIZE_ADDRESS__) || defined(AF_ASAN)
-/* Sanitizer builds only: two leaks of Debian 12's libraries, which the
- * fonts bring in.  Pango loads fontconfig's default configuration once per
- * process, in a thread of its own (FcInit), though the font map is given
- * the project's, and fontconfig 2.14 leaks two blocks parsing Debian's
- * files; cairo 1.16 leaks a block subsetting Noto Sans CJK (a CFF font)
- * into a PDF.  Their frames have no frame pointers, so the leaks can only
- * be named by their library, and the list is not printed (the command's
- * messages are tested).  Weak: a program's own lists win. */
-const char *__lsan_default_suppressions(void) __attribute__((weak));
-const char *__lsan_default_suppressions(void)
-{
-	return "leak:libfontconfig.so\nleak:libcairo.so\n";
-}
-
-const char *__lsan_default_options(void) __attribute__((weak));
-const char *__lsan_default_options(void)
-{
-	return "print_suppressions=0";
-}
-#endif
-
 static const char *af_font_conf_path(void)
 {
 	const char *env = getenv("AFLAME_FONTCONF");
@@ -144,15 +118,15 @@ void af_font_free(af_font *f)
 	}
 	af_free(mem, f->slots);
 	if (f->measure)
-		g_object_unref(f->measure);
+		f->pg->g_object_unref(f->measure);
 	if (f->draw)
-		g_object_unref(f->draw);
+		f->pg->g_object_unref(f->draw);
 	if (f->measure_ctx)
-		g_object_unref(f->measure_ctx);
+		f->pg->g_object_unref(f->measure_ctx);
 	if (f->draw_ctx)
-		g_object_unref(f->draw_ctx);
+		f->pg->g_object_unref(f->draw_ctx);
 	if (f->map)
-		g_object_unref(f->map);
+		f->pg->g_object_unref(f->map);
 	if (f->ref)
 		cairo_scaled_font_destroy(f->ref);
 	if (f->face)
@@ -269,6 +243,11 @@ int af_font_failed(af_font *f)
 	return failed;
 }
 
+const char *af_font_no_pango(const af_font *f)
+{
+	return f->no_pango;
+}
+
 /* `cp` in UTF-8; returns its length. */
 static size_t af_encode(uint32_t cp, char *utf8)
 {
@@ -361,55 +340,59 @@ static double af_advance_plain(af_font *f, uint32_t cp)
 /* ------------------------------------------------------------------ */
 /* Pango                                                               */
 
-static void af_pango_size(PangoLayout *l, double size)
+static void af_pango_size(const af_pango *pg, PangoLayout *l, double size)
 {
-	PangoFontDescription *d = pango_font_description_new();
+	PangoFontDescription *d = pg->pango_font_description_new();
 
-	pango_font_description_set_family_static(d, AF_FONT_FAMILY);
-	pango_font_description_set_absolute_size(d, size * PANGO_SCALE);
-	pango_layout_set_font_description(l, d);
-	pango_font_description_free(d);
+	pg->pango_font_description_set_family_static(d, AF_FONT_FAMILY);
+	pg->pango_font_description_set_absolute_size(d, size * PANGO_SCALE);
+	pg->pango_layout_set_font_description(l, d);
+	pg->pango_font_description_free(d);
 }
 
 static PangoContext *af_pango_context(af_font *f)
 {
-	PangoContext *c = pango_font_map_create_context(f->map);
+	const af_pango *pg = f->pg;
+	PangoContext *c = pg->pango_font_map_create_context(f->map);
 
-	pango_cairo_context_set_font_options(c, f->options);
+	pg->pango_cairo_context_set_font_options(c, f->options);
 	/* positions in fractions of a pixel, so widths scale with the size */
-	pango_context_set_round_glyph_positions(c, FALSE);
+	pg->pango_context_set_round_glyph_positions(c, FALSE);
 	/* not the locale's: the same fonts on every machine */
-	pango_context_set_language(c, pango_language_from_string("en"));
+	pg->pango_context_set_language(c, pg->pango_language_from_string("en"));
 	return c;
 }
 
-static PangoLayout *af_pango_layout(PangoContext *c, double size)
+static PangoLayout *af_pango_layout(const af_pango *pg, PangoContext *c, double size)
 {
-	PangoLayout *l = pango_layout_new(c);
-	PangoAttrList *attrs = pango_attr_list_new();
+	PangoLayout *l = pg->pango_layout_new(c);
+	PangoAttrList *attrs = pg->pango_attr_list_new();
 
-	pango_attr_list_insert(attrs, pango_attr_font_features_new(AF_FEATURES));
-	pango_layout_set_attributes(l, attrs);
-	pango_attr_list_unref(attrs);
+	pg->pango_attr_list_insert(attrs, pg->pango_attr_font_features_new(AF_FEATURES));
+	pg->pango_layout_set_attributes(l, attrs);
+	pg->pango_attr_list_unref(attrs);
 	/* a name is one line, whatever separators it holds */
-	pango_layout_set_single_paragraph_mode(l, TRUE);
-	af_pango_size(l, size);
+	pg->pango_layout_set_single_paragraph_mode(l, TRUE);
+	af_pango_size(pg, l, size);
 	return l;
 }
 
-/* Starts Pango over the font's own fontconfig configuration, once. */
+/* Loads Pango and starts it over the font's own fontconfig configuration,
+ * once. */
 static int af_pango_start(af_font *f)
 {
 	if (f->map)
 		return 0;
-	f->map = pango_cairo_font_map_new_for_font_type(CAIRO_FONT_TYPE_FT);
+	if (!f->pg && !(f->pg = af_pango_load(&f->no_pango)))
+		return -1;
+	f->map = f->pg->pango_cairo_font_map_new_for_font_type(CAIRO_FONT_TYPE_FT);
 	if (!f->map)
 		return -1;
-	pango_fc_font_map_set_config(PANGO_FC_FONT_MAP(f->map), f->config);
+	f->pg->pango_fc_font_map_set_config((PangoFcFontMap *)f->map, f->config);
 	f->measure_ctx = af_pango_context(f);
 	f->draw_ctx = af_pango_context(f);
-	f->measure = af_pango_layout(f->measure_ctx, AF_REF_SIZE);
-	f->draw = af_pango_layout(f->draw_ctx, 12);
+	f->measure = af_pango_layout(f->pg, f->measure_ctx, AF_REF_SIZE);
+	f->draw = af_pango_layout(f->pg, f->draw_ctx, 12);
 	f->draw_size = 12;
 	return 0;
 }
@@ -420,7 +403,7 @@ static int af_pango_start(af_font *f)
  * bytes start one. */
 static int64_t af_pango_widths(af_font *f, int64_t *cluster, unsigned char *start)
 {
-	GSList *lines = pango_layout_get_lines_readonly(f->measure), *r;
+	GSList *lines = f->pg->pango_layout_get_lines_readonly(f->measure), *r;
 	int64_t total = 0;
 
 	for (; lines; lines = lines->next) {
@@ -467,7 +450,7 @@ static double af_shaped_units(af_font *f, const char *text)
 {
 	if (af_pango_start(f))
 		return -1;
-	pango_layout_set_text(f->measure, text, -1);
+	f->pg->pango_layout_set_text(f->measure, text, -1);
 	return (double)af_pango_widths(f, NULL, NULL);
 }
 
@@ -481,8 +464,8 @@ int af_font_unknown_glyphs(af_font *f, const char *text)
 {
 	if (af_pango_start(f))
 		return -1;
-	pango_layout_set_text(f->measure, text, -1);
-	return pango_layout_get_unknown_glyphs_count(f->measure);
+	f->pg->pango_layout_set_text(f->measure, text, -1);
+	return f->pg->pango_layout_get_unknown_glyphs_count(f->measure);
 }
 
 double af_font_advance(af_font *f, uint32_t cp)
@@ -663,9 +646,9 @@ static int af_shape(af_font *f, const char *name, size_t len, af_shaped *s)
 			goto out;
 		if (af_pango_start(f))
 			goto out;
-		pango_layout_set_text(f->measure, text.data, (int)text.len);
+		f->pg->pango_layout_set_text(f->measure, text.data, (int)text.len);
 		af_pango_widths(f, cluster, start);
-		attrs = pango_layout_get_log_attrs_readonly(f->measure, &nattrs);
+		attrs = f->pg->pango_layout_get_log_attrs_readonly(f->measure, &nattrs);
 		/* a place: after character c, where a cursor may stand and a
 		 * cluster of glyphs begins (or at the end) */
 		for (c = 0; c < n; c++) {
@@ -857,16 +840,16 @@ int af_font_show_shaped(af_font *f, cairo_t *cr, const char *text, double size)
 	if (af_pango_start(f))
 		return -1;
 	if (size != f->draw_size) {
-		af_pango_size(f->draw, size);
+		af_pango_size(f->pg, f->draw, size);
 		f->draw_size = size;
 	}
 	/* the glyphs are rasterized for the device: HiDPI PNGs are scaled */
-	pango_cairo_update_context(cr, f->draw_ctx);
-	pango_layout_set_text(f->draw, text, -1);
+	f->pg->pango_cairo_update_context(cr, f->draw_ctx);
+	f->pg->pango_layout_set_text(f->draw, text, -1);
 	cairo_get_current_point(cr, &x, &y);
 	cairo_save(cr); /* Pango sets its own fonts */
 	cairo_move_to(cr, x, y);
-	pango_cairo_show_layout_line(cr, pango_layout_get_line_readonly(f->draw, 0));
+	f->pg->pango_cairo_show_layout_line(cr, f->pg->pango_layout_get_line_readonly(f->draw, 0));
 	cairo_restore(cr);
 	return 0;
 }

@@ -100,4 +100,9 @@ int af_font_unknown_glyphs(af_font *f, const char *text);
  * they are done. */
 int af_font_failed(af_font *f);
 
+/** Why Pango (which shapes the labels that are not plain text) could not
+ * be loaded, or NULL: a failure af_font_failed() tells of is then that,
+ * not a lack of memory. */
+const char *af_font_no_pango(const af_font *f);
+
 #endif

@@ -546,7 +546,9 @@ static af_status af_svg_frames(const af_layout *l, const af_render_options *opt,
 		goto done;
 	}
 	if (af_font_failed(opt->font)) {
-		status = af_fail(err, AF_ERR_NOMEM, -1, "out of memory measuring labels");
+		status = af_font_no_pango(opt->font)
+		         ? af_fail(err, AF_ERR_RENDER, -1, "%s", af_font_no_pango(opt->font))
+		         : af_fail(err, AF_ERR_NOMEM, -1, "out of memory measuring labels");
 		goto done;
 	}
 	if (interactive && af_svg_script(out, l, opt, rect_h, st, names, nnames, &data)) {

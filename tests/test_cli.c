@@ -844,3 +844,60 @@ Test(cli, the_server_program_run_by_hand_says_how_to_run_it)
 	cr_expect(strstr(said, "aflame-render: serve: run the server as `aflame-render serve`"),
 	          "said: %s", said);
 }
+
+/* Pango (labels that need shaping) and Graphviz (call graphs) are loaded
+ * when first needed, not at every start: with both unloadable, a graph of
+ * plain names draws, and a label that needs shaping or a call graph says
+ * which library is missing, exits 1 and leaves no file. */
+Test(cli, pango_and_graphviz_are_loaded_only_when_needed)
+{
+	static const char *const libs[] = {"libpangocairo-1.0.so.0", "libgvc.so.6"};
+	static const char *const outs[] = {"plain.svg", "plain.png", "shaped.svg",
+	                                   "shaped.png", "calls.svg"};
+	char *dir = t_tmp("nolibs"), *folded = t_tmp("nolibs.folded"), path[4096];
+	char *plain = t_tmp("nolibs-plain.folded");
+	const char *old = getenv("LD_LIBRARY_PATH");
+	char *keep = old ? strdup(old) : NULL;
+	size_t i;
+
+	mkdir(dir, 0755);
+	for (i = 0; i < 2; i++) {
+		snprintf(path, sizeof path, "%s/%s", dir, libs[i]);
+		t_write(path, "not a library\n", 14);
+	}
+	/* CJK text is shaped (af_font_plain() covers Latin, Greek, Cyrillic) */
+	t_write(folded, "main;\xe6\x97\xa5\xe6\x9c\xac 3\nmain;plain 2\n", 27);
+	t_write(plain, "main;run;work 3\nmain;idle 2\n", 28);
+	for (i = 0; i < 5; i++) {
+		snprintf(path, sizeof path, "%s/%s", dir, outs[i]);
+		remove(path);
+	}
+	setenv("LD_LIBRARY_PATH", dir, 1);
+	t_cli_says(0, "", "-q -o '%s/plain.svg' '%s'", dir, plain);
+	t_cli_says(0, "", "-q -o '%s/plain.png' '%s'", dir, plain);
+	t_cli_says(1, "cannot load Pango: ", "-o '%s/shaped.svg' '%s'", dir, folded);
+	t_cli_says(1, "cannot load Pango: ", "-o '%s/shaped.png' '%s'", dir, folded);
+	t_cli_says(1, "cannot load Graphviz: ", "--call-graph -o '%s/calls.svg' '%s'", dir,
+	           SAMPLE);
+	if (keep)
+		setenv("LD_LIBRARY_PATH", keep, 1);
+	else
+		unsetenv("LD_LIBRARY_PATH");
+	for (i = 0; i < 5; i++) {
+		snprintf(path, sizeof path, "%s/%s", dir, outs[i]);
+		cr_expect_eq(exists(path), i < 2, "%s %s", outs[i],
+		             i < 2 ? "was not drawn" : "was left behind");
+		remove(path);
+	}
+	for (i = 0; i < 2; i++) {
+		snprintf(path, sizeof path, "%s/%s", dir, libs[i]);
+		remove(path);
+	}
+	rmdir(dir);
+	remove(folded);
+	remove(plain);
+	free(plain);
+	free(keep);
+	free(dir);
+	free(folded);
+}

@@ -373,6 +373,8 @@ static const t_file files[] = {
 	{"src/layout.c", LAYOUT},
 	{"render/font.h", FONT},
 	{"render/font.c", FONT},
+	{"render/pango.h", FONT},
+	{"render/pango.c", FONT},
 	{"render/deflate.h", FONT}, /* a zlib stream of filtered rows */
 	{"render/deflate.c", FONT},
 	{"render/png.h", FONT}, /* pixels to a PNG file: knows no layout */

@@ -37,7 +37,7 @@ $loaded"
 rm -rf "$tmp"
 mkdir -p "$tmp"
 # A sanitized build: LeakSanitizer is told of the leaks of Debian's
-# fontconfig and cairo that Pango brings in (see render/font.c).  The
+# fontconfig and cairo that Pango brings in (see render/pango.c).  The
 # library names them itself to a program it is linked into; the shared
 # library keeps that list to itself (it exports only af_*), so a program
 # that loads it gives the list, as its user would, here.
