@@ -67,6 +67,10 @@ uint64_t af_mem_default_budget(void)
 	return (uint64_t)pages * (uint64_t)size / 2;
 }
 
+/* Contexts alive: when the last goes, so do the big blocks kept for reuse. */
+static atomic_uint af_mem_live;
+static void af_pool_release(void);
+
 af_mem *af_mem_new(const af_allocator *a, uint64_t limit)
 {
 	const af_allocator *use = a ? a : &af_libc;
@@ -81,6 +85,7 @@ af_mem *af_mem_new(const af_allocator *a, uint64_t limit)
 	atomic_init(&m->peak, 0);
 	atomic_init(&m->refused, 0);
 	atomic_init(&m->refs, 1);
+	atomic_fetch_add(&af_mem_live, 1);
 	return m;
 }
 
@@ -95,8 +100,11 @@ void af_mem_unref(af_mem *m)
 {
 	if (!m || m->is_static)
 		return;
-	if (atomic_fetch_sub_explicit(&m->refs, 1, memory_order_acq_rel) == 1)
-		m->a.free(m->a.ctx, m);
+	if (atomic_fetch_sub_explicit(&m->refs, 1, memory_order_acq_rel) != 1)
+		return;
+	m->a.free(m->a.ctx, m);
+	if (atomic_fetch_sub(&af_mem_live, 1) == 1)
+		af_pool_release();
 }
 
 /* Takes `bytes` from the budget; 0 on success. */
@@ -167,11 +175,12 @@ static size_t af_map_len(size_t bytes)
 
 /* Big blocks freed are kept, up to AF_POOL_BYTES, and handed out again:
  * their pages are in memory already, where each huge page of a fresh
- * mapping costs a fault that zeroes it (1 to 1.5 ms on a virtual machine,
+ * mapping costs a fault that zeroes it (0.3 to 3 ms on a virtual machine,
  * against about 0.1 ms to clear the page by memset).  The parse frees its
  * workers' tables just before the call tree and layout want as much, and
  * each graph of a set frees what the next one takes.  A kept mapping may
- * be split: Linux treats any run of its pages as a block of its own. */
+ * be split: Linux treats any run of its pages as a block of its own.  They
+ * go back to the system when the last context (af_mem) is let go. */
 #define AF_POOL_SLOTS 16
 #define AF_POOL_BYTES ((size_t)32 << 20)
 
@@ -182,6 +191,7 @@ static struct af_pooled {
 static size_t af_npooled, af_pool_bytes;
 static pthread_mutex_t af_pool_lock = PTHREAD_MUTEX_INITIALIZER;
 
+#if AF_MAP_BIG
 /* A kept mapping of exactly `len` bytes (the smallest that holds them, its
  * rest kept), or NULL. */
 static void *af_pool_take(size_t len)
@@ -191,7 +201,8 @@ static void *af_pool_take(size_t len)
 
 	pthread_mutex_lock(&af_pool_lock);
 	for (i = 0; i < af_npooled; i++)
-		if (af_pool[i].len >= len && (best == AF_POOL_SLOTS || af_pool[i].len < af_pool[best].len))
+		if (af_pool[i].len >= len &&
+		    (best == AF_POOL_SLOTS || af_pool[i].len < af_pool[best].len))
 			best = i;
 	if (best < AF_POOL_SLOTS) {
 		p = af_pool[best].p;
@@ -206,6 +217,7 @@ static void *af_pool_take(size_t len)
 	pthread_mutex_unlock(&af_pool_lock);
 	return p;
 }
+#endif
 
 /* Keeps the mapping `p` of `len` bytes for af_pool_take; 0 when full. */
 static int af_pool_keep(void *p, size_t len)
@@ -221,6 +233,17 @@ static int af_pool_keep(void *p, size_t len)
 	}
 	pthread_mutex_unlock(&af_pool_lock);
 	return kept;
+}
+
+static void af_pool_release(void)
+{
+	pthread_mutex_lock(&af_pool_lock);
+	while (af_npooled > 0) {
+		af_npooled--;
+		munmap(af_pool[af_npooled].p, af_pool[af_npooled].len);
+	}
+	af_pool_bytes = 0;
+	pthread_mutex_unlock(&af_pool_lock);
 }
 
 /* A mapping of af_map_len(bytes), zero-filled when `zero`; NULL when

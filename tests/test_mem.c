@@ -6,10 +6,12 @@
  */
 #define _GNU_SOURCE
 #include <criterion/criterion.h>
+#include <errno.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 
 #include "internal.h"
 
@@ -188,5 +190,32 @@ Test(mem, freed_big_blocks_are_handed_out_again_zeroed_when_asked)
 	cr_expect_eq(atomic_load(&m->used), 0, "the budget's count ends at %llu bytes",
 	             (unsigned long long)atomic_load(&m->used));
 	af_mem_unref(m);
+#endif
+}
+
+/* The big blocks kept for reuse go back to the system when the last
+ * context is let go: a library user who has freed everything holds none. */
+Test(mem, kept_big_blocks_go_back_with_the_last_context)
+{
+#if defined(T_SANITIZED) || !defined(__linux__)
+	cr_skip_test("big blocks are malloc's under AddressSanitizer");
+#else
+	af_mem *m = af_mem_new(NULL, UINT64_MAX), *other = af_mem_new(NULL, UINT64_MAX);
+	uint8_t *a;
+	void *page;
+
+	cr_assert(m && other);
+	a = af_malloc(m, 3 * MiB);
+	cr_assert(a);
+	a[0] = 1;
+	page = (void *)((uintptr_t)a & ~(uintptr_t)4095);
+	af_free(m, a);
+	af_mem_unref(m);
+	/* another context is alive: the block is kept */
+	cr_expect_eq(msync(page, 4096, MS_ASYNC), 0, "a freed big block was unmapped "
+	             "while a context was alive");
+	af_mem_unref(other);
+	cr_expect(msync(page, 4096, MS_ASYNC) == -1 && errno == ENOMEM,
+	          "a big block was still mapped after the last context went");
 #endif
 }
