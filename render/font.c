@@ -7,8 +7,8 @@
  *
  * Plain text (see af_font_plain()) is measured with DejaVu Sans's advances
  * and drawn with cairo directly, as a sum: most names are ASCII, and Pango
- * is not even started for them.  A text with any other character goes
- * through Pango, at AF_REF_SIZE to be measured; the places a shaped name
+ * is not even loaded for them (pango.h).  A text with any other character
+ * goes through Pango, at AF_REF_SIZE to be measured; the places a shaped name
  * may be cut are kept per name (af_font_cuts()), so a graph lays out each
  * such name once, however many frames it names.
  */
