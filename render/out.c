@@ -3,6 +3,9 @@
  * written into XML and scripts (out.h).
  */
 #include <stdarg.h>
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
 
 #include "font.h"
 #include "out.h"
@@ -82,10 +85,40 @@ static const unsigned char af_plain[256] = {AF_PL64(0), AF_PL64(64), AF_PL64(128
 #undef AF_PL4
 #undef AF_PL
 
-/* The length of the run of plain bytes (`kind`) that `s` starts with. */
+#if defined(__SSE2__)
+/* Whether any of the 16 bytes at `s` may need an escape: a control, not
+ * ASCII, or one of & < > " ' \ (signed, bytes of 0x80 and above are below
+ * the space too). */
+static int af_care16(const char *s)
+{
+	const __m128i v = _mm_loadu_si128((const __m128i *)(const void *)s);
+	__m128i care = _mm_or_si128(_mm_cmplt_epi8(v, _mm_set1_epi8(0x20)),
+	                            _mm_cmpeq_epi8(v, _mm_set1_epi8(0x7F)));
+	care = _mm_or_si128(care, _mm_or_si128(_mm_cmpeq_epi8(v, _mm_set1_epi8('&')),
+	                                       _mm_cmpeq_epi8(v, _mm_set1_epi8('<'))));
+	care = _mm_or_si128(care, _mm_or_si128(_mm_cmpeq_epi8(v, _mm_set1_epi8('>')),
+	                                       _mm_cmpeq_epi8(v, _mm_set1_epi8('"'))));
+	care = _mm_or_si128(care, _mm_or_si128(_mm_cmpeq_epi8(v, _mm_set1_epi8('\'')),
+	                                       _mm_cmpeq_epi8(v, _mm_set1_epi8('\\'))));
+	return _mm_movemask_epi8(care) != 0;
+}
+#endif
+
+/* The length of the run of plain bytes (`kind`) that `s` starts with.
+ * Names are mostly plain: sixteen bytes at a time are passed over while
+ * none is a control, not ASCII, or one of the characters either escape
+ * names; from the first that may be, byte by byte. */
 static size_t af_plain_run(const char *s, size_t len, unsigned kind)
 {
 	size_t i = 0;
+#if defined(__SSE2__)
+	for (; i + 16 <= len; i += 16)
+		if (af_care16(s + i))
+			break;
+	/* the last bytes, with some before them that are plain (one load) */
+	if (i + 16 > len && i < len && len >= 16 && !af_care16(s + len - 16))
+		return len;
+#endif
 	while (i < len && af_plain[(unsigned char)s[i]] & kind)
 		i++;
 	return i;

@@ -4,9 +4,11 @@
  */
 #include <cairo.h>
 #include <criterion/criterion.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "out.h"
 #include "support.h"
 
 TestSuite(render, .init = t_font_open, .fini = t_font_close);
@@ -565,4 +567,58 @@ Test(render, a_render_cache_draws_every_graph_as_none_does)
 	af_trace_free(other);
 	af_trace_free(t);
 	free(buf);
+}
+
+/* `s` (`len` bytes) escaped as XML text or a script's string (without
+ * its quotes), in a string the caller frees. */
+static char *t_escaped(const char *s, size_t len, int js)
+{
+	char *text = NULL;
+	size_t n = 0;
+	FILE *f = open_memstream(&text, &n);
+	af_out o;
+
+	cr_assert_not_null(f);
+	af_out_init(&o, f);
+	if (js)
+		af_out_js(&o, s, len);
+	else
+		af_out_xml(&o, s, len);
+	cr_assert_eq(af_out_flush(&o), 0);
+	fclose(f);
+	if (js) { /* the quotes */
+		memmove(text, text + 1, n - 2);
+		text[n - 2] = '\0';
+	}
+	return text;
+}
+
+/* The escapes pass over plain text sixteen bytes at a time: a byte that
+ * needs one is found at every place of a long name (the last sixteen
+ * bytes, read in one load, too), in XML and in a script's string, and
+ * escaped as it is alone. */
+Test(render, escapes_find_every_byte_that_needs_one_in_a_long_name)
+{
+	static const char *const odd[] = {"&", "<", ">", "\"", "'", "\\", "\x01", "\x7f",
+	                                  "\xc3\xa9", "\xff", "\xe2\x80\xa8"};
+	char name[64], want[256];
+	size_t len, at, k;
+	int js;
+
+	for (js = 0; js < 2; js++)
+		for (k = 0; k < sizeof odd / sizeof odd[0]; k++)
+			for (len = 16; len <= 40; len += 8)
+				for (at = 0; at + strlen(odd[k]) <= len; at++) {
+					char *alone = t_escaped(odd[k], strlen(odd[k]), js), *got;
+					memset(name, 'x', len);
+					memcpy(name + at, odd[k], strlen(odd[k]));
+					snprintf(want, sizeof want, "%.*s%s%.*s", (int)at, name, alone,
+					         (int)(len - at - strlen(odd[k])),
+					         name + at + strlen(odd[k]));
+					got = t_escaped(name, len, js);
+					cr_assert_str_eq(got, want, "%s, byte %zu of %zu: %s", js ? "js" : "xml",
+					                 at, len, got);
+					free(got);
+					free(alone);
+				}
 }
