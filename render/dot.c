@@ -13,7 +13,6 @@
  * Graphviz is loaded the first time a call graph is drawn: linked, its
  * libraries would cost every run about 2 ms before main().
  */
-#include <dlfcn.h>
 #include <gvc.h>
 #include <math.h>
 #include <pthread.h>
@@ -21,6 +20,7 @@
 #include <string.h>
 
 #include "callgraph.h"
+#include "dl.h"
 #include "font.h"
 
 /* Text as a DOT double-quoted string's content.  Graphviz reads escapes
@@ -286,32 +286,25 @@ static struct {
 static int af_gv_loaded;
 static char af_gv_why[256];
 
-/* Loads Graphviz once, under af_gv_lock (never closed: its plugins stay);
- * 0, or -1 with af_gv_why saying why. */
+/* Loads Graphviz once, under af_gv_lock (dl.c); 0, or -1 with af_gv_why
+ * saying why. */
 static int af_gv_load(void)
 {
-	void *lib;
-	const char *missing = NULL;
+#define AF_GV_NAME(name) #name,
+	static const char *const names[] = {AF_GV_FUNCTIONS(AF_GV_NAME)};
+#undef AF_GV_NAME
+	void (*fns[sizeof names / sizeof names[0]])(void);
+	size_t i = 0;
 
 	if (af_gv_loaded)
 		return 0;
-	if (af_gv_why[0])
+	if (af_gv_why[0] || af_dl_load("libgvc.so.6", "Graphviz", names, fns,
+	                               sizeof names / sizeof names[0], af_gv_why,
+	                               sizeof af_gv_why))
 		return -1;
-	if (!(lib = dlopen("libgvc.so.6", RTLD_NOW | RTLD_LOCAL))) {
-		snprintf(af_gv_why, sizeof af_gv_why, "cannot load Graphviz: %s", dlerror());
-		return -1;
-	}
-	/* a function pointer is set through a void pointer, as POSIX has it */
-#define AF_GV_FIND(name) \
-	if (!missing && !(*(void **)&af_gv.name = dlsym(lib, #name))) \
-		missing = #name;
-	AF_GV_FUNCTIONS(AF_GV_FIND)
-#undef AF_GV_FIND
-	if (missing) {
-		snprintf(af_gv_why, sizeof af_gv_why,
-		         "cannot load Graphviz: libgvc.so.6 has no %s", missing);
-		return -1;
-	}
+#define AF_GV_SET(name) af_gv.name = (__typeof__(af_gv.name))fns[i++];
+	AF_GV_FUNCTIONS(AF_GV_SET)
+#undef AF_GV_SET
 	af_gv_loaded = 1;
 	return 0;
 }

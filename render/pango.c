@@ -1,12 +1,10 @@
 /*
- * pango.c - see pango.h.  The library is opened by its run-time name and
- * never closed (GLib's types cannot be unloaded); its functions are found
- * among it and the libraries it needs.
+ * pango.c - see pango.h.  The library is opened by its run-time name
+ * (dl.c), once for the process.
  */
-#include <dlfcn.h>
 #include <pthread.h>
-#include <stdio.h>
 
+#include "dl.h"
 #include "pango.h"
 
 #define AF_PANGO_SONAME "libpangocairo-1.0.so.0"
@@ -45,24 +43,18 @@ static pthread_once_t af_pango_once = PTHREAD_ONCE_INIT;
 
 static void af_pango_open(void)
 {
-	void *lib = dlopen(AF_PANGO_SONAME, RTLD_NOW | RTLD_LOCAL);
-	const char *missing = NULL;
+#define AF_PANGO_NAME(name) #name,
+	static const char *const names[] = {AF_PANGO_FUNCTIONS(AF_PANGO_NAME)};
+#undef AF_PANGO_NAME
+	void (*fns[sizeof names / sizeof names[0]])(void);
+	size_t i = 0;
 
-	if (!lib) {
-		snprintf(af_pango_why, sizeof af_pango_why, "cannot load Pango: %s", dlerror());
+	if (af_dl_load(AF_PANGO_SONAME, "Pango", names, fns, sizeof names / sizeof names[0],
+	               af_pango_why, sizeof af_pango_why))
 		return;
-	}
-	/* a function pointer is set through a void pointer, as POSIX has it */
-#define AF_PANGO_FIND(name)                                           \
-	if (!missing && !(*(void **)&af_pango_fns.name = dlsym(lib, #name))) \
-		missing = #name;
-	AF_PANGO_FUNCTIONS(AF_PANGO_FIND)
-#undef AF_PANGO_FIND
-	if (missing) {
-		snprintf(af_pango_why, sizeof af_pango_why,
-		         "cannot load Pango: %s has no %s", AF_PANGO_SONAME, missing);
-		return;
-	}
+#define AF_PANGO_SET(name) af_pango_fns.name = (__typeof__(af_pango_fns.name))fns[i++];
+	AF_PANGO_FUNCTIONS(AF_PANGO_SET)
+#undef AF_PANGO_SET
 	af_pango_ready = &af_pango_fns;
 }
 

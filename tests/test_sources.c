@@ -375,6 +375,8 @@ static const t_file files[] = {
 	{"render/font.c", FONT},
 	{"render/pango.h", FONT},
 	{"render/pango.c", FONT},
+	{"render/dl.h", FONT},
+	{"render/dl.c", FONT},
 	{"render/deflate.h", FONT}, /* a zlib stream of filtered rows */
 	{"render/deflate.c", FONT},
 	{"render/png.h", FONT}, /* pixels to a PNG file: knows no layout */
