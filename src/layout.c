@@ -428,7 +428,7 @@ static af_status af_layout_make(const af_tree *tree, const af_layout_options *op
 			stack[top].node = c;
 			stack[top].parts = (uint8_t)cp;
 			/* a trace's flame chart puts a call where it began */
-			stack[top++].start = tree->offset && af_tree_offset(tree, c, o.clock, &off)
+			stack[top++].start = af_tree_offset(tree, c, o.clock, &off)
 			                             ? p.start + off : at;
 		}
 	}

@@ -713,16 +713,6 @@ uint32_t af_tree_name_count(const af_tree *tree)
 	return tree->names->len;
 }
 
-int af_tree_offset(const af_tree *tree, uint32_t node, af_clock clock,
-                   uint64_t *offset)
-{
-	if (!tree->offset || tree->depth[node] < 2 || node >= tree->offset_cap ||
-	    (unsigned)clock >= AF_CLOCK_RECORDED)
-		return 0;
-	*offset = tree->offset[node][clock];
-	return 1;
-}
-
 const uint32_t *af_tree_ranks(const af_tree *tree)
 {
 	return tree->rank;

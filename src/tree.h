@@ -139,7 +139,14 @@ int af_tree_is_pruned(const af_tree *tree);
 /** In a trace's flame chart, where call `node` began within its caller, in
  * µs of `clock`; 0 when the tree places frames by order instead (folded
  * input, and the wait clock, which no record measures). */
-int af_tree_offset(const af_tree *tree, uint32_t node, af_clock clock,
-                   uint64_t *offset);
+static inline int af_tree_offset(const af_tree *tree, uint32_t node, af_clock clock,
+                                 uint64_t *offset)
+{
+	if (!tree->offset || tree->depth[node] < 2 || node >= tree->offset_cap ||
+	    (unsigned)clock >= AF_CLOCK_RECORDED)
+		return 0;
+	*offset = tree->offset[node][clock];
+	return 1;
+}
 
 #endif
