@@ -26,16 +26,21 @@
 enum { AF_PART_SELF = 1, AF_PART_KIDS = 2 };
 
 /* One span among a frame's children. */
+/* Its time is copied from the tree when the spans are made, in the
+ * tree's order: the walk then reads a frame's children from their group
+ * alone, not from nodes all over the tree. */
 typedef struct af_span {
 	uint32_t node, rank;
 	uint64_t weight; /* heaviest first when sorting by weight, else 0 */
+	uint64_t value;  /* the time of its parts */
 	uint8_t parts;   /* AF_PART_SELF, AF_PART_KIDS or both */
 } af_span;
 
 typedef struct af_pending {
-	uint32_t node;
+	uint32_t node, depth;
 	uint8_t parts;
 	uint64_t start; /* time before this frame along the root */
+	uint64_t value; /* its width in time */
 } af_pending;
 
 static int af_span_cmp(const void *a, const void *b)
@@ -307,6 +312,7 @@ static af_status af_layout_make(const af_tree *tree, const af_layout_options *op
 			s->node = (uint32_t)i;
 			s->parts = flow ? (uint8_t)k : parts[i];
 			s->weight = o.sort_weight ? af_tree_total(tree, (uint32_t)i, o.clock) : 0;
+			s->value = af_parts_value(tree, (uint32_t)i, s->parts, o.clock);
 			/* a diff's removed band comes after AFTER's threads */
 			s->rank = o.flamechart ? (uint32_t)i
 			          : band ? UINT32_MAX
@@ -380,13 +386,14 @@ static af_status af_layout_make(const af_tree *tree, const af_layout_options *op
 	if (AF_GROW(mem, stack, pcap, 1))
 		goto nomem;
 	stack[top].node = 0;
+	stack[top].depth = af_tree_depth(tree, 0);
 	stack[top].parts = AF_PART_SELF | AF_PART_KIDS;
+	stack[top].value = total;
 	stack[top++].start = 0;
 	while (top > 0) {
 		af_pending p = stack[--top];
-		uint64_t v = p.node == 0 ? total : af_parts_value(tree, p.node, p.parts, o.clock);
-		uint64_t at;
-		uint32_t depth = af_tree_depth(tree, p.node);
+		uint64_t v = p.value, at;
+		uint32_t depth = p.depth;
 		size_t lo = first[p.node], k;
 		af_rect *r;
 
@@ -415,18 +422,21 @@ static af_status af_layout_make(const af_tree *tree, const af_layout_options *op
 		for (k = first[p.node + 1]; k-- > lo;) {
 			uint32_t c = spans[k].node;
 			unsigned cp = spans[k].parts;
-			uint64_t cv, off;
+			uint64_t cv = spans[k].value, off;
 			/* consecutive spans of one node are one frame */
-			while (k > lo && spans[k - 1].node == c)
+			while (k > lo && spans[k - 1].node == c) {
 				cp |= spans[--k].parts;
-			cv = af_parts_value(tree, c, cp, o.clock);
+				cv += spans[k].value;
+			}
 			at -= cv;
 			if (cv == 0 || (double)cv < min_time)
 				continue;
 			if (AF_GROW(mem, stack, pcap, top + 1))
 				goto nomem;
 			stack[top].node = c;
+			stack[top].depth = depth + 1;
 			stack[top].parts = (uint8_t)cp;
+			stack[top].value = cv;
 			/* a trace's flame chart puts a call where it began */
 			stack[top++].start = af_tree_offset(tree, c, o.clock, &off)
 			                             ? p.start + off : at;
