@@ -217,7 +217,7 @@ static int run(const cli *c)
 	af_status st;
 	const af_trace_info *info;
 	progress prog;
-	int clock, status = 1;
+	int clock, status = 1, android;
 	const char *name = strcmp(c->input, "-") == 0 ? "(stdin)" : c->input;
 
 	progress_init(&prog, c);
@@ -280,8 +280,15 @@ static int run(const cli *c)
 		report_error(name, &e);
 		goto done;
 	}
-	status = draw(c, tree, (af_clock)clock,
-	              !c->palette_set && info->variant != AF_VARIANT_FOLDED, &lopt, name);
+	android = !c->palette_set && info->variant != AF_VARIANT_FOLDED;
+	if (!c->report) {
+		/* the tree holds what it needs of the trace: the trace's blocks
+		 * are handed out again to the layout, already in memory */
+		af_trace_free(trace);
+		trace = NULL;
+		info = NULL;
+	}
+	status = draw(c, tree, (af_clock)clock, android, &lopt, name);
 	af_tree_free(tree);
 	tree = NULL;
 report:
