@@ -387,6 +387,7 @@ static const t_file files[] = {
 	{"render/raster.c", FONT},
 	{"render/style.h", STYLE},
 	{"render/style.c", STYLE},
+	{"render/tooltip.c", STYLE},
 	{"render/legend.h", STYLE},
 	{"render/legend.c", STYLE},
 	{"render/svg.c", OUTPUTS},
