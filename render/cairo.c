@@ -175,7 +175,7 @@ static cairo_status_t af_draw(cairo_t *cr, const af_layout *l, af_font *font,
 		cairo_surface_flush(cairo_get_target(cr));
 		for (i = 0; i < l->nrects; i++) {
 			const af_rect *r = &l->rects[i];
-			af_rgb c = af_style_fill_rect(st, r);
+			af_rgb c = af_style_fill_at(st, i, r);
 			int dots;
 			af_canvas_box(canvas, r->x * scale, r->y * scale, r->w * scale, r->h * scale,
 			              af_corner(r) * scale, c.r, c.g, c.b);
@@ -188,8 +188,9 @@ static cairo_status_t af_draw(cairo_t *cr, const af_layout *l, af_font *font,
 		cairo_surface_mark_dirty(cairo_get_target(cr));
 	}
 	for (k = 0; k < (canvas ? nlabeled : l->nrects) && !bad; k++) {
-		const af_rect *r = &l->rects[canvas ? labeled[k] : k];
-		af_rgb c = af_style_fill_rect(st, r);
+		size_t at = canvas ? labeled[k] : k;
+		const af_rect *r = &l->rects[at];
+		af_rgb c = af_style_fill_at(st, at, r);
 		size_t n;
 		int dots;
 

@@ -31,42 +31,22 @@ const char *af_legend_entry(const af_legend *g, size_t i, af_rgb *color)
 
 /* The android palette's kinds that frames of `l` are drawn in: bit i for
  * entry i of af_style_legend (separators and a differential graph's
- * changed frames, coloured otherwise, count for none).  A method's kind
- * is its name's: each name is looked at once (when there is memory to
- * note the names seen). */
+ * changed frames, coloured otherwise, count for none).  The frames' fills,
+ * which the graph needs next, note them; without memory for those, each
+ * frame is looked at until all are found. */
 static unsigned af_legend_kinds(const af_layout *l, af_style *s, size_t n)
 {
 	const unsigned all = (1u << n) - 1;
-	int differential = af_tree_is_differential(l->tree);
-	size_t names = af_tree_name_count(l->tree), i;
-	uint8_t *seen = af_calloc(af_layout_mem(l), names / 8 + 1, 1);
 	unsigned kinds = 0;
+	size_t i;
+	int k;
 
-	for (i = 0; i < l->nrects && kinds != all; i++) {
-		const af_rect *r = &l->rects[i];
-		uint32_t id = af_tree_name_id(l->tree, r->node);
-		af_node_info ni;
-		int known;
-		if (differential && r->changed)
-			continue;
-		if (seen && r->depth > 1 && seen[id / 8] & (1u << (id % 8)))
-			continue;
-		if ((known = af_style_kind_known(s, r)) >= 0) {
-			/* a name met in an earlier graph (the render cache) */
-			kinds |= 1u << known;
-			if (seen)
-				seen[id / 8] |= (uint8_t)(1u << (id % 8));
-			continue;
-		}
-		af_tree_node(l->tree, r->node, &ni);
-		if (strcmp(ni.name, "-") == 0 || strcmp(ni.name, "--") == 0)
-			continue;
-		kinds |= 1u << af_style_kind(s, &ni, r);
-		if (seen && !ni.thread && ni.depth > 0)
-			seen[id / 8] |= (uint8_t)(1u << (id % 8));
-	}
-	af_free(af_layout_mem(l), seen);
-	return kinds;
+	if (af_style_fills(s) == 0)
+		return s->kinds & all;
+	for (i = 0; i < l->nrects && kinds != all; i++)
+		if ((k = af_style_legend_kind(s, &l->rects[i])) >= 0)
+			kinds |= 1u << k;
+	return kinds & all;
 }
 
 /* Width of the whole row as `g` has it. */

@@ -310,6 +310,8 @@ void af_style_free(af_style *s)
 	if (!s->cached)
 		af_free(af_layout_mem(s->layout), s->memo);
 	s->memo = NULL;
+	af_free(af_layout_mem(s->layout), s->fills);
+	s->fills = NULL;
 }
 
 af_status af_render_cache_new(af_render_cache **out, af_error *err)
@@ -472,6 +474,43 @@ af_rgb af_style_fill_rect(af_style *s, const af_rect *r)
 		return m->c;
 	af_tree_node(s->layout->tree, r->node, &ni);
 	return af_style_fill(s, &ni, r);
+}
+
+int af_style_legend_kind(af_style *s, const af_rect *r)
+{
+	af_node_info ni;
+	int known;
+
+	if (s->differential && r->changed)
+		return -1;
+	if ((known = af_style_kind_known(s, r)) >= 0)
+		return known;
+	af_tree_node(s->layout->tree, r->node, &ni);
+	if (strcmp(ni.name, "-") == 0 || strcmp(ni.name, "--") == 0)
+		return -1;
+	return (int)af_style_kind(s, &ni, r);
+}
+
+int af_style_fills(af_style *s)
+{
+	const af_layout *l = s->layout;
+	size_t i;
+
+	if (s->fills)
+		return 0;
+	s->fills = af_malloc(af_layout_mem(l), (l->nrects ? l->nrects : 1) * sizeof *s->fills);
+	if (!s->fills)
+		return -1;
+	s->kinds = 0;
+	for (i = 0; i < l->nrects; i++) {
+		const af_rect *r = &l->rects[i];
+		int kind;
+		/* the fill first: it notes the kind of its name with it */
+		s->fills[i] = af_style_fill_rect(s, r);
+		if ((kind = af_style_legend_kind(s, r)) >= 0)
+			s->kinds |= 1u << kind;
+	}
+	return 0;
 }
 
 static af_rgb af_palette_work(af_style *s, const af_node_info *ni, const af_rect *rect)

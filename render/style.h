@@ -43,6 +43,9 @@ typedef struct af_style {
 	af_fill_memo *memo; /* by name id; NULL until needed, or without memory */
 	int no_memo;      /* it could not be made */
 	int cached;       /* `memo` is the render cache's */
+	af_rgb *fills;    /* the layout's frames' fills, in order: see
+	                     af_style_fills(); NULL until made */
+	unsigned kinds;   /* the android kinds among them (bit i: entry i) */
 } af_style;
 
 /** Checks the options (palette, background) and resolves defaults.  A
@@ -57,6 +60,19 @@ af_rgb af_style_fill(af_style *s, const af_node_info *ni, const af_rect *r);
 /** af_style_fill() of frame `r`, its node read only when the fill of its
  * name is not known yet (most frames of a graph share a name's fill). */
 af_rgb af_style_fill_rect(af_style *s, const af_rect *r);
+
+/** Works out the fill of every frame of the layout, in order, once: the
+ * legend's kinds of frames come with them, and the frames are then drawn
+ * with af_style_fill_at().  0, or -1 without memory (nothing made: each
+ * frame's fill is then worked out when it is drawn, as before). */
+int af_style_fills(af_style *s);
+
+/** The fill of frame `i` of the layout, `r`: af_style_fills()'s, or
+ * af_style_fill_rect()'s when they were not made. */
+static inline af_rgb af_style_fill_at(af_style *s, size_t i, const af_rect *r)
+{
+	return s->fills ? s->fills[i] : af_style_fill_rect(s, r);
+}
 
 /** Differential input: the change frame `r` is coloured by (AFTER minus
  * BEFORE, negated with --negate), in the tree's unit.  Only for frames
@@ -101,6 +117,10 @@ size_t af_style_kind(af_style *s, const af_node_info *ni, const af_rect *rect);
 /** af_style_kind() of frame `r` when its name's kind is known already
  * (the node is not read), else -1. */
 int af_style_kind_known(af_style *s, const af_rect *r);
+
+/** The kind frame `r` shows in the android legend, or -1: none for a
+ * separator, nor for a differential frame coloured by its change. */
+int af_style_legend_kind(af_style *s, const af_rect *r);
 
 /** The length of `name`, `len` bytes, as labels and tooltips show it:
  * without the annotation flamegraph.pl strips, perf's "_[k]" (kernel),

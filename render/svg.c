@@ -463,7 +463,7 @@ static af_status af_svg_frames(const af_layout *l, const af_render_options *opt,
 		const af_pnode *nd = &nodes[r->node];
 		const char *name = af_tree_name_by_id(l->tree, nd->key);
 		af_node_info ni; /* the node's whole record: read only for a change */
-		af_rgb col = af_style_fill_rect(st, r);
+		af_rgb col = af_style_fill_at(st, i, r);
 		const char *title;
 		size_t n, tlen;
 		int dots, link;

@@ -449,6 +449,97 @@ Test(folded, android_legend_lists_the_kinds_present)
 	expect_legend("main;memcpy;schedule_[k] 5\n", 3, "app, thread, kernel", ">kernel</text>");
 }
 
+/* An allocator that refuses the blocks of sizes lo to hi. */
+typedef struct refusing {
+	size_t lo, hi;
+	int refused;
+} refusing;
+
+static void *refusing_malloc(void *ctx, size_t size)
+{
+	refusing *r = ctx;
+	if (size >= r->lo && size <= r->hi) {
+		r->refused++;
+		return NULL;
+	}
+	return malloc(size);
+}
+
+static void *refusing_realloc(void *ctx, void *p, size_t size)
+{
+	(void)ctx;
+	return realloc(p, size);
+}
+
+static void refusing_free(void *ctx, void *p)
+{
+	(void)ctx;
+	free(p);
+}
+
+/* `text` drawn as SVG and PNG with the legend, through `al` (NULL: libc),
+ * one after the other into one buffer. */
+static char *draw_both(const char *text, const af_allocator *al, size_t *len,
+                       size_t *nrects)
+{
+	af_parse_options po = {.allocator = al};
+	af_layout_options lo = {.legend = 1};
+	af_render_options ro = {.font = t_font, .palette = AF_PALETTE_ANDROID};
+	af_trace *t = NULL;
+	af_tree *tree = NULL;
+	af_layout *l = NULL;
+	af_error e = {0};
+	char *out = NULL;
+	FILE *f = open_memstream(&out, len);
+
+	cr_assert_eq(af_trace_parse((const uint8_t *)text, strlen(text), &po, &t, &e), AF_OK,
+	             "%s", e.message);
+	cr_assert_eq(af_tree_from_trace(t, NULL, &tree, &e), AF_OK, "%s", e.message);
+	cr_assert_eq(af_layout_build(tree, &lo, &l, &e), AF_OK, "%s", e.message);
+	cr_assert_eq(af_svg_write(l, &ro, f, &e), AF_OK, "%s", e.message);
+	cr_assert_eq(af_cairo_write(l, AF_FORMAT_PNG, &ro, f, &e), AF_OK, "%s", e.message);
+	fclose(f);
+	*nrects = l->nrects;
+	af_layout_free(l);
+	af_tree_free(tree);
+	af_trace_free(t);
+	return out;
+}
+
+/* The frames' fills are worked out once, before the legend, which reads
+ * its kinds from them.  Without memory for them, each frame's fill is
+ * worked out as it is drawn and the legend looks at the frames itself: the
+ * same SVG and PNG, byte for byte. */
+Test(folded, legend_and_fills_without_memory_for_the_fills)
+{
+	static const char *const kinds[][2] = {
+		{"com.example.App.m", ""}, {"android.view.View.m", ""}, {"java.util.List.m", ""},
+		{"memcpy", ""}, {"schedule", "_[k]"}, {"java.lang.Object.wait", ""}};
+	af_allocator al = {refusing_malloc, refusing_realloc, refusing_free, NULL};
+	refusing r = {0};
+	char text[64 * 300], name[48], *want, *got;
+	size_t n = 0, i, want_len, got_len, nrects, again;
+
+	for (i = 0; i < 300; i++) {
+		snprintf(name, sizeof name, "%s%d%s", kinds[i % 6][0], (int)i, kinds[i % 6][1]);
+		n += (size_t)snprintf(text + n, sizeof text - n, "main;com.example.App.run;%s %d\n",
+		                      name, (int)(i % 7) + 1);
+	}
+	want = draw_both(text, NULL, &want_len, &nrects);
+	cr_assert_gt(nrects, 300);
+	/* the fills' block: a colour of 3 bytes a frame, after the library's
+	 * header (src/mem.c: aligned as malloc's blocks are) */
+	r.lo = r.hi = nrects * 3 + sizeof(max_align_t);
+	al.ctx = &r;
+	got = draw_both(text, &al, &got_len, &again);
+	cr_assert_eq(again, nrects);
+	cr_assert_gt(r.refused, 0, "the fills were not refused");
+	cr_assert_eq(got_len, want_len);
+	cr_assert(memcmp(got, want, want_len) == 0, "drawn otherwise without the fills");
+	free(want);
+	free(got);
+}
+
 /* The fill of the frame named `name` in `d`'s SVG. */
 static void fill_of(const drawn *d, const char *name, unsigned *r, unsigned *g, unsigned *b)
 {
