@@ -71,10 +71,13 @@ static void af_row_inside(uint32_t *row, int from, const af_cols *k, double shar
 	uint32_t under = 0, blended = 0;
 	int px;
 
-	for (px = from; px < k->out; px++) {
-		if (share >= 1) {
+	if (share >= 1) { /* most rows: a plain fill, a vector at a time */
+		for (px = from; px < k->out; px++)
 			row[px] = rgb;
-		} else if (px > k->in && row[px] == under) {
+		return;
+	}
+	for (px = from; px < k->out; px++) {
+		if (px > k->in && row[px] == under) {
 			row[px] = blended;
 		} else {
 			under = row[px];
