@@ -68,6 +68,46 @@ char *t_folded_trace(const af_trace *t, af_clock clock, const af_tree_options *t
 	return text;
 }
 
+static int t_refuse(t_refuser *r, size_t n, int fresh)
+{
+	int no = atomic_fetch_add(&r->calls, 1) == r->refuse || (fresh && r->size && n == r->size);
+	if (no)
+		atomic_fetch_add(&r->refused, 1);
+	return no;
+}
+
+static void *t_refuser_malloc(void *ctx, size_t n)
+{
+	t_refuser *r = ctx;
+	void *p = t_refuse(r, n, 1) ? NULL : malloc(n);
+	if (p)
+		atomic_fetch_add(&r->held, 1);
+	return p;
+}
+
+static void *t_refuser_realloc(void *ctx, void *old, size_t n)
+{
+	t_refuser *r = ctx;
+	void *p = t_refuse(r, n, !old) ? NULL : realloc(old, n);
+	if (p && !old)
+		atomic_fetch_add(&r->held, 1);
+	return p;
+}
+
+static void t_refuser_free(void *ctx, void *p)
+{
+	t_refuser *r = ctx;
+	if (p)
+		atomic_fetch_sub(&r->held, 1);
+	free(p);
+}
+
+af_allocator t_refuser_allocator(t_refuser *r)
+{
+	af_allocator a = {t_refuser_malloc, t_refuser_realloc, t_refuser_free, r};
+	return a;
+}
+
 uint8_t *t_finish(af_writer *w, size_t *len, size_t *key_len)
 {
 	uint8_t *buf = NULL;

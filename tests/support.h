@@ -5,6 +5,7 @@
 #ifndef AF_TEST_SUPPORT_H
 #define AF_TEST_SUPPORT_H
 
+#include <stdatomic.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -28,6 +29,18 @@ af_trace *t_parse(const uint8_t *buf, size_t len);
 
 /** The same with parse options `po` (NULL: the defaults). */
 af_trace *t_parse_with(const uint8_t *buf, size_t len, const af_parse_options *po);
+
+/** An allocator for af_parse_options or af_mem_new(), made by
+ * t_refuser_allocator(): it refuses its block number `refuse` (counted from
+ * 0 over every thread; -1: none) and every new block of `size` bytes (0:
+ * none), and counts the blocks it refused and those it holds. */
+typedef struct t_refuser {
+	atomic_long calls, held, refused;
+	long refuse;
+	size_t size;
+} t_refuser;
+
+af_allocator t_refuser_allocator(t_refuser *r);
 
 /** Finishes a writer into bytes (fails the test on error) and frees it. */
 uint8_t *t_finish(af_writer *w, size_t *len, size_t *key_len);

@@ -449,34 +449,6 @@ Test(folded, android_legend_lists_the_kinds_present)
 	expect_legend("main;memcpy;schedule_[k] 5\n", 3, "app, thread, kernel", ">kernel</text>");
 }
 
-/* An allocator that refuses the blocks of sizes lo to hi. */
-typedef struct refusing {
-	size_t lo, hi;
-	int refused;
-} refusing;
-
-static void *refusing_malloc(void *ctx, size_t size)
-{
-	refusing *r = ctx;
-	if (size >= r->lo && size <= r->hi) {
-		r->refused++;
-		return NULL;
-	}
-	return malloc(size);
-}
-
-static void *refusing_realloc(void *ctx, void *p, size_t size)
-{
-	(void)ctx;
-	return realloc(p, size);
-}
-
-static void refusing_free(void *ctx, void *p)
-{
-	(void)ctx;
-	free(p);
-}
-
 /* `text` drawn as SVG and PNG with the legend, through `al` (NULL: libc),
  * one after the other into one buffer. */
 static char *draw_both(const char *text, const af_allocator *al, size_t *len,
@@ -515,8 +487,8 @@ Test(folded, legend_and_fills_without_memory_for_the_fills)
 	static const char *const kinds[][2] = {
 		{"com.example.App.m", ""}, {"android.view.View.m", ""}, {"java.util.List.m", ""},
 		{"memcpy", ""}, {"schedule", "_[k]"}, {"java.lang.Object.wait", ""}};
-	af_allocator al = {refusing_malloc, refusing_realloc, refusing_free, NULL};
-	refusing r = {0};
+	t_refuser r = {.refuse = -1};
+	af_allocator al = t_refuser_allocator(&r);
 	char text[64 * 300], name[48], *want, *got;
 	size_t n = 0, i, want_len, got_len, nrects, again;
 
@@ -529,11 +501,10 @@ Test(folded, legend_and_fills_without_memory_for_the_fills)
 	cr_assert_gt(nrects, 300);
 	/* the fills' block: a colour of 3 bytes a frame, after the library's
 	 * header (src/mem.c: aligned as malloc's blocks are) */
-	r.lo = r.hi = nrects * 3 + sizeof(max_align_t);
-	al.ctx = &r;
+	r.size = nrects * 3 + sizeof(max_align_t);
 	got = draw_both(text, &al, &got_len, &again);
 	cr_assert_eq(again, nrects);
-	cr_assert_gt(r.refused, 0, "the fills were not refused");
+	cr_assert_gt(atomic_load(&r.refused), 0, "the fills were not refused");
 	cr_assert_eq(got_len, want_len);
 	cr_assert(memcmp(got, want, want_len) == 0, "drawn otherwise without the fills");
 	free(want);

@@ -331,39 +331,6 @@ Test(png, a_failed_write_is_an_io_error)
 	af_mem_unref(mem);
 }
 
-/* An allocator that refuses its block number `refuse` (counted from 0 over
- * both threads of an encoder) and counts the blocks it holds. */
-typedef struct t_refuser {
-	atomic_long calls, held;
-	long refuse;
-} t_refuser;
-
-static void *t_refuser_malloc(void *ctx, size_t n)
-{
-	t_refuser *r = ctx;
-	void *p = atomic_fetch_add(&r->calls, 1) == r->refuse ? NULL : malloc(n);
-	if (p)
-		atomic_fetch_add(&r->held, 1);
-	return p;
-}
-
-static void *t_refuser_realloc(void *ctx, void *old, size_t n)
-{
-	t_refuser *r = ctx;
-	void *p = atomic_fetch_add(&r->calls, 1) == r->refuse ? NULL : realloc(old, n);
-	if (p && !old)
-		atomic_fetch_add(&r->held, 1);
-	return p;
-}
-
-static void t_refuser_free(void *ctx, void *p)
-{
-	t_refuser *r = ctx;
-	if (p)
-		atomic_fetch_sub(&r->held, 1);
-	free(p);
-}
-
 /* Every block of an image compressed in halves refused in turn: the
  * encoder says it ran out of memory, and gives back every block. */
 Test(png, a_refused_block_of_the_halves_is_said_and_nothing_leaks)
@@ -373,7 +340,7 @@ Test(png, a_refused_block_of_the_halves_is_said_and_nothing_leaks)
 
 	for (k = 0; k < 100000; k++) {
 		t_refuser r = {.refuse = -1}; /* the context itself is not refused */
-		af_allocator a = {t_refuser_malloc, t_refuser_realloc, t_refuser_free, &r};
+		af_allocator a = t_refuser_allocator(&r);
 		af_mem *mem = af_mem_new(&a, 1u << 30);
 		af_error e = {0};
 		char *buf = NULL;
