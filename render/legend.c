@@ -5,7 +5,6 @@
 
 #include "layout.h"
 #include "legend.h"
-#include "tree.h"
 
 /* Shorter names for the longest labels, to fit narrow images. */
 static const char *af_legend_brief(const char *label)
