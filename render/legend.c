@@ -28,26 +28,6 @@ const char *af_legend_entry(const af_legend *g, size_t i, af_rgb *color)
 	return g->brief ? af_legend_brief(label) : label;
 }
 
-/* The android palette's kinds that frames of `l` are drawn in: bit i for
- * entry i of af_style_legend (separators and a differential graph's
- * changed frames, coloured otherwise, count for none).  The frames' fills,
- * which the graph needs next, note them; without memory for those, each
- * frame is looked at until all are found. */
-static unsigned af_legend_kinds(const af_layout *l, af_style *s, size_t n)
-{
-	const unsigned all = (1u << n) - 1;
-	unsigned kinds = 0;
-	size_t i;
-	int k;
-
-	if (af_style_fills(s) == 0)
-		return s->kinds & all;
-	for (i = 0; i < l->nrects && kinds != all; i++)
-		if ((k = af_style_legend_kind(s, &l->rects[i])) >= 0)
-			kinds |= 1u << k;
-	return kinds & all;
-}
-
 /* Width of the whole row as `g` has it. */
 static double af_legend_width(af_font *font, const af_legend *g)
 {
@@ -69,7 +49,7 @@ void af_legend_place(af_font *font, const af_layout *l, af_style *s, af_legend *
 	af_rgb c;
 	const char *label = NULL;
 	size_t i, n = af_style_legend(0, &label, &c);
-	unsigned kinds = af_legend_kinds(l, s, n);
+	unsigned kinds = af_style_kinds(s);
 
 	g->count = 0;
 	for (i = 0; i < n && i < sizeof g->kind / sizeof g->kind[0]; i++)

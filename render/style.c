@@ -312,6 +312,7 @@ void af_style_free(af_style *s)
 	s->memo = NULL;
 	af_free(af_layout_mem(s->layout), s->fills);
 	s->fills = NULL;
+	s->kinds_made = 0;
 }
 
 af_status af_render_cache_new(af_render_cache **out, af_error *err)
@@ -476,7 +477,9 @@ af_rgb af_style_fill_rect(af_style *s, const af_rect *r)
 	return af_style_fill(s, &ni, r);
 }
 
-int af_style_legend_kind(af_style *s, const af_rect *r)
+/* The kind frame `r` shows in the android legend, or -1: none for a
+ * separator, nor for a differential frame coloured by its change. */
+static int af_legend_kind(af_style *s, const af_rect *r)
 {
 	af_node_info ni;
 	int known;
@@ -491,26 +494,26 @@ int af_style_legend_kind(af_style *s, const af_rect *r)
 	return (int)af_style_kind(s, &ni, r);
 }
 
-int af_style_fills(af_style *s)
+unsigned af_style_kinds(af_style *s)
 {
 	const af_layout *l = s->layout;
 	size_t i;
 
-	if (s->fills)
-		return 0;
+	if (s->kinds_made)
+		return s->kinds;
 	s->fills = af_malloc(af_layout_mem(l), (l->nrects ? l->nrects : 1) * sizeof *s->fills);
-	if (!s->fills)
-		return -1;
-	s->kinds = 0;
 	for (i = 0; i < l->nrects; i++) {
 		const af_rect *r = &l->rects[i];
-		int kind;
 		/* the fill first: it notes the kind of its name with it */
-		s->fills[i] = af_style_fill_rect(s, r);
-		if ((kind = af_style_legend_kind(s, r)) >= 0)
+		af_rgb c = af_style_fill_rect(s, r);
+		int kind = af_legend_kind(s, r);
+		if (s->fills)
+			s->fills[i] = c;
+		if (kind >= 0)
 			s->kinds |= 1u << kind;
 	}
-	return 0;
+	s->kinds_made = 1;
+	return s->kinds;
 }
 
 static af_rgb af_palette_work(af_style *s, const af_node_info *ni, const af_rect *rect)

@@ -44,8 +44,10 @@ typedef struct af_style {
 	int no_memo;      /* it could not be made */
 	int cached;       /* `memo` is the render cache's */
 	af_rgb *fills;    /* the layout's frames' fills, in order: see
-	                     af_style_fills(); NULL until made */
+	                     af_style_kinds(); NULL until made, or without
+	                     memory */
 	unsigned kinds;   /* the android kinds among them (bit i: entry i) */
+	int kinds_made;
 } af_style;
 
 /** Checks the options (palette, background) and resolves defaults.  A
@@ -61,13 +63,14 @@ af_rgb af_style_fill(af_style *s, const af_node_info *ni, const af_rect *r);
  * name is not known yet (most frames of a graph share a name's fill). */
 af_rgb af_style_fill_rect(af_style *s, const af_rect *r);
 
-/** Works out the fill of every frame of the layout, in order, once: the
- * legend's kinds of frames come with them, and the frames are then drawn
- * with af_style_fill_at().  0, or -1 without memory (nothing made: each
- * frame's fill is then worked out when it is drawn, as before). */
-int af_style_fills(af_style *s);
+/** The android kinds of the layout's frames, for the legend: bit i for
+ * entry i of af_style_legend (separators and a differential graph's frames
+ * coloured by their change count for none).  Worked out with every frame's
+ * fill, in one pass made once; the fills are kept for af_style_fill_at()
+ * (without memory for them, each frame is coloured again when drawn). */
+unsigned af_style_kinds(af_style *s);
 
-/** The fill of frame `i` of the layout, `r`: af_style_fills()'s, or
+/** The fill of frame `i` of the layout, `r`: af_style_kinds()'s, or
  * af_style_fill_rect()'s when they were not made. */
 static inline af_rgb af_style_fill_at(af_style *s, size_t i, const af_rect *r)
 {
@@ -117,10 +120,6 @@ size_t af_style_kind(af_style *s, const af_node_info *ni, const af_rect *rect);
 /** af_style_kind() of frame `r` when its name's kind is known already
  * (the node is not read), else -1. */
 int af_style_kind_known(af_style *s, const af_rect *r);
-
-/** The kind frame `r` shows in the android legend, or -1: none for a
- * separator, nor for a differential frame coloured by its change. */
-int af_style_legend_kind(af_style *s, const af_rect *r);
 
 /** The length of `name`, `len` bytes, as labels and tooltips show it:
  * without the annotation flamegraph.pl strips, perf's "_[k]" (kernel),

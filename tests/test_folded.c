@@ -479,9 +479,8 @@ static char *draw_both(const char *text, const af_allocator *al, size_t *len,
 }
 
 /* The frames' fills are worked out once, before the legend, which reads
- * its kinds from them.  Without memory for them, each frame's fill is
- * worked out as it is drawn and the legend looks at the frames itself: the
- * same SVG and PNG, byte for byte. */
+ * its kinds from them.  Without memory to keep them, each frame is
+ * coloured again as it is drawn: the same SVG and PNG, byte for byte. */
 Test(folded, legend_and_fills_without_memory_for_the_fills)
 {
 	static const char *const kinds[][2] = {
