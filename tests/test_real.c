@@ -289,8 +289,8 @@ Test(real, two_cores_read_what_one_reads)
 
 /* Each thread's SVG of every real trace, one after another through one
  * render cache (as a per-thread set's worker draws them), is the SVG drawn
- * without it: in one palette and then another, the cache carried from
- * trace to trace. */
+ * without it, legend included: in one palette and then another, the cache
+ * carried from trace to trace. */
 Test(real, a_render_cache_draws_every_thread_as_none_does)
 {
 	static const af_palette palettes[] = {AF_PALETTE_ANDROID, AF_PALETTE_JAVA};
@@ -310,6 +310,7 @@ Test(real, a_render_cache_draws_every_thread_as_none_does)
 
 			for (i = 0; i < af_trace_thread_count(t); i++) {
 				af_tree_options to = {.one_thread = 1, .thread = i};
+				af_layout_options lo = {.legend = 1}; /* kinds from the fills */
 				af_render_options plain = {.font = font, .palette = palettes[p]}, kept;
 				af_tree *tree = NULL;
 				af_layout *l = NULL;
@@ -318,7 +319,7 @@ Test(real, a_render_cache_draws_every_thread_as_none_does)
 				FILE *f;
 
 				if (af_tree_from_trace(t, &to, &tree, &e) != AF_OK ||
-				    af_layout_build(tree, NULL, &l, &e) != AF_OK) {
+				    af_layout_build(tree, &lo, &l, &e) != AF_OK) {
 					af_tree_free(tree); /* a thread with no time */
 					continue;
 				}
