@@ -497,6 +497,7 @@ static int af_legend_kind(af_style *s, const af_rect *r)
 unsigned af_style_kinds(af_style *s)
 {
 	const af_layout *l = s->layout;
+	const af_pnode *nodes = af_tree_nodes(l->tree);
 	size_t i;
 
 	if (s->kinds_made)
@@ -504,6 +505,12 @@ unsigned af_style_kinds(af_style *s)
 	s->fills = af_malloc(af_layout_mem(l), (l->nrects ? l->nrects : 1) * sizeof *s->fills);
 	for (i = 0; i < l->nrects; i++) {
 		const af_rect *r = &l->rects[i];
+		/* the frames' nodes and their names' memos lie all over memory,
+		 * in no order of the frames': each is fetched some frames ahead */
+		if (i + 16 < l->nrects)
+			__builtin_prefetch(&nodes[l->rects[i + 16].node]);
+		if (s->memo && i + 8 < l->nrects)
+			__builtin_prefetch(&s->memo[nodes[l->rects[i + 8].node].key]);
 		/* the fill first: it notes the kind of its name with it */
 		af_rgb c = af_style_fill_rect(s, r);
 		int kind = af_legend_kind(s, r);

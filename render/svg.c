@@ -25,6 +25,7 @@
 #include "tree.h"
 
 #define AF_MATCH_FILL "#e600e6"
+#define AF_SVG_AHEAD 4 /* frames between the fetches of a frame's parts */
 
 /* `v` in the fewest digits that read back as exactly `v` (the script must
  * compute with the very doubles the C side used). */
@@ -446,6 +447,7 @@ static af_status af_svg_frames(const af_layout *l, const af_render_options *opt,
 	af_status status = AF_OK;
 	int bad = 0;
 	const af_pnode *nodes = af_tree_nodes(l->tree);
+	const char *const *names_of = af_tree_name_table(l->tree);
 
 	if (interactive) {
 		/* name id -> place in the table (UINT32_MAX: not yet in it) */
@@ -461,6 +463,15 @@ static af_status af_svg_frames(const af_layout *l, const af_render_options *opt,
 	for (i = 0; i < l->nrects && !bad; i++) {
 		const af_rect *r = &l->rects[i];
 		const af_pnode *nd = &nodes[r->node];
+		/* frames are drawn in an order the tree's nodes and names do not
+		 * lie in: a frame's node, its name's entry and then its name are
+		 * fetched some frames ahead, each once the one before is in */
+		if (i + 3 * AF_SVG_AHEAD < l->nrects)
+			__builtin_prefetch(&nodes[l->rects[i + 3 * AF_SVG_AHEAD].node]);
+		if (i + 2 * AF_SVG_AHEAD < l->nrects)
+			__builtin_prefetch(&names_of[nodes[l->rects[i + 2 * AF_SVG_AHEAD].node].key]);
+		if (i + AF_SVG_AHEAD < l->nrects)
+			__builtin_prefetch(names_of[nodes[l->rects[i + AF_SVG_AHEAD].node].key]);
 		const char *name = af_tree_name_by_id(l->tree, nd->key);
 		af_node_info ni; /* the node's whole record: read only for a change */
 		af_rgb col = af_style_fill_at(st, i, r);

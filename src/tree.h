@@ -91,6 +91,12 @@ static inline const char *af_tree_name_by_id(const af_tree *tree, uint32_t id)
 	return tree->names->str[id];
 }
 
+/* Every name by id, as af_tree_name_by_id() reads them. */
+static inline const char *const *af_tree_name_table(const af_tree *tree)
+{
+	return (const char *const *)tree->names->str;
+}
+
 static inline const char *af_tree_name(const af_tree *tree, uint32_t node)
 {
 	return af_tree_name_by_id(tree, af_tree_name_id(tree, node));
