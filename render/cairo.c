@@ -175,16 +175,18 @@ static cairo_status_t af_draw(cairo_t *cr, const af_layout *l, af_font *font,
 		cairo_surface_flush(cairo_get_target(cr));
 		const af_pnode *nodes = af_tree_nodes(l->tree);
 		const char *const *names_of = af_tree_name_table(l->tree);
+		/* a thumbnail's frames are mostly too short for a label */
+		size_t ahead = !l->thumbnail || l->frame_height >= fs + 2 ? l->nrects : 0;
 		for (i = 0; i < l->nrects; i++) {
 			const af_rect *r = &l->rects[i];
 			af_rgb c = af_style_fill_at(st, i, r);
 			int dots;
 			/* as svg.c: a frame's node, name entry and name fetched ahead */
-			if (i + 12 < l->nrects)
+			if (i + 12 < ahead)
 				__builtin_prefetch(&nodes[l->rects[i + 12].node]);
-			if (i + 8 < l->nrects)
+			if (i + 8 < ahead)
 				__builtin_prefetch(&names_of[nodes[l->rects[i + 8].node].key]);
-			if (i + 4 < l->nrects)
+			if (i + 4 < ahead)
 				__builtin_prefetch(names_of[nodes[l->rects[i + 4].node].key]);
 			af_canvas_box(canvas, r->x * scale, r->y * scale, r->w * scale, r->h * scale,
 			              af_corner(r) * scale, c.r, c.g, c.b);
