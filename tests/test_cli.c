@@ -901,3 +901,39 @@ Test(cli, pango_and_graphviz_are_loaded_only_when_needed)
 	free(dir);
 	free(folded);
 }
+
+/* The font is opened on a thread of its own while the call tree is built
+ * (one graph), by each worker (a set), or in line with --jobs 1: where it
+ * cannot be, each says why, exits 1 and leaves nothing. */
+Test(cli, a_font_that_cannot_be_opened_says_so_and_leaves_nothing)
+{
+	static const char *const runs[][2] = {
+		{"", "g.svg"}, {"", "g.png"}, {"-j 1", "g.pdf"}, {"--per-thread", "set"},
+	};
+	char *dir = t_tmp("nofont"), path[4096];
+	const char *old = getenv("AFLAME_FONTCONF");
+	char *keep = old ? strdup(old) : NULL;
+	size_t i;
+
+	mkdir(dir, 0755);
+	setenv("AFLAME_FONTCONF", "/nonexistent/fonts.conf", 1);
+	for (i = 0; i < sizeof runs / sizeof runs[0]; i++) {
+		snprintf(path, sizeof path, "%s/%s", dir, runs[i][1]);
+		t_cli_says(1, "aflame-render: font: cannot read the font configuration "
+		           "/nonexistent/fonts.conf: No such file or directory",
+		           "%s -q -o '%s' '%s'", runs[i][0], path, SAMPLE);
+		cr_expect(!exists(path), "%s was left behind", runs[i][1]);
+	}
+	/* folded text needs no font */
+	snprintf(path, sizeof path, "%s/g.folded", dir);
+	t_cli_says(0, "", "-q -o '%s' '%s'", path, SAMPLE);
+	cr_expect(exists(path), "g.folded was not written");
+	remove(path);
+	if (keep)
+		setenv("AFLAME_FONTCONF", keep, 1);
+	else
+		unsetenv("AFLAME_FONTCONF");
+	rmdir(dir);
+	free(keep);
+	free(dir);
+}
