@@ -50,6 +50,16 @@ async function thumbnailsLoaded(page) {
   for (const i of imgs) assert.ok(i.w > 0, `${i.src} did not load`);
 }
 
+// The sample's page from the upload page, with every thumbnail in: a
+// thumbnail still loading (they load lazily) when the test leaves the page
+// would be cut off, and reported as a failed request.
+async function openSample(page) {
+  await Promise.all([page.waitForURL(/\/trace\/[0-9a-f]{64}\/$/, { timeout: 60000 }),
+                     page.click("#sample")]);
+  await page.waitForLoadState("load");
+  await thumbnailsLoaded(page);
+}
+
 test("upload through the file picker, land on the trace's page, open and use a graph", skip, async () => {
   const page = await newPage();
   await page.goto(`${srv.url}/`);
@@ -102,8 +112,7 @@ test("the trace's callers and callees page: sort, filter, a link, under its CSP"
       window.refused.push(`${e.violatedDirective} ${e.blockedURI}`));
   });
   await page.goto(`${srv.url}/`);
-  await page.click("#sample");
-  await page.waitForLoadState("load");
+  await openSample(page);
   await Promise.all([page.waitForURL(/\/methods\.html$/, { timeout: 60000 }),
                      page.click("nav.aflame-serve a:text('callers and callees')")]);
   await page.waitForLoadState("load");
@@ -179,7 +188,7 @@ test("a diff of two uploads opens, interactive", skip, async () => {
 test("the view form draws what it is asked", skip, async () => {
   const page = await newPage();
   await page.goto(`${srv.url}/`);
-  await page.click("#sample");
+  await openSample(page);
   await page.selectOption("select[name=clock]", "wait");
   await page.check("input[name=collapse-recursion]");
   await Promise.all([page.waitForURL(/\/v\/[0-9a-f]{32}\/$/), page.click("nav button[type=submit]")]);
