@@ -8,6 +8,7 @@
  *   aflame-bench --deep CLI WORKDIR [RUNS]
  *   aflame-bench --mapping CLI WORKDIR [RUNS]
  *   aflame-bench --targets CLI WORKDIR [ROUNDS]
+ *   aflame-bench --compare OLD NEW ROUNDS ARGS...
  *   aflame-bench --same-pixels A.png B.png
  *
  * The program traced is made up but shaped like an app: 20,000 methods,
@@ -36,6 +37,12 @@
  *
  * --targets measures issue 19's ratios (the merged SVG against the parse,
  * the PNG and the per-thread set against the SVG), each command in turn.
+ *
+ * --compare times two builds of the command on the same arguments, in
+ * turn, the one that goes first swapped every round, and gives each one's
+ * median and the median of the rounds' differences: on a machine whose
+ * times move by a tenth from minute to minute, a change of a millisecond
+ * shows there and nowhere else.
  *
  * --same-pixels exits 0 when two PNG files (decoded by cairo's libpng)
  * hold the same image, 1 when not: bench/same-output's check for files
@@ -1037,6 +1044,91 @@ static int targets(const char *self, const char *cli, const char *dir, int runs,
 	return 0;
 }
 
+/* Appends `arg` to the command `cmd` (`n` bytes), quoted for the shell
+ * unless it is an option; -1 when it does not fit. */
+static int add_arg(char *cmd, size_t n, const char *arg)
+{
+	size_t len = strlen(cmd);
+	const char *c;
+
+	if (arg[0] == '-' && strspn(arg, "-abcdefghijklmnopqrstuvwxyz0123456789") == strlen(arg))
+		return snprintf(cmd + len, n - len, " %s", arg) < (int)(n - len) ? 0 : -1;
+	if (len + 3 >= n)
+		return -1;
+	cmd[len++] = ' ';
+	cmd[len++] = '\'';
+	for (c = arg; *c; c++) {
+		const char *piece = *c == '\'' ? "'\\''" : NULL;
+		size_t k = piece ? strlen(piece) : 1;
+		if (len + k + 2 >= n)
+			return -1;
+		memcpy(cmd + len, piece ? piece : c, k);
+		len += k;
+	}
+	cmd[len++] = '\'';
+	cmd[len] = '\0';
+	return 0;
+}
+
+/* --compare: `bins[0]` and `bins[1]` run `rounds` times each on `args`,
+ * taking turns; the medians, and the median of NEW - OLD round by round. */
+static int compare(const char *const bins[2], int rounds, char **args, int nargs)
+{
+	char cmd[2][8192];
+	double *wall[2], *cpu[2], *dw, *dc;
+	long rss;
+	int k, i, r = -1;
+
+	for (k = 0; k < 2; k++) {
+		snprintf(cmd[k], sizeof cmd[k], "'%s' -q", bins[k]);
+		for (i = 0; i < nargs; i++)
+			if (add_arg(cmd[k], sizeof cmd[k], args[i])) {
+				fputs("aflame-bench: --compare: arguments too long\n", stderr);
+				return -1;
+			}
+	}
+	wall[0] = calloc((size_t)rounds * 6, sizeof(double));
+	if (!wall[0]) {
+		fputs("aflame-bench: out of memory\n", stderr);
+		return -1;
+	}
+	wall[1] = wall[0] + rounds;
+	cpu[0] = wall[1] + rounds;
+	cpu[1] = cpu[0] + rounds;
+	dw = cpu[1] + rounds;
+	dc = dw + rounds;
+	for (i = 0; i < rounds; i++)
+		for (k = 0; k < 2; k++) {
+			int b = i % 2 ? 1 - k : k; /* who goes first, swapped */
+			if (run_cpu(cmd[b], &wall[b][i], &rss, &cpu[b][i])) {
+				fprintf(stderr, "aflame-bench: failed: %s\n", cmd[b]);
+				goto out;
+			}
+		}
+	for (i = 0; i < rounds; i++) {
+		dw[i] = wall[1][i] - wall[0][i];
+		dc[i] = cpu[1][i] - cpu[0][i];
+	}
+	for (k = 0; k < 2; k++) {
+		qsort(wall[k], (size_t)rounds, sizeof(double), cmp_double);
+		qsort(cpu[k], (size_t)rounds, sizeof(double), cmp_double);
+	}
+	qsort(dw, (size_t)rounds, sizeof(double), cmp_double);
+	qsort(dc, (size_t)rounds, sizeof(double), cmp_double);
+	printf("| build (%d rounds, in turn) | wall, median | CPU, median |\n|---|---|---|\n",
+	       rounds);
+	for (k = 0; k < 2; k++)
+		printf("| %s | %.1f ms | %.1f ms |\n", bins[k], wall[k][rounds / 2] * 1e3,
+		       cpu[k][rounds / 2] * 1e3);
+	printf("| new - old, median of the rounds' | %+.1f ms | %+.1f ms |\n",
+	       dw[rounds / 2] * 1e3, dc[rounds / 2] * 1e3);
+	fflush(stdout);
+	r = 0;
+out:
+	free(wall[0]);
+	return r;
+}
+
 typedef struct bench_mode {
 	const char *flag;
 	int runs; /* by default */
@@ -1106,6 +1198,11 @@ int main(int argc, char **argv)
 		af_trace_free(t);
 		return 0;
 	}
+	if (argc >= 6 && strcmp(argv[1], "--compare") == 0) {
+		const char *bins[2] = {argv[2], argv[3]};
+		int n = atoi(argv[4]);
+		return n >= 1 && n <= 1001 ? (compare(bins, n, argv + 5, argc - 5) ? 1 : 0) : 2;
+	}
 	if (argc >= 3 && strcmp(argv[1], "--stages") == 0) {
 		int n = argc > 3 ? atoi(argv[3]) : 5;
 		return n >= 1 && n <= 31 ? (stages(argv[2], n) ? 1 : 0) : 2;
@@ -1135,7 +1232,8 @@ int main(int argc, char **argv)
 		      "       aflame-bench --gigabyte CLI WORKDIR [RUNS]\n"
 		      "       aflame-bench --formats CLI WORKDIR [RUNS]\n"
 		      "       aflame-bench --perfetto-gigabyte CLI WORKDIR [RUNS]\n"
-		      "       aflame-bench --targets CLI WORKDIR [ROUNDS]\n", stderr);
+		      "       aflame-bench --targets CLI WORKDIR [ROUNDS]\n"
+		      "       aflame-bench --compare OLD NEW ROUNDS ARGS...\n", stderr);
 		return 2;
 	}
 	cli = argv[1];
