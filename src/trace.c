@@ -528,69 +528,128 @@ static int af_trace_index_dense(af_trace *t)
 	return 0;
 }
 
-/* One pass over the paths, children before parents: each path's subtree
- * totals, each thread's off-CPU time (dual clock: wall minus thread-cpu,
- * never below zero, per path) and the calls to methods the method table
- * does not name.  A clock the trace lacks is cleared first: one-clock
- * records fed their value to both.  Returns -1 when out of memory. */
-static int af_trace_sums(af_trace *t)
-{
-	af_pnode *nodes = t->tree.nodes;
-	size_t n = t->tree.len, no = n, k, i;
-	uint64_t(*tot)[AF_CLOCK_RECORDED];
-	uint64_t *waited = NULL;
-	uint32_t *order = NULL, *stack = NULL, idx;
-	af_u32map unknown = {.mem = t->mem};
-	int wait = t->info.has_clock[AF_CLOCK_WALL] && t->info.has_clock[AF_CLOCK_CPU];
-	int methods = t->info.variant != AF_VARIANT_FOLDED;
-	int c, r = -1;
+/* What one part of the paths adds up (af_trace_sums): their subtree
+ * totals and off-CPU time into the trace's arrays, the methods they call
+ * into `called`, those the method table does not name into `unknown`. */
+typedef struct af_sums {
+	af_trace *t;
+	const uint32_t *order; /* the paths, parents first; NULL: by index */
+	size_t lo, hi;         /* [lo, hi) of the order, or of the indices */
+	uint64_t *waited;      /* NULL without both clocks */
+	uint8_t *called;
+	af_u32map unknown;     /* method id -> 0 */
+	uint64_t unknown_calls;
+	int failed;            /* out of memory */
+} af_sums;
 
-	tot = t->totals = af_calloc(t->mem, n ? n : 1, sizeof *t->totals);
-	t->called = af_calloc(t->mem, t->nmethods / 8 + 1, 1);
-	if (!tot || !t->called ||
-	    (wait && !(waited = af_calloc(t->mem, n ? n : 1, sizeof *waited))))
-		goto out;
-	if (t->tree.adopted) {
-		/* an orphan exit made an older root the child of a newer one */
-		order = af_malloc(t->mem, (n ? n : 1) * sizeof *order);
-		stack = af_malloc(t->mem, (n ? n : 1) * sizeof *stack);
-		if (!order || !stack)
-			goto out;
-		no = af_ptree_order(&t->tree, order, stack);
-	}
-	for (k = no; k-- > 0;) {
-		af_pnode *nd = &nodes[i = order ? order[k] : k];
+static void af_sums_part(af_sums *s)
+{
+	af_trace *t = s->t;
+	af_pnode *nodes = t->tree.nodes;
+	uint64_t(*tot)[AF_CLOCK_RECORDED] = t->totals;
+	int methods = t->info.variant != AF_VARIANT_FOLDED;
+	size_t k, i;
+	uint32_t idx;
+	int c;
+
+	for (k = s->hi; k-- > s->lo;) {
+		af_pnode *nd = &nodes[i = s->order ? s->order[k] : k];
 		uint32_t p = nd->parent;
 		for (c = 0; c < AF_CLOCK_RECORDED; c++) {
 			if (!t->info.has_clock[c])
 				nd->self[c] = 0;
 			tot[i][c] += nd->self[c];
 		}
-		if (wait && nd->self[AF_CLOCK_WALL] > nd->self[AF_CLOCK_CPU])
-			waited[i] += nd->self[AF_CLOCK_WALL] - nd->self[AF_CLOCK_CPU];
+		if (s->waited && nd->self[AF_CLOCK_WALL] > nd->self[AF_CLOCK_CPU])
+			s->waited[i] += nd->self[AF_CLOCK_WALL] - nd->self[AF_CLOCK_CPU];
 		if (p == AF_NONE)
 			continue;
 		for (c = 0; c < AF_CLOCK_RECORDED; c++)
 			tot[p][c] += tot[i][c];
-		if (wait)
-			waited[p] += waited[i];
+		if (s->waited)
+			s->waited[p] += s->waited[i];
 		if (methods && af_trace_method(t, nd->key, &idx)) {
-			t->called[idx / 8] |= (uint8_t)(1u << (idx % 8));
+			s->called[idx / 8] |= (uint8_t)(1u << (idx % 8));
 		} else if (methods) {
-			t->info.unknown_method_calls += nd->calls;
-			if (!af_u32map_get(&unknown, nd->key, &idx)) {
-				if (af_u32map_put(&unknown, nd->key, 0))
-					goto out;
-				t->info.unknown_methods++;
-			}
+			s->unknown_calls += nd->calls;
+			if (!af_u32map_get(&s->unknown, nd->key, &idx) &&
+			    af_u32map_put(&s->unknown, nd->key, 0))
+				s->failed = 1;
 		}
 	}
+}
+
+static void *af_sums_thread(void *arg)
+{
+	af_sums_part(arg);
+	return NULL;
+}
+
+/* One pass over the paths, children before parents: each path's subtree
+ * totals, each thread's off-CPU time (dual clock: wall minus thread-cpu,
+ * never below zero, per path) and the calls to methods the method table
+ * does not name.  A clock the trace lacks is cleared first: one-clock
+ * records fed their value to both.  The paths two cores read (from
+ * t->split on, the second core's threads) are added up on two cores.
+ * Returns -1 when out of memory. */
+static int af_trace_sums(af_trace *t)
+{
+	size_t n = t->tree.len, nb = t->nmethods / 8 + 1, i;
+	uint32_t *order = NULL, *stack = NULL;
+	int wait = t->info.has_clock[AF_CLOCK_WALL] && t->info.has_clock[AF_CLOCK_CPU];
+	af_sums s[2] = {{.t = t, .hi = n, .unknown = {.mem = t->mem}},
+	                {.t = t, .hi = n, .unknown = {.mem = t->mem}}};
+	pthread_t th;
+	int two = 0, r = -1;
+
+	t->totals = af_calloc(t->mem, n ? n : 1, sizeof *t->totals);
+	t->called = af_calloc(t->mem, nb, 1);
+	s[0].called = t->called;
+	s[1].called = af_calloc(t->mem, nb, 1);
+	if (!t->totals || !t->called || !s[1].called ||
+	    (wait && !(s[0].waited = af_calloc(t->mem, n ? n : 1, sizeof *s[0].waited))))
+		goto out;
+	s[1].waited = s[0].waited;
+	if (t->tree.adopted) {
+		/* an orphan exit made an older root the child of a newer one */
+		order = af_malloc(t->mem, (n ? n : 1) * sizeof *order);
+		stack = af_malloc(t->mem, (n ? n : 1) * sizeof *stack);
+		if (!order || !stack)
+			goto out;
+		s[0].order = order;
+		s[0].hi = af_ptree_order(&t->tree, order, stack);
+	} else if (t->split > 0 && t->split < n) {
+		/* the two cores' paths: no path of one has a parent in the other */
+		s[0].hi = s[1].lo = t->split;
+		two = pthread_create(&th, NULL, af_sums_thread, &s[1]) == 0;
+		if (!two)
+			s[0].hi = n;
+	}
+	af_sums_part(&s[0]);
+	if (two)
+		pthread_join(th, NULL);
+	if (s[0].failed || s[1].failed)
+		goto out;
+	/* the second part's findings joined to the first's */
+	for (i = 0; two && i < nb; i++)
+		s[0].called[i] |= s[1].called[i];
+	for (i = 0; two && i < s[1].unknown.nslots; i++) {
+		uint64_t slot = s[1].unknown.slots[i];
+		uint32_t key = (uint32_t)(slot >> 32) - 1, idx;
+		if (slot && !af_u32map_get(&s[0].unknown, key, &idx) &&
+		    af_u32map_put(&s[0].unknown, key, 0))
+			goto out;
+	}
+	t->info.unknown_method_calls += s[0].unknown_calls + s[1].unknown_calls;
+	t->info.unknown_methods += s[0].unknown.len;
 	for (i = 0; i < t->nthreads; i++)
-		t->threads[i].waited = wait ? waited[t->threads[i].root] : 0;
+		t->threads[i].waited = wait ? s[0].waited[t->threads[i].root] : 0;
 	r = 0;
 out:
-	af_u32map_free(&unknown);
-	af_free(t->mem, waited);
+	af_u32map_free(&s[0].unknown);
+	af_u32map_free(&s[1].unknown);
+	af_free(t->mem, s[1].called);
+	af_free(t->mem, s[0].waited);
 	af_free(t->mem, order);
 	af_free(t->mem, stack);
 	return r;

@@ -55,6 +55,9 @@ struct af_trace {
 	af_trace_info info;
 	af_limits limits;
 	af_ptree tree;            /* keyed by method id; one root per thread */
+	size_t split;             /* > 0: the paths from this one on were read
+	                             by a second core, and have no parent before
+	                             it (af_regular_split); 0: one core */
 
 	af_method *methods;
 	size_t nmethods, methods_cap;

@@ -146,6 +146,7 @@ static af_status af_regular_split(af_trace *t, const uint8_t *data, size_t from,
 	}
 	*fed = 1;
 	st = af_trace_absorb(t, w[0], err);
+	t->split = t->tree.len;
 	if (st == AF_OK)
 		st = af_trace_absorb(t, w[1], err);
 out:

@@ -598,6 +598,120 @@ static char *described(const uint8_t *buf, size_t len, int jobs,
 	return text;
 }
 
+static int t_by_line(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/* Puts the lines of `text` in byte order, in place. */
+static void t_sort_lines(char *text)
+{
+	size_t n = 0, cap = 0, i, len = strlen(text);
+	char **lines = NULL, *copy = strdup(text), *p, *out = text;
+
+	cr_assert_not_null(copy);
+	for (p = strtok(copy, "\n"); p; p = strtok(NULL, "\n")) {
+		if (n == cap) {
+			cap = cap ? 2 * cap : 256;
+			lines = realloc(lines, cap * sizeof *lines);
+			cr_assert_not_null(lines);
+		}
+		lines[n++] = p;
+	}
+	qsort(lines, n, sizeof *lines, t_by_line);
+	for (i = 0; i < n; i++)
+		out += sprintf(out, "%s\n", lines[i]);
+	cr_assert_leq((size_t)(out - text), len);
+	free(lines);
+	free(copy);
+}
+
+/* Each path's subtree totals, where the trace's threads were read on two
+ * cores, are added up on two cores too (no orphan exit: the second core's
+ * paths hang under its own roots): the same totals as one core's, seen
+ * through a tree cut at a share of them (af_tree_options.prune); and the
+ * same count of method ids the table does not name, and of their calls. */
+Test(variants, two_cores_add_up_what_one_adds_up)
+{
+	af_writer_options o = {.clock = AF_WRITER_DUAL};
+	af_writer *w = af_writer_new(&o);
+	uint32_t depth[4] = {0}, stack[4][30], clk[4] = {0}, seed = 777, m, tid;
+	size_t len, i, k;
+	uint8_t *buf;
+	char *text[2];
+
+	for (tid = 1; tid <= 4; tid++) {
+		char name[16];
+		snprintf(name, sizeof name, "t%u", tid);
+		cr_assert_eq(af_writer_thread(w, tid, name), 0);
+	}
+	for (m = 0; m < 32; m++) {
+		char name[16];
+		snprintf(name, sizeof name, "m%u", m);
+		cr_assert_eq(af_writer_method(w, m * 4, "a.B", name, "()V", ""), 0);
+	}
+	for (i = 0; i < 30000; i++) {
+		uint32_t r;
+		seed = seed * 1103515245u + 12345u;
+		r = seed >> 8;
+		k = r % 4;
+		clk[k] += 1 + (r >> 20) % 5;
+		if (depth[k] < 30 && (depth[k] == 0 || (r >> 12) % 3)) {
+			uint32_t caller = depth[k] ? stack[k][depth[k] - 1] : 0;
+			/* each thread calls methods of its own (so each core calls
+			 * some the other does not), and now and then ids 32 to 35,
+			 * which the method table does not name */
+			m = (r >> 16) % 8 ? (uint32_t)k * 8 + (caller * 5 + (r >> 14) % 4) % 8
+			                  : 32 + (r >> 19) % 4;
+			stack[k][depth[k]++] = m;
+			cr_assert_eq(af_writer_record(w, (uint32_t)k + 1, m * 4, AF_ENTER,
+			                              clk[k] / 2, clk[k]), 0);
+		} else if (depth[k]) {
+			m = stack[k][--depth[k]];
+			cr_assert_eq(af_writer_record(w, (uint32_t)k + 1, m * 4, AF_EXIT,
+			                              clk[k] / 2, clk[k]), 0);
+		}
+	}
+	buf = t_finish(w, &len, NULL);
+	for (k = 0; k < 2; k++) {
+		af_parse_options po = {.jobs = (int)k + 1};
+		af_tree_options to = {.prune = 0.002, .prune_clock = AF_CLOCK_CPU};
+		af_trace *t = NULL;
+		af_tree *tree = NULL;
+		af_error e = {0};
+		const af_trace_info *in;
+		size_t tlen = 0;
+		FILE *f = open_memstream(&text[k], &tlen);
+
+		cr_assert_eq(af_trace_parse(buf, len, &po, &t, &e), AF_OK, "%s", e.message);
+		in = af_trace_get_info(t);
+		cr_assert_eq(in->orphan_exits, 0);
+		fprintf(f, "unknown ids %u, their calls %llu\n", in->unknown_methods,
+		        (unsigned long long)in->unknown_method_calls);
+		cr_assert_eq(af_tree_from_trace(t, &to, &tree, &e), AF_OK, "%s", e.message);
+		for (i = 0; i < af_tree_size(tree); i++) {
+			af_node_info ni;
+			af_tree_node(tree, i, &ni);
+			fprintf(f, "%s %u %llu %llu %llu\n", ni.name, ni.depth,
+			        (unsigned long long)ni.total[AF_CLOCK_WALL],
+			        (unsigned long long)ni.total[AF_CLOCK_CPU],
+			        (unsigned long long)ni.total[AF_CLOCK_WAIT]);
+		}
+		fclose(f);
+		af_tree_free(tree);
+		af_trace_free(t);
+	}
+	cr_assert(strstr(text[0], "unknown ids 4,"), "%.200s", text[0]);
+	/* the nodes in any order: the cores' paths come in another */
+	for (k = 0; k < 2; k++)
+		t_sort_lines(text[k]);
+	cr_assert(strcmp(text[0], text[1]) == 0, "two cores:\n%.400s\none core:\n%.400s",
+	          text[1], text[0]);
+	free(text[0]);
+	free(text[1]);
+	free(buf);
+}
+
 Test(variants, two_cores_read_what_one_reads)
 {
 	size_t len;
