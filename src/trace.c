@@ -605,8 +605,7 @@ static int af_trace_sums(af_trace *t)
 	t->totals = af_calloc(t->mem, n ? n : 1, sizeof *t->totals);
 	t->called = af_calloc(t->mem, nb, 1);
 	s[0].called = t->called;
-	s[1].called = af_calloc(t->mem, nb, 1);
-	if (!t->totals || !t->called || !s[1].called ||
+	if (!t->totals || !t->called ||
 	    (wait && !(s[0].waited = af_calloc(t->mem, n ? n : 1, sizeof *s[0].waited))))
 		goto out;
 	s[1].waited = s[0].waited;
@@ -621,7 +620,8 @@ static int af_trace_sums(af_trace *t)
 	} else if (t->split > 0 && t->split < n) {
 		/* the two cores' paths: no path of one has a parent in the other */
 		s[0].hi = s[1].lo = t->split;
-		two = pthread_create(&th, NULL, af_sums_thread, &s[1]) == 0;
+		s[1].called = af_calloc(t->mem, nb, 1);
+		two = s[1].called && pthread_create(&th, NULL, af_sums_thread, &s[1]) == 0;
 		if (!two)
 			s[0].hi = n;
 	}

@@ -522,3 +522,31 @@ uint8_t *t_long_trace(size_t records, size_t *len)
 	cr_assert_eq(af_writer_record(w, 1, 4, AF_EXIT, t + 1, t + 1), 0);
 	return t_finish(w, len, NULL);
 }
+
+static int t_by_line(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/* Puts the lines of `text` in byte order, in place. */
+void t_sort_lines(char *text)
+{
+	size_t n = 0, cap = 0, i, len = strlen(text);
+	char **lines = NULL, *copy = strdup(text), *p, *out = text;
+
+	cr_assert_not_null(copy);
+	for (p = strtok(copy, "\n"); p; p = strtok(NULL, "\n")) {
+		if (n == cap) {
+			cap = cap ? 2 * cap : 256;
+			lines = realloc(lines, cap * sizeof *lines);
+			cr_assert_not_null(lines);
+		}
+		lines[n++] = p;
+	}
+	qsort(lines, n, sizeof *lines, t_by_line);
+	for (i = 0; i < n; i++)
+		out += sprintf(out, "%s\n", lines[i]);
+	cr_assert_leq((size_t)(out - text), len);
+	free(lines);
+	free(copy);
+}

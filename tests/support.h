@@ -24,6 +24,9 @@ char *t_folded_with(const uint8_t *buf, size_t len, const af_parse_options *po,
 /** Folded text of a parsed trace, as t_folded().  Caller frees. */
 char *t_folded_trace(const af_trace *t, af_clock clock, const af_tree_options *topt);
 
+/** Puts the lines of `text` in byte order, in place. */
+void t_sort_lines(char *text);
+
 /** Parses bytes; fails the test with the error message on failure. */
 af_trace *t_parse(const uint8_t *buf, size_t len);
 

@@ -259,6 +259,32 @@ static char *read_with(const char *name, int jobs)
 	for (c = 0; c < AF_CLOCK_COUNT; c++)
 		if (in->has_clock[c])
 			cr_assert_eq(af_folded_write(tree, c, f, &e), AF_OK);
+	af_tree_free(tree);
+	tree = NULL;
+	{
+		/* every path's subtree totals (added up on two cores when two
+		 * read the records), through a tree cut at a share of them; its
+		 * nodes in any order */
+		af_tree_options to = {.prune = 0.001, .prune_clock = in->has_clock[AF_CLOCK_WALL]
+		                                                        ? AF_CLOCK_WALL
+		                                                        : AF_CLOCK_CPU};
+		char *cut = NULL;
+		size_t clen = 0;
+		FILE *g = open_memstream(&cut, &clen);
+		cr_assert_eq(af_tree_from_trace(t, &to, &tree, &e), AF_OK, "%s", e.message);
+		for (i = 0; i < af_tree_size(tree); i++) {
+			af_node_info ni;
+			af_tree_node(tree, i, &ni);
+			fprintf(g, "%s %u %llu %llu %llu\n", ni.name, ni.depth,
+			        (unsigned long long)ni.total[AF_CLOCK_WALL],
+			        (unsigned long long)ni.total[AF_CLOCK_CPU],
+			        (unsigned long long)ni.total[AF_CLOCK_WAIT]);
+		}
+		fclose(g);
+		t_sort_lines(cut);
+		fputs(cut, f);
+		free(cut);
+	}
 	fclose(f);
 	af_tree_free(tree);
 	af_trace_free(t);
@@ -268,7 +294,7 @@ static char *read_with(const char *name, int jobs)
 
 /* Real regular traces (orphan exits, unwinds, open frames, unknown ids)
  * read on two cores, each taking some of the threads, give exactly what
- * one core gives. */
+ * one core gives, every path's subtree totals too. */
 Test(real, two_cores_read_what_one_reads)
 {
 	size_t k;

@@ -598,34 +598,6 @@ static char *described(const uint8_t *buf, size_t len, int jobs,
 	return text;
 }
 
-static int t_by_line(const void *a, const void *b)
-{
-	return strcmp(*(char *const *)a, *(char *const *)b);
-}
-
-/* Puts the lines of `text` in byte order, in place. */
-static void t_sort_lines(char *text)
-{
-	size_t n = 0, cap = 0, i, len = strlen(text);
-	char **lines = NULL, *copy = strdup(text), *p, *out = text;
-
-	cr_assert_not_null(copy);
-	for (p = strtok(copy, "\n"); p; p = strtok(NULL, "\n")) {
-		if (n == cap) {
-			cap = cap ? 2 * cap : 256;
-			lines = realloc(lines, cap * sizeof *lines);
-			cr_assert_not_null(lines);
-		}
-		lines[n++] = p;
-	}
-	qsort(lines, n, sizeof *lines, t_by_line);
-	for (i = 0; i < n; i++)
-		out += sprintf(out, "%s\n", lines[i]);
-	cr_assert_leq((size_t)(out - text), len);
-	free(lines);
-	free(copy);
-}
-
 /* Each path's subtree totals, where the trace's threads were read on two
  * cores, are added up on two cores too (no orphan exit: the second core's
  * paths hang under its own roots): the same totals as one core's, seen
