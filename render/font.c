@@ -33,6 +33,16 @@
  * the same in the SVG's style sheet) */
 #define AF_FEATURES "kern 0, liga 0, clig 0"
 
+/* What is known of a BMP code point.  They come in blocks of 256, each
+ * made when first asked for: a font made for a thread touches the few
+ * blocks its names use (ASCII's above all), not the whole plane. */
+typedef struct af_cp {
+	float advance;    /* at size 1, when `measured` */
+	uint16_t glyph;   /* when plain: its glyph */
+	uint8_t plain;    /* 0 unknown, 1 plain, 2 not */
+	uint8_t measured;
+} af_cp;
+
 /* A name that needs shaping, with the places it may be cut. */
 typedef struct af_shaped {
 	char *key; /* NULL: a free slot */
@@ -48,9 +58,7 @@ struct af_font {
 	cairo_font_face_t *face; /* DejaVu Sans, for plain text */
 	cairo_font_options_t *options;
 	cairo_scaled_font_t *ref; /* the face at AF_REF_SIZE */
-	float *advance;           /* per BMP code point at size 1; < 0 = unknown */
-	uint16_t *glyph;          /* per plain BMP code point: its glyph */
-	unsigned char *plain;     /* per BMP code point: 0 unknown, 1 plain, 2 not */
+	af_cp *cps[AF_BMP / 256]; /* per BMP code point, by blocks */
 	cairo_glyph_t *glyphs;    /* plain text being drawn */
 	size_t glyphs_cap;
 	/* Pango, loaded and started for the first text that is not plain */
@@ -65,33 +73,6 @@ struct af_font {
 	size_t nslots, nused;
 	int failed;
 };
-
-/* Characters of DejaVu Sans that need no shaping: Latin, Greek and
- * Cyrillic letters without combining marks, spaces, punctuation, letterlike
- * and number forms, arrows, mathematical operators, technical symbols, box
- * drawing and geometric shapes.  Left out: U+00AD (soft hyphen, not drawn),
- * the tone letters U+02E5-U+02E9 (they join), the combining marks
- * U+0483-U+0489, U+2027 (a hyphenation point, drawn otherwise at the end),
- * the format characters of U+200B-U+200F and U+2028-U+202F, and
- * U+25FD/U+25FE (emoji presentation).  Only the
- * code points DejaVu Sans has a glyph for count (af_font_plain());
- * tests/test_font.c shapes every one of them to check it. */
-static int af_plain_block(uint32_t cp)
-{
-	static const uint32_t ranges[][2] = {
-		{0x00A0, 0x00AC}, {0x00AE, 0x02E4}, {0x02EA, 0x02FF}, {0x0370, 0x0482},
-		{0x048A, 0x052F}, {0x1E00, 0x1FFF}, {0x2000, 0x200A}, {0x2010, 0x2026},
-		{0x2030, 0x205E},
-		{0x2070, 0x20CF}, {0x2100, 0x23FF}, {0x2500, 0x25FC}, {0x25FF, 0x25FF},
-		{0xFFFD, 0xFFFD},
-	};
-	size_t i;
-
-	for (i = 0; i < sizeof ranges / sizeof ranges[0]; i++)
-		if (cp >= ranges[i][0] && cp <= ranges[i][1])
-			return 1;
-	return 0;
-}
 
 static const char *af_font_conf_path(void)
 {
@@ -135,7 +116,8 @@ void af_font_free(af_font *f)
 		cairo_font_options_destroy(f->options);
 	if (f->config)
 		FcConfigDestroy(f->config);
-	af_free(mem, f->advance);
+	for (i = 0; i < AF_BMP / 256; i++)
+		af_free(mem, f->cps[i]);
 	af_free(mem, f->glyphs);
 	af_free(mem, f);
 	af_mem_unref(mem);
@@ -146,36 +128,45 @@ af_status af_font_open(const char *conf_path, af_font **out, af_error *err)
 	return af_font_open_with(conf_path, NULL, out, err);
 }
 
+/* A font with nothing measured, in `mem` (its reference now the
+ * font's); NULL when out of memory. */
+static af_font *af_font_new(af_mem *mem)
+{
+	af_font *f = mem ? af_calloc(mem, 1, sizeof *f) : NULL;
+
+	if (f)
+		f->mem = mem;
+	else
+		af_mem_unref(mem);
+	return f;
+}
+
+/* The entry of BMP code point `cp`, its block made when first needed;
+ * NULL when out of memory (the font is marked failed). */
+static af_cp *af_cp_of(af_font *f, uint32_t cp)
+{
+	af_cp **block = &f->cps[cp >> 8];
+
+	if (!*block && !(*block = af_calloc(f->mem, 256, sizeof **block)))
+		f->failed = 1;
+	return *block ? &(*block)[cp & 255] : NULL;
+}
+
 af_status af_font_open_with(const char *conf_path, const af_allocator *allocator,
                             af_font **out, af_error *err)
 {
-	af_mem *mem = af_mem_new(allocator, UINT64_MAX);
-	af_font *f;
+	af_font *f = af_font_new(af_mem_new(allocator, UINT64_MAX));
 	FcPattern *want = NULL, *match = NULL;
 	FcResult res;
 	FcChar8 *family = NULL;
 	cairo_matrix_t size, ident;
-	size_t i;
 	const char *path = conf_path ? conf_path : af_font_conf_path();
 
 	*out = NULL;
-	f = mem ? af_calloc(mem, 1, sizeof *f) : NULL;
-	if (!f) {
-		af_mem_unref(mem);
+	if (!f)
 		return af_fail(err, AF_ERR_NOMEM, -1, "out of memory loading the font");
-	}
-	f->mem = mem;
-	/* the advances, glyphs and plain flags in one block */
-	f->advance = af_malloc(mem, AF_BMP * (sizeof *f->advance + sizeof *f->glyph + 1));
-	f->config = FcConfigCreate();
-	if (!f->advance || !f->config)
+	if (!(f->config = FcConfigCreate()))
 		goto nomem;
-	f->glyph = (uint16_t *)(f->advance + AF_BMP);
-	f->plain = (unsigned char *)(f->glyph + AF_BMP);
-	for (i = 0; i < AF_BMP; i++)
-		f->advance[i] = -1;
-	memset(f->glyph, 0, AF_BMP * sizeof *f->glyph);
-	memset(f->plain, 0, AF_BMP);
 	/* fontconfig prints a missing file to stderr (and with complain off
 	 * reports success), so an unreadable path is caught here first; a
 	 * malformed file still makes fontconfig print its parse error */
@@ -228,6 +219,25 @@ af_status af_font_open_with(const char *conf_path, const af_allocator *allocator
 nomem:
 	af_font_free(f);
 	return af_fail(err, AF_ERR_NOMEM, -1, "out of memory loading the font");
+}
+
+af_status af_font_clone(const af_font *src, af_font **out, af_error *err)
+{
+	af_font *f = af_font_new(af_mem_ref(src->mem));
+
+	*out = NULL;
+	if (!f)
+		return af_fail(err, AF_ERR_NOMEM, -1, "out of memory loading the font");
+	f->config = FcConfigReference(src->config);
+	f->face = cairo_font_face_reference(src->face);
+	f->options = cairo_font_options_copy(src->options);
+	f->ref = cairo_scaled_font_reference(src->ref);
+	if (cairo_font_options_status(f->options) != CAIRO_STATUS_SUCCESS) {
+		af_font_free(f);
+		return af_fail(err, AF_ERR_NOMEM, -1, "out of memory loading the font");
+	}
+	*out = f;
+	return AF_OK;
 }
 
 cairo_font_face_t *af_font_face(af_font *f, const cairo_font_options_t **options)
@@ -308,33 +318,39 @@ static double af_measure(af_font *f, uint32_t cp, unsigned long *glyph)
 
 int af_font_plain(af_font *f, uint32_t cp)
 {
+	af_cp *e;
+
 	if (cp < 0x80 || af_text_dropped(cp))
 		return 1;
-	if (!af_plain_block(cp))
+	if (!af_pango_unneeded(cp) || !(e = af_cp_of(f, cp)))
 		return 0;
-	if (!f->plain[cp]) {
+	if (!e->plain) {
 		unsigned long glyph;
 		double adv = af_measure(f, cp, &glyph);
-		f->plain[cp] = glyph && glyph <= UINT16_MAX ? 1 : 2;
-		if (f->plain[cp] == 1) {
-			f->advance[cp] = (float)adv;
-			f->glyph[cp] = (uint16_t)glyph;
+		e->plain = glyph && glyph <= UINT16_MAX ? 1 : 2;
+		if (e->plain == 1) {
+			e->advance = (float)adv;
+			e->glyph = (uint16_t)glyph;
+			e->measured = 1;
 		}
 	}
-	return f->plain[cp] == 1;
+	return e->plain == 1;
 }
 
 /* Advance of a plain code point at size 1: zero for what is never drawn. */
 static double af_advance_plain(af_font *f, uint32_t cp)
 {
-	if (af_text_dropped(cp))
+	af_cp *e;
+
+	if (af_text_dropped(cp) || !(e = af_cp_of(f, cp)))
 		return 0;
-	if (f->advance[cp] < 0) {
+	if (!e->measured) {
 		unsigned long glyph;
-		f->advance[cp] = (float)af_measure(f, cp, &glyph);
-		f->glyph[cp] = (uint16_t)(glyph <= UINT16_MAX ? glyph : 0);
+		e->advance = (float)af_measure(f, cp, &glyph);
+		e->glyph = (uint16_t)(glyph <= UINT16_MAX ? glyph : 0);
+		e->measured = 1;
 	}
-	return f->advance[cp];
+	return e->advance;
 }
 
 /* ------------------------------------------------------------------ */
@@ -472,22 +488,24 @@ double af_font_advance(af_font *f, uint32_t cp)
 {
 	char utf8[5];
 	double units;
+	af_cp *e = NULL;
 
 	if (af_font_plain(f, cp))
 		return af_advance_plain(f, cp);
-	if (cp < AF_BMP && f->advance[cp] >= 0)
-		return f->advance[cp];
+	if (cp < AF_BMP && (e = af_cp_of(f, cp)) != NULL && e->measured)
+		return e->advance;
 	utf8[af_encode(cp, utf8)] = '\0';
 	units = af_shaped_units(f, utf8);
 	if (units < 0) {
 		f->failed = 1;
 		return 0;
 	}
-	if (cp < AF_BMP) {
-		f->advance[cp] = (float)(units / AF_REF_UNITS);
-		return f->advance[cp];
+	if (e) {
+		e->advance = (float)(units / AF_REF_UNITS);
+		e->measured = 1;
 	}
-	return units / AF_REF_UNITS;
+	/* in the plane, kept as a float like every advance */
+	return cp < AF_BMP ? (float)(units / AF_REF_UNITS) : units / AF_REF_UNITS;
 }
 
 double af_font_text_width(af_font *f, const char *text, size_t len, double size)
@@ -875,7 +893,7 @@ int af_font_show(af_font *f, cairo_t *cr, const char *text, double size)
 		f->glyphs[n].x = x + w * size;
 		f->glyphs[n].y = y;
 		w += af_advance_plain(f, cp);
-		f->glyphs[n++].index = f->glyph[cp];
+		f->glyphs[n++].index = f->cps[cp >> 8] ? f->cps[cp >> 8][cp & 255].glyph : 0;
 	}
 	cairo_show_glyphs(cr, f->glyphs, (int)n);
 	return 0;

@@ -65,3 +65,30 @@ const af_pango *af_pango_load(const char **why)
 		*why = af_pango_why;
 	return af_pango_ready;
 }
+
+/* The characters of DejaVu Sans that need no shaping: Latin, Greek and
+ * Cyrillic letters without combining marks, spaces, punctuation, letterlike
+ * and number forms, arrows, mathematical operators, technical symbols, box
+ * drawing and geometric shapes.  Left out: U+00AD (soft hyphen, not drawn),
+ * the tone letters U+02E5-U+02E9 (they join), the combining marks
+ * U+0483-U+0489, U+2027 (a hyphenation point, drawn otherwise at the end),
+ * the format characters of U+200B-U+200F and U+2028-U+202F, and
+ * U+25FD/U+25FE (emoji presentation).  Only the
+ * code points DejaVu Sans has a glyph for count (af_font_plain());
+ * tests/test_font.c shapes every one of them to check it. */
+int af_pango_unneeded(uint32_t cp)
+{
+	static const uint32_t ranges[][2] = {
+		{0x00A0, 0x00AC}, {0x00AE, 0x02E4}, {0x02EA, 0x02FF}, {0x0370, 0x0482},
+		{0x048A, 0x052F}, {0x1E00, 0x1FFF}, {0x2000, 0x200A}, {0x2010, 0x2026},
+		{0x2030, 0x205E},
+		{0x2070, 0x20CF}, {0x2100, 0x23FF}, {0x2500, 0x25FC}, {0x25FF, 0x25FF},
+		{0xFFFD, 0xFFFD},
+	};
+	size_t i;
+
+	for (i = 0; i < sizeof ranges / sizeof ranges[0]; i++)
+		if (cp >= ranges[i][0] && cp <= ranges[i][1])
+			return 1;
+	return 0;
+}

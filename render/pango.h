@@ -2,10 +2,13 @@
  * pango.h - Pango's functions, loaded the first time a label needs shaping
  * (pango.c).  Most graphs have no such label, and a program linked with
  * Pango loads it, GLib and a dozen more libraries at every start: about
- * 5 ms before main(), on every run.  font.c calls Pango only through this.
+ * 5 ms before main(), on every run.  font.c calls Pango only through this,
+ * and asks here which characters need it not.
  */
 #ifndef AF_PANGO_H
 #define AF_PANGO_H
+
+#include <stdint.h>
 
 #include <pango/pangocairo.h>
 #include <pango/pangofc-fontmap.h>
@@ -49,5 +52,9 @@ typedef struct af_pango {
 /** Pango, loaded once for the process (any thread may ask first); NULL
  * when it cannot be: then *why says why, until the process ends. */
 const af_pango *af_pango_load(const char **why);
+
+/** 1 when DejaVu Sans draws code point `cp` without shaping, where it has
+ * a glyph for it (af_font_plain()): then Pango is not needed for it. */
+int af_pango_unneeded(uint32_t cp);
 
 #endif

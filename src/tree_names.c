@@ -261,6 +261,11 @@ af_shared_names *af_trace_names_ref(const af_trace *trace)
 	if (!t->shared_names) {
 		t->shared_names = af_shared_names_make(t);
 		t->shared_names_unref = af_shared_names_unref;
+		/* every tree sealed over them wants their ranks: they are made
+		 * while the trees are built (a per-thread set's first threads
+		 * would otherwise wait for them) */
+		if (t->shared_names)
+			af_rank_start(t->shared_names);
 	}
 	s = t->shared_names;
 	if (s)

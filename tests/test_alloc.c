@@ -1004,7 +1004,25 @@ Test(alloc, failing_allocations_namemap_and_font)
 		cr_assert_eq(st, AF_ERR_NOMEM);
 		cr_assert_null(f);
 	}
-	cr_assert_eq(n, 4); /* the context, the font, its table of advances */
+	cr_assert_eq(n, 3); /* the context and the font: what it measures comes later */
+	/* a clone takes its blocks from the context of the font it clones,
+	 * and outlives that font */
+	{
+		t_alloc a = {0};
+		af_allocator al = t_allocator(&a);
+		af_font *f = NULL, *g = NULL;
+		af_error e = {0};
+		cr_assert_eq(af_font_open_with(NULL, &al, &f, &e), AF_OK, "%s", e.message);
+		a.fail_at = a.calls + 1;
+		cr_assert_eq(af_font_clone(f, &g, &e), AF_ERR_NOMEM);
+		cr_assert_null(g);
+		a.fail_at = 0;
+		cr_assert_eq(af_font_clone(f, &g, &e), AF_OK, "%s", e.message);
+		af_font_free(f);
+		cr_assert_gt(af_font_text_width(g, "run()", 5, 12), 0);
+		af_font_free(g);
+		cr_assert_eq(a.live, 0);
+	}
 	unlink(path);
 	free(path);
 }

@@ -6,6 +6,7 @@
  */
 #include <cairo.h>
 #include <criterion/criterion.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -48,6 +49,62 @@ Test(font, every_script_draws)
 Test(font, a_character_no_font_has_is_counted)
 {
 	cr_assert_eq(af_font_unknown_glyphs(t_font, "a\xf4\x8f\xbf\xbd" "b"), 1); /* U+10FFFD */
+}
+
+/* A clone, made for another thread, measures every script as its font
+ * does, while both are used at once (a set's workers draw with clones). */
+static const char *const plain_names[] = {
+	"android.os.Handler.dispatchMessage", "caf\xc3\xa9.na\xc3\xafve()",
+	"\xce\xb1\xce\xb2\xce\xb3.\xd0\xb4\xd0\xb0()", "a \xe2\x86\x92 b",
+};
+#define T_NAMES (sizeof scripts / sizeof scripts[0] + sizeof plain_names / sizeof plain_names[0])
+
+typedef struct t_measured {
+	af_font *font;
+	double width[T_NAMES][2];
+} t_measured;
+
+static const char *t_name(size_t i)
+{
+	size_t n = sizeof scripts / sizeof scripts[0];
+	return i < n ? scripts[i][1] : plain_names[i - n];
+}
+
+static void *measure_all(void *arg)
+{
+	t_measured *m = arg;
+	size_t i;
+	int round;
+
+	for (round = 0; round < 2; round++) /* measured, then kept */
+		for (i = 0; i < T_NAMES; i++)
+			m->width[i][round] = af_font_text_width(m->font, t_name(i), strlen(t_name(i)),
+			                                        12);
+	return NULL;
+}
+
+Test(font, a_clone_measures_what_its_font_measures)
+{
+	t_measured m[3] = {{.font = t_font}};
+	pthread_t th[2];
+	af_error e = {0};
+	size_t i, k;
+
+	for (k = 1; k < 3; k++)
+		cr_assert_eq(af_font_clone(t_font, &m[k].font, &e), AF_OK, "%s", e.message);
+	for (k = 0; k < 2; k++)
+		cr_assert_eq(pthread_create(&th[k], NULL, measure_all, &m[k + 1]), 0);
+	measure_all(&m[0]);
+	for (k = 0; k < 2; k++)
+		pthread_join(th[k], NULL);
+	for (k = 1; k < 3; k++) {
+		for (i = 0; i < T_NAMES; i++) {
+			cr_expect_gt(m[0].width[i][0], 0, "%s", t_name(i));
+			cr_expect_eq(m[k].width[i][0], m[0].width[i][0], "%s", t_name(i));
+			cr_expect_eq(m[k].width[i][1], m[0].width[i][0], "%s", t_name(i));
+		}
+		af_font_free(m[k].font);
+	}
 }
 
 /* Lines of every plain character: ASCII, and each plain code point above

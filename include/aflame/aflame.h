@@ -783,6 +783,10 @@ AF_NODISCARD af_status af_font_open(const char *conf_path, af_font **out,
 AF_NODISCARD af_status af_font_open_with(const char *conf_path,
                                          const af_allocator *allocator,
                                          af_font **out, af_error *err);
+/** A font for another thread, as `font` was opened, in a fraction of the
+ * time: it shares the loaded configuration and face (which are safe to
+ * share), not what `font` has measured.  Free with af_font_free(). */
+AF_NODISCARD af_status af_font_clone(const af_font *font, af_font **out, af_error *err);
 void af_font_free(af_font *font);
 
 /** Width in px of UTF-8 `text` at `size` px, as the renderers draw it. */

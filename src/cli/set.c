@@ -40,6 +40,11 @@ typedef struct pool {
 	int failed;
 	af_namemap *nameattr;
 	out_dir dir;
+	/* the font one worker opens and the others clone (the first of the
+	 * process takes fontconfig 4 ms, a clone next to nothing) */
+	pthread_cond_t font_ready;
+	af_font *font;
+	int font_state; /* 0 unopened, 1 being opened, 2 open, -1 failed */
 } pool;
 
 /* "<tid>-<name>" with the name cut down to characters safe in any file
@@ -163,7 +168,52 @@ static int job_tree(pool *pl, job *j, af_tree **out)
 	return 0;
 }
 
-static int render_job(pool *pl, job *j, af_font *font, af_render_cache *cache)
+/* The font of a worker, `*font`, a clone of the pool's.  The worker that
+ * asks first opens that, while the others go on to their first trees (one
+ * of them names the frames for all meanwhile); they clone it when they
+ * first draw (`wait`), waiting for it if need be.  0 (*font still NULL
+ * when not the opener and not `wait`), or -1 after saying why the font
+ * cannot be had. */
+static int worker_font(pool *pl, af_font **font, int wait)
+{
+	af_error e = {0};
+	int opener, state;
+
+	if (*font)
+		return 0;
+	pthread_mutex_lock(&pl->lock);
+	opener = pl->font_state == 0;
+	if (opener)
+		pl->font_state = 1;
+	while (!opener && wait && pl->font_state == 1)
+		pthread_cond_wait(&pl->font_ready, &pl->lock);
+	state = pl->font_state;
+	pthread_mutex_unlock(&pl->lock);
+	if (opener) {
+		af_font *f = NULL;
+		af_status st = af_font_open(NULL, &f, &e);
+		pthread_mutex_lock(&pl->lock);
+		pl->font = f;
+		pl->font_state = state = st == AF_OK ? 2 : -1;
+		pthread_cond_broadcast(&pl->font_ready);
+		pthread_mutex_unlock(&pl->lock);
+		if (st != AF_OK) {
+			report_error("font", &e);
+			return -1;
+		}
+	} else if (!wait) {
+		return 0;
+	}
+	if (state < 0) /* the opener said why */
+		return -1;
+	if (af_font_clone(pl->font, font, &e) != AF_OK) {
+		report_error("font", &e);
+		return -1;
+	}
+	return 0;
+}
+
+static int render_job(pool *pl, job *j, af_font **font, af_render_cache *cache)
 {
 	const cli *c = pl->c;
 	af_layout_options lo = c->layout;
@@ -207,7 +257,9 @@ static int render_job(pool *pl, job *j, af_font *font, af_render_cache *cache)
 	if (!c->palette_set && af_trace_get_info(pl->trace)->variant != AF_VARIANT_FOLDED)
 		ro.palette = AF_PALETTE_ANDROID;
 	lo.legend = ro.palette == AF_PALETTE_ANDROID;
-	ro.font = font;
+	if (worker_font(pl, font, 1))
+		goto out;
+	ro.font = *font;
 	ro.cache = cache;
 	ro.nameattr = pl->nameattr;
 
@@ -262,11 +314,12 @@ static void *worker(void *arg)
 	af_render_cache *cache = NULL;
 	af_error e = {0};
 
-	/* the worker's own font, and its graphs' names' fills, kept from one
-	 * graph to the next: the threads' graphs share most names */
-	if (af_font_open(NULL, &font, &e) != AF_OK ||
-	    af_render_cache_new(&cache, &e) != AF_OK) {
-		report_error(font ? input_name(pl->c->input) : "font", &e);
+	/* the worker's own font (the first worker opens it before its first
+	 * job), and its graphs' names' fills, kept from one graph to the
+	 * next: the threads' graphs share most names */
+	if (worker_font(pl, &font, 0) == 0 && af_render_cache_new(&cache, &e) != AF_OK)
+		report_error(input_name(pl->c->input), &e);
+	if (!cache) {
 		af_font_free(font);
 		pthread_mutex_lock(&pl->lock);
 		pl->failed = 1;
@@ -290,7 +343,7 @@ static void *worker(void *arg)
 		pthread_mutex_unlock(&pl->lock);
 		if (!j)
 			break;
-		if (render_job(pl, j, font, cache)) {
+		if (render_job(pl, j, &font, cache)) {
 			pthread_mutex_lock(&pl->lock);
 			pl->failed = 1;
 			pthread_mutex_unlock(&pl->lock);
@@ -459,6 +512,7 @@ int run_set(const cli *c, const af_trace *trace, af_clock clock)
 	}
 	progress_init(&pl.prog, c);
 	pthread_mutex_init(&pl.lock, NULL);
+	pthread_cond_init(&pl.font_ready, NULL);
 	if ((size_t)workers > pl.drawn)
 		workers = (int)(pl.drawn ? pl.drawn : 1);
 	tids = calloc((size_t)workers, sizeof *tids);
@@ -475,6 +529,8 @@ int run_set(const cli *c, const af_trace *trace, af_clock clock)
 	if (!pl.failed && write_index(&pl, &pl.jobs[pl.njobs - 1]) == 0)
 		status = 0;
 	pthread_mutex_destroy(&pl.lock);
+	pthread_cond_destroy(&pl.font_ready);
+	af_font_free(pl.font);
 	for (i = 0; i < pl.njobs; i++) {
 		free(pl.jobs[i].hot);
 		af_tree_free(pl.jobs[i].tree);
