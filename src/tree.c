@@ -489,7 +489,6 @@ static af_status af_tree_build(const af_trace *trace, const af_tree_options *opt
 			if (!view_of)
 				goto nomem;
 			memset(view_of, 0xff, trace->tree.len * sizeof *view_of);
-			af_rank_start(tree->shared);
 		}
 	}
 	if (trace->info.variant == AF_VARIANT_FOLDED &&

@@ -151,7 +151,9 @@ static void *af_rank_thread(void *arg)
 	return NULL;
 }
 
-void af_rank_start(af_shared_names *s)
+/* Starts ranking the names on a thread of its own, unless that has begun
+ * (or no thread starts: af_shared_ranks() ranks them then). */
+static void af_rank_start(af_shared_names *s)
 {
 	pthread_mutex_lock(&s->rank_lock);
 	if (!s->rank && !s->ranking && pthread_create(&s->ranker, NULL, af_rank_thread, s) == 0)

@@ -20,10 +20,10 @@ struct af_shared_names {
 	uint32_t *thread;   /* trace thread index -> name id */
 	uint8_t *keys;      /* name id -> how many frame keys have it, up to 2 */
 	uint64_t serial;    /* unique in the process: see af_tree_names_serial() */
-	/* as af_tree_ranks(): made by the first tree sealed, not with the
-	 * names, so that the trees of a set's other workers are built while
-	 * one of them ranks; or on a thread of its own, started by a tree
-	 * that copies all threads (the second core is idle meanwhile) */
+	/* as af_tree_ranks(): made on a thread of their own, started as
+	 * soon as the names are made, while the trees are built (every tree
+	 * sealed over the names wants them); by the first tree sealed when
+	 * no thread starts */
 	pthread_mutex_t rank_lock;
 	uint32_t *rank;
 	int ranking;        /* `ranker` is making `ranked` */
@@ -39,10 +39,6 @@ uint32_t *af_rank_names(af_mem *mem, const af_names *names);
  * trace is const to its readers: its lock guards this one lazy field);
  * NULL when out of memory.  af_shared_names_unref() lets it go. */
 af_shared_names *af_trace_names_ref(const af_trace *trace);
-
-/** Starts ranking the names on a thread of its own, unless that has begun
- * (or no thread starts: af_shared_ranks() ranks them then). */
-void af_rank_start(af_shared_names *s);
 
 /** The names' ranks, waited for or made by the first caller; NULL when out
  * of memory. */
