@@ -19,8 +19,9 @@
  * rates, and the child's peak resident memory.
  *
  * --stages times the steps of drawing one trace's merged graph in this
- * process: parse, call tree, layout, SVG, PNG (the main run ends with it
- * for the largest input).
+ * process: the font opened, parse, call tree, layout, SVG, PNG, and a font
+ * cloned as a set's workers clone it (the main run ends with it for the
+ * largest input).
  *
  * --pathological times the sizes robustness is about: 10 million distinct
  * call paths, and 1 GB of folded text (SCALE, e.g. 0.001, shrinks both for a
@@ -472,18 +473,21 @@ static int stages(const char *path, int runs)
 {
 	static const char *const names[] = {
 		"parse + aggregate (two cores)", "call tree (pruned as for drawing)",
-		"layout", "SVG, written to /dev/null", "PNG, drawn and encoded to /dev/null"};
+		"layout", "SVG, written to /dev/null", "PNG, drawn and encoded to /dev/null",
+		"a font cloned (a set's worker), a label measured"};
 	enum { NSTAGES = sizeof names / sizeof names[0] };
 	double t[NSTAGES][32];
 	long faults[NSTAGES][32];
 	af_font *font = NULL;
 	af_error e = {0};
 	int i, k, fail = 0;
+	double opened = now();
 
 	if (af_font_open(NULL, &font, &e) != AF_OK) {
 		fprintf(stderr, "aflame-bench: font: %s\n", e.message);
 		return -1;
 	}
+	opened = now() - opened;
 	for (i = 0; i < runs && !fail; i++) {
 		af_parse_options po = {.jobs = 2};
 		af_tree_options to = {.prune = 0.1 / (1200 - 20) / 4, .clock = AF_CLOCK_WALL};
@@ -509,6 +513,13 @@ static int stages(const char *path, int runs)
 		fail = fail || af_cairo_write(l, AF_FORMAT_PNG, &ro, sink, &e) != AF_OK ||
 		       fflush(sink);
 		AF_STAGE_END(4);
+		{
+			af_font *clone = NULL;
+			fail = fail || af_font_clone(font, &clone, &e) != AF_OK ||
+			       !(af_font_text_width(clone, "android.os.Looper.loop", 22, 12) > 0);
+			af_font_free(clone);
+		}
+		AF_STAGE_END(5);
 #undef AF_STAGE_END
 		if (sink)
 			fclose(sink);
@@ -522,11 +533,12 @@ static int stages(const char *path, int runs)
 		return -1;
 	}
 	printf("| stage (in process, median of %d) | wall | minor page faults |\n"
-	       "|---|---|---|\n", runs);
+	       "|---|---|---|\n| the font opened (the process's first; once) | %.2f ms | |\n",
+	       runs, opened * 1e3);
 	for (k = 0; k < NSTAGES; k++) {
 		qsort(t[k], (size_t)runs, sizeof t[k][0], cmp_double);
 		qsort(faults[k], (size_t)runs, sizeof faults[k][0], cmp_long);
-		printf("| %s | %.1f ms | %ld |\n", names[k], t[k][runs / 2] * 1e3,
+		printf("| %s | %.2f ms | %ld |\n", names[k], t[k][runs / 2] * 1e3,
 		       faults[k][runs / 2]);
 	}
 	fflush(stdout);
