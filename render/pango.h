@@ -53,8 +53,9 @@ typedef struct af_pango {
  * when it cannot be: then *why says why, until the process ends. */
 const af_pango *af_pango_load(const char **why);
 
-/** 1 when DejaVu Sans draws code point `cp` without shaping, where it has
- * a glyph for it (af_font_plain()): then Pango is not needed for it. */
+/** 1 when code point `cp`, beyond ASCII (which is always plain), is one
+ * DejaVu Sans draws without shaping where it has a glyph for it
+ * (af_font_plain()): then Pango is not needed for it. */
 int af_pango_unneeded(uint32_t cp);
 
 #endif

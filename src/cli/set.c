@@ -40,8 +40,8 @@ typedef struct pool {
 	int failed;
 	af_namemap *nameattr;
 	out_dir dir;
-	/* the font one worker opens and the others clone (the first of the
-	 * process takes fontconfig 4 ms, a clone next to nothing) */
+	/* the font one worker opens and every worker clones (the process's
+	 * first font takes fontconfig about 3 ms, a clone next to nothing) */
 	pthread_cond_t font_ready;
 	af_font *font;
 	int font_state; /* 0 unopened, 1 being opened, 2 open, -1 failed */
