@@ -903,8 +903,9 @@ Test(cli, pango_and_graphviz_are_loaded_only_when_needed)
 }
 
 /* The font is opened on a thread of its own while the call tree is built
- * (one graph), by each worker (a set), or in line with --jobs 1: where it
- * cannot be, each says why, exits 1 and leaves nothing. */
+ * (one graph), by a set's first worker (the others clone it, and say
+ * nothing more when it fails), or in line with --jobs 1: where it cannot
+ * be, each says why once, exits 1 and leaves nothing. */
 Test(cli, a_font_that_cannot_be_opened_says_so_and_leaves_nothing)
 {
 	static const char *const runs[][2] = {
