@@ -550,3 +550,23 @@ void t_sort_lines(char *text)
 	free(lines);
 	free(copy);
 }
+
+char *t_node_totals(const af_tree *tree)
+{
+	char *text = NULL;
+	size_t len = 0, i;
+	FILE *f = open_memstream(&text, &len);
+
+	cr_assert_not_null(f);
+	for (i = 0; i < af_tree_size(tree); i++) {
+		af_node_info ni;
+		af_tree_node(tree, i, &ni);
+		fprintf(f, "%s %u %llu %llu %llu\n", ni.name, ni.depth,
+		        (unsigned long long)ni.total[AF_CLOCK_WALL],
+		        (unsigned long long)ni.total[AF_CLOCK_CPU],
+		        (unsigned long long)ni.total[AF_CLOCK_WAIT]);
+	}
+	fclose(f);
+	t_sort_lines(text);
+	return text;
+}

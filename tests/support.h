@@ -27,6 +27,11 @@ char *t_folded_trace(const af_trace *t, af_clock clock, const af_tree_options *t
 /** Puts the lines of `text` in byte order, in place. */
 void t_sort_lines(char *text);
 
+/** Every node of `tree` as "name depth wall cpu wait" (its totals), a
+ * line each, in byte order (two ways of building a tree order its nodes
+ * differently).  Caller frees. */
+char *t_node_totals(const af_tree *tree);
+
 /** Parses bytes; fails the test with the error message on failure. */
 af_trace *t_parse(const uint8_t *buf, size_t len);
 

@@ -268,20 +268,9 @@ static char *read_with(const char *name, int jobs)
 		af_tree_options to = {.prune = 0.001, .prune_clock = in->has_clock[AF_CLOCK_WALL]
 		                                                        ? AF_CLOCK_WALL
 		                                                        : AF_CLOCK_CPU};
-		char *cut = NULL;
-		size_t clen = 0;
-		FILE *g = open_memstream(&cut, &clen);
+		char *cut;
 		cr_assert_eq(af_tree_from_trace(t, &to, &tree, &e), AF_OK, "%s", e.message);
-		for (i = 0; i < af_tree_size(tree); i++) {
-			af_node_info ni;
-			af_tree_node(tree, i, &ni);
-			fprintf(g, "%s %u %llu %llu %llu\n", ni.name, ni.depth,
-			        (unsigned long long)ni.total[AF_CLOCK_WALL],
-			        (unsigned long long)ni.total[AF_CLOCK_CPU],
-			        (unsigned long long)ni.total[AF_CLOCK_WAIT]);
-		}
-		fclose(g);
-		t_sort_lines(cut);
+		cut = t_node_totals(tree);
 		fputs(cut, f);
 		free(cut);
 	}
