@@ -281,8 +281,7 @@ int af_u32map_put(af_u32map *m, uint32_t key, uint32_t value)
 			return -1;
 		for (j = 0; j < m->nslots; j++) {
 			if (m->slots[j]) {
-				size_t k = af_u32_slot((uint32_t)(m->slots[j] >> 32) - 1,
-				                       ns - 1);
+				size_t k = af_u32_slot(af_u32map_key(m->slots[j]), ns - 1);
 				while (slots[k])
 					k = (k + 1) & (ns - 1);
 				slots[k] = m->slots[j];

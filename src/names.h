@@ -58,6 +58,11 @@ int af_u32map_get(const af_u32map *m, uint32_t key, uint32_t *value);
 /** Sets `key`; returns -1 when out of memory.  `key` must be < UINT32_MAX. */
 int af_u32map_put(af_u32map *m, uint32_t key, uint32_t value);
 void af_u32map_free(af_u32map *m);
+/** The key held by a slot of the map that is not 0 (an empty slot). */
+static inline uint32_t af_u32map_key(uint64_t slot)
+{
+	return (uint32_t)(slot >> 32) - 1;
+}
 
 /** A map from any 64-bit key to an index below AF_NONE (Perfetto's
  * interning ids, pid and tid pairs).  Zeroed is empty. */

@@ -635,7 +635,7 @@ static int af_trace_sums(af_trace *t)
 		s[0].called[i] |= s[1].called[i];
 	for (i = 0; two && i < s[1].unknown.nslots; i++) {
 		uint64_t slot = s[1].unknown.slots[i];
-		uint32_t key = (uint32_t)(slot >> 32) - 1, idx;
+		uint32_t key = af_u32map_key(slot), idx;
 		if (slot && !af_u32map_get(&s[0].unknown, key, &idx) &&
 		    af_u32map_put(&s[0].unknown, key, 0))
 			goto out;
