@@ -10,7 +10,8 @@
  * cost nothing measurable.
  *
  * With the default allocator, blocks of 1 MiB and more are mapped here
- * rather than by malloc, in whole huge pages (see af_is_big).
+ * rather than by malloc, in whole huge pages (see af_is_big), and count as
+ * those pages.
  */
 #define _GNU_SOURCE /* madvise, mremap */
 #include <assert.h>
@@ -173,6 +174,15 @@ static size_t af_map_len(size_t bytes)
 	return (bytes + AF_HUGE_PAGE - 1) & ~(AF_HUGE_PAGE - 1);
 }
 
+/* What a block of `bytes` (its header included) costs the budget: a big
+ * block its whole huge pages, each in memory whole once touched. */
+static size_t af_charge(const af_mem *m, size_t bytes)
+{
+	size_t len = af_map_len(bytes);
+
+	return af_is_big(m, bytes) && len >= bytes ? len : bytes;
+}
+
 /* Big blocks freed are kept, up to AF_POOL_BYTES, and handed out again:
  * their pages are in memory already, where each huge page of a fresh
  * mapping costs a fault that zeroes it (0.3 to 3 ms on a virtual machine,
@@ -180,7 +190,8 @@ static size_t af_map_len(size_t bytes)
  * workers' tables just before the call tree and layout want as much, and
  * each graph of a set frees what the next one takes.  A kept mapping may
  * be split: Linux treats any run of its pages as a block of its own.  They
- * go back to the system when the last context (af_mem) is let go. */
+ * go back to the system when the last context (af_mem) is let go.  Kept,
+ * they are in no context's budget. */
 #define AF_POOL_SLOTS 16
 #define AF_POOL_BYTES ((size_t)32 << 20)
 
@@ -324,7 +335,7 @@ static void *af_alloc(af_mem *m, size_t size, int zero)
 	if (size > SIZE_MAX - sizeof *b)
 		return NULL;
 	bytes = size + sizeof *b;
-	if (af_mem_take(m, bytes))
+	if (af_mem_take(m, af_charge(m, bytes)))
 		return NULL;
 	if (af_is_big(m, bytes)) {
 		b = af_map_big(bytes, zero);
@@ -333,7 +344,7 @@ static void *af_alloc(af_mem *m, size_t size, int zero)
 		b = m->a.malloc(m->a.ctx, bytes);
 	}
 	if (!b) {
-		af_mem_give(m, bytes);
+		af_mem_give(m, af_charge(m, bytes));
 		return NULL;
 	}
 	if (zero)
@@ -381,7 +392,7 @@ static af_block *af_move(af_mem *m, af_block *b, size_t old, size_t size)
 void *af_realloc(af_mem *m, void *ptr, size_t size)
 {
 	af_block *b, *nb;
-	size_t old;
+	size_t old, was, now;
 
 	if (!ptr)
 		return af_malloc(m, size);
@@ -390,16 +401,18 @@ void *af_realloc(af_mem *m, void *ptr, size_t size)
 	old = b->size;
 	if (size > SIZE_MAX - sizeof *b)
 		return NULL;
-	if (size > old && af_mem_take(m, size - old))
+	was = af_charge(m, old + sizeof *b);
+	now = af_charge(m, size + sizeof *b);
+	if (now > was && af_mem_take(m, now - was))
 		return NULL;
 	nb = af_move(m, b, old, size);
 	if (!nb) {
-		if (size > old)
-			af_mem_give(m, size - old);
+		if (now > was)
+			af_mem_give(m, now - was);
 		return NULL;
 	}
-	if (size < old)
-		af_mem_give(m, old - size);
+	if (now < was)
+		af_mem_give(m, was - now);
 	nb->size = size;
 	return nb + 1;
 }
@@ -412,7 +425,7 @@ void af_free(af_mem *m, void *ptr)
 		return;
 	m = af_mem_check(m);
 	b = (af_block *)ptr - 1;
-	af_mem_give(m, b->size + sizeof *b);
+	af_mem_give(m, af_charge(m, b->size + sizeof *b));
 	if (af_is_big(m, b->size + sizeof *b))
 		af_unmap_big(b, b->size + sizeof *b);
 	else

@@ -150,6 +150,43 @@ Test(mem, big_blocks_are_mapped_for_huge_pages)
 #endif
 }
 
+/* A big block counts its whole huge pages against the budget: once
+ * touched, each is in memory whole.  Two blocks of a little over 1 MiB
+ * take 4 MiB, more than a budget of 3 MiB, where their bytes alone would
+ * fit; growing one past its pages is refused the same way, and leaves it
+ * as it was. */
+Test(mem, a_big_block_counts_its_whole_pages_against_the_budget)
+{
+#if defined(T_SANITIZED) || !defined(__linux__)
+	cr_skip_test("big blocks are malloc's under AddressSanitizer");
+#else
+	af_mem *m = af_mem_new(NULL, 3 * MiB);
+	uint8_t *a, *b, *c;
+
+	cr_assert(m);
+	a = af_malloc(m, MiB + 100);
+	cr_assert(a);
+	cr_expect_eq(atomic_load(&m->used), 2 * MiB, "a big block of 1 MiB + 100 counts "
+	             "%llu bytes, not its 2 MiB page", (unsigned long long)atomic_load(&m->used));
+	t_fill(a, MiB + 100, 5);
+	b = af_malloc(m, MiB + 100);
+	cr_expect_null(b, "a second big block went past a budget of 3 MiB");
+	cr_expect(af_mem_refused(m), "the refusal was not counted");
+	/* within its page, it grows; past it, with the header, it may not */
+	c = af_realloc(m, a, 2 * MiB - 4096);
+	cr_assert(c, "a big block could not grow within its page");
+	a = c;
+	c = af_realloc(m, a, 2 * MiB);
+	cr_expect_null(c, "a big block grew past its page and the budget");
+	cr_expect_eq(t_check(a, MiB + 100, 5), MiB + 100, "a refused growth lost the bytes");
+	af_free(m, b);
+	af_free(m, a);
+	cr_expect_eq(atomic_load(&m->used), 0, "the budget's count ends at %llu bytes",
+	             (unsigned long long)atomic_load(&m->used));
+	af_mem_unref(m);
+#endif
+}
+
 /* A big block freed is kept and handed out again, in whole or in part:
  * its pages are in memory already.  Handed out for af_calloc, it is zero
  * again; its pieces do not overlap, and a piece grows as any block. */
