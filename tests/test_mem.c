@@ -166,8 +166,9 @@ Test(mem, a_big_block_counts_its_whole_pages_against_the_budget)
 	cr_assert(m);
 	a = af_malloc(m, MiB + 100);
 	cr_assert(a);
-	cr_expect_eq(atomic_load(&m->used), 2 * MiB, "a big block of 1 MiB + 100 counts "
-	             "%llu bytes, not its 2 MiB page", (unsigned long long)atomic_load(&m->used));
+	cr_expect_eq(atomic_load(&m->used), 2 * MiB,
+	             "a big block of 1 MiB + 100 counts %llu bytes, not its 2 MiB page",
+	             (unsigned long long)atomic_load(&m->used));
 	t_fill(a, MiB + 100, 5);
 	b = af_malloc(m, MiB + 100);
 	cr_expect_null(b, "a second big block went past a budget of 3 MiB");
@@ -178,7 +179,8 @@ Test(mem, a_big_block_counts_its_whole_pages_against_the_budget)
 	a = c;
 	c = af_realloc(m, a, 2 * MiB);
 	cr_expect_null(c, "a big block grew past its page and the budget");
-	cr_expect_eq(t_check(a, MiB + 100, 5), MiB + 100, "a refused growth lost the bytes");
+	cr_expect_eq(t_check(a, MiB + 100, 5), MiB + 100,
+	             "a refused growth lost the bytes");
 	af_free(m, b);
 	af_free(m, a);
 	cr_expect_eq(atomic_load(&m->used), 0, "the budget's count ends at %llu bytes",

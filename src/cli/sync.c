@@ -91,8 +91,8 @@ int out_sync_later(int fd, const char *name)
 		sigfillset(&all);
 		pthread_sigmask(SIG_SETMASK, &all, &old);
 		for (k = 0; k < SYNCERS; k++)
-			if (pthread_create(&syncer.thread[syncer.running], NULL, sync_files,
-			                   NULL) == 0)
+			if (pthread_create(&syncer.thread[syncer.running], NULL,
+			                   sync_files, NULL) == 0)
 				syncer.running++;
 		pthread_sigmask(SIG_SETMASK, &old, NULL);
 	}
