@@ -9,6 +9,7 @@
  *   aflame-bench --mapping CLI WORKDIR [RUNS]
  *   aflame-bench --targets CLI WORKDIR [ROUNDS]
  *   aflame-bench --compare OLD NEW ROUNDS ARGS...
+ *   aflame-bench --cores [RUNS]
  *   aflame-bench --same-pixels A.png B.png
  *
  * The program traced is made up but shaped like an app: 20,000 methods,
@@ -21,7 +22,9 @@
  * --stages times the steps of drawing one trace's merged graph in this
  * process: the font opened, parse, call tree, layout, SVG, PNG, and a font
  * cloned as a set's workers clone it (the main run ends with it for the
- * largest input).
+ * largest input); then a per-thread set's own steps, each over all its
+ * graphs: the threads' trees, layouts and SVGs, every thumbnail, the
+ * index page.
  *
  * --pathological times the sizes robustness is about: 10 million distinct
  * call paths, and 1 GB of folded text (SCALE, e.g. 0.001, shrinks both for a
@@ -39,6 +42,10 @@
  * --targets measures issue 19's ratios (the merged SVG against the parse,
  * the PNG and the per-thread set against the SVG), each command in turn.
  *
+ * --cores times one loop of integer work pinned to each core in turn: the
+ * cores of a virtual machine need not be equal, and work split evenly
+ * across two ends with the slower one.
+ *
  * --compare times two builds of the command on the same arguments, in
  * turn, the one that goes first swapped every round, and gives each one's
  * median and the median of the rounds' differences: on a machine whose
@@ -51,11 +58,12 @@
  * hold the same image, 1 when not: bench/same-output's check for files
  * whose encoder changed while the pictures must not.
  */
-#define _DEFAULT_SOURCE
+#define _GNU_SOURCE /* sched_setaffinity */
 #include <cairo.h>
 #include <dirent.h>
 #include <errno.h>
 #include <malloc.h>
+#include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -466,17 +474,85 @@ static int deep(const char *self, const char *cli, const char *dir, int runs,
 	return 0;
 }
 
+/* What a per-thread set draws beside the merged graph, as set.c draws it,
+ * on this one thread: each thread's call tree, layout and SVG, and every
+ * graph's thumbnail (the merged graph's 960x200, the threads' 480x150),
+ * then the index page; `sum` gets each step's time over all graphs, in s.
+ * The merged graph's own tree, layout and SVG are the rows above. */
+enum { SET_TREES, SET_LAYOUTS, SET_SVGS, SET_THUMBS, SET_INDEX, SET_STEPS };
+
+static int set_stages(const af_trace *tr, const af_layout *merged, af_font *font,
+                      FILE *sink, double sum[SET_STEPS], af_error *e)
+{
+	size_t n = af_trace_thread_count(tr), k;
+	af_render_options ro = {.font = font, .palette = AF_PALETTE_ANDROID};
+	af_render_options thumb = ro;
+	af_index_entry *rows = calloc(n ? n : 1, sizeof *rows);
+	af_index_options io = {.title = "Flame graphs by thread", .clock = AF_CLOCK_WALL};
+	af_layout *tl = NULL;
+	double t0;
+	int fail = !rows;
+
+	memset(sum, 0, SET_STEPS * sizeof *sum);
+	thumb.scale = 1;
+	thumb.quick_png = 1;
+	t0 = now();
+	fail = fail || af_layout_thumbnail(merged, 960, 200, &tl, e) != AF_OK ||
+	       af_cairo_write(tl, AF_FORMAT_PNG, &thumb, sink, e) != AF_OK;
+	af_layout_free(tl);
+	sum[SET_THUMBS] += now() - t0;
+	for (k = 0; k < n && !fail; k++) {
+		af_tree_options to = {.one_thread = 1, .thread = k, .clock = AF_CLOCK_WALL,
+		                      .prune = 0.1 / (1200 - 20), .prune_clock = AF_CLOCK_WALL};
+		af_layout_options lo = {.clock = AF_CLOCK_WALL, .legend = 1};
+		af_thread_info ti;
+		af_tree *tree = NULL;
+		af_layout *l = NULL;
+
+		af_trace_thread(tr, k, &ti);
+		rows[k] = (af_index_entry){.name = ti.name, .tid = ti.tid, .records = ti.records,
+		                           .calls = ti.calls, .graph = "t.svg", .thumb = "t.png"};
+		rows[k].time[AF_CLOCK_WALL] = ti.total[AF_CLOCK_WALL];
+		t0 = now();
+		fail = af_tree_from_trace(tr, &to, &tree, e) != AF_OK;
+		sum[SET_TREES] += now() - t0;
+		t0 = now();
+		fail = fail || af_layout_build(tree, &lo, &l, e) != AF_OK;
+		sum[SET_LAYOUTS] += now() - t0;
+		t0 = now();
+		fail = fail || af_svg_write(l, &ro, sink, e) != AF_OK;
+		sum[SET_SVGS] += now() - t0;
+		t0 = now();
+		fail = fail || af_layout_thumbnail(l, 480, 150, &tl, e) != AF_OK ||
+		       af_cairo_write(tl, AF_FORMAT_PNG, &thumb, sink, e) != AF_OK;
+		sum[SET_THUMBS] += now() - t0;
+		af_layout_free(tl);
+		tl = NULL;
+		af_layout_free(l);
+		af_tree_free(tree);
+	}
+	t0 = now();
+	fail = fail || af_html_index_write(sink, &io, rows, n, e) != AF_OK || fflush(sink);
+	sum[SET_INDEX] = now() - t0;
+	free(rows);
+	return fail ? -1 : 0;
+}
+
 /* The steps of drawing the merged graph of `path` as the command does,
- * timed in this process (no process start, no output file): the median of
- * `runs` for each, in ms. */
+ * then what a per-thread set draws beside it, timed in this process (no
+ * process start, no output file): the median of `runs` for each, in ms. */
 static int stages(const char *path, int runs)
 {
 	static const char *const names[] = {
 		"parse + aggregate (two cores)", "call tree (pruned as for drawing)",
 		"layout", "SVG, written to /dev/null", "PNG, drawn and encoded to /dev/null",
 		"a font cloned (a set's worker), a label measured"};
+	static const char *const set_names[SET_STEPS] = {
+		"set: every thread's call tree", "set: their layouts", "set: their SVGs",
+		"set: every graph's thumbnail (frames, PNG)", "set: the index page"};
 	enum { NSTAGES = sizeof names / sizeof names[0] };
-	double t[NSTAGES][32];
+	double t[NSTAGES][32], set[SET_STEPS][32];
+	size_t nthreads = 0;
 	long faults[NSTAGES][32];
 	af_font *font = NULL;
 	af_error e = {0};
@@ -521,6 +597,13 @@ static int stages(const char *path, int runs)
 		}
 		AF_STAGE_END(5);
 #undef AF_STAGE_END
+		{
+			double sum[SET_STEPS];
+			fail = fail || set_stages(tr, l, font, sink, sum, &e);
+			for (k = 0; k < SET_STEPS; k++)
+				set[k][i] = sum[k];
+			nthreads = fail ? 0 : af_trace_thread_count(tr);
+		}
 		if (sink)
 			fclose(sink);
 		af_layout_free(l);
@@ -540,6 +623,13 @@ static int stages(const char *path, int runs)
 		qsort(faults[k], (size_t)runs, sizeof faults[k][0], cmp_long);
 		printf("| %s | %.2f ms | %ld |\n", names[k], t[k][runs / 2] * 1e3,
 		       faults[k][runs / 2]);
+	}
+	printf("\n| a per-thread set beside the merged graph (%zu threads; in process, "
+	       "one core, median of %d) | wall, all graphs |\n|---|---|\n",
+	       nthreads, runs);
+	for (k = 0; k < SET_STEPS; k++) {
+		qsort(set[k], (size_t)runs, sizeof set[k][0], cmp_double);
+		printf("| %s | %.2f ms |\n", set_names[k], set[k][runs / 2] * 1e3);
 	}
 	fflush(stdout);
 	return 0;
@@ -1160,6 +1250,52 @@ static const bench_mode modes[] = {
 	{"--targets", 15, targets},
 };
 
+/* --cores: the same work on each core in turn (the median of `runs`), and
+ * each against the fastest. */
+static int cores(int runs)
+{
+	cpu_set_t all, one;
+	double best = 0, t[CPU_SETSIZE] = {0};
+	int cpu, i;
+
+	if (sched_getaffinity(0, sizeof all, &all) != 0) {
+		perror("aflame-bench: sched_getaffinity");
+		return -1;
+	}
+	for (cpu = 0; cpu < CPU_SETSIZE; cpu++) {
+		double r[32];
+		if (!CPU_ISSET(cpu, &all))
+			continue;
+		CPU_ZERO(&one);
+		CPU_SET(cpu, &one);
+		if (sched_setaffinity(0, sizeof one, &one) != 0) {
+			perror("aflame-bench: sched_setaffinity");
+			return -1;
+		}
+		for (i = 0; i < runs; i++) {
+			/* a sum kept in memory: a store and a load each step */
+			volatile uint64_t sum = 0;
+			uint64_t k;
+			double t0 = now();
+			for (k = 0; k < 100000000; k++)
+				sum += k * k;
+			r[i] = now() - t0;
+		}
+		qsort(r, (size_t)runs, sizeof r[0], cmp_double);
+		t[cpu] = r[runs / 2];
+		if (best == 0 || t[cpu] < best)
+			best = t[cpu];
+	}
+	sched_setaffinity(0, sizeof all, &all);
+	printf("| core (the same loop pinned to it, median of %d) | wall | against the "
+	       "fastest |\n|---|---|---|\n", runs);
+	for (cpu = 0; cpu < CPU_SETSIZE; cpu++)
+		if (t[cpu] > 0)
+			printf("| %d | %.1f ms | %.2f× |\n", cpu, t[cpu] * 1e3, t[cpu] / best);
+	fflush(stdout);
+	return 0;
+}
+
 /* 0 when the PNG files `a` and `b` decode to the same pixels. */
 static int same_pixels(const char *a, const char *b)
 {
@@ -1212,6 +1348,10 @@ int main(int argc, char **argv)
 		af_trace_free(t);
 		return 0;
 	}
+	if (argc >= 2 && strcmp(argv[1], "--cores") == 0) {
+		int n = argc > 2 ? atoi(argv[2]) : 5;
+		return n >= 1 && n <= 31 ? (cores(n) ? 1 : 0) : 2;
+	}
 	if (argc >= 2 && strcmp(argv[1], "--compare") == 0) {
 		const char *bins[2] = {argc > 3 ? argv[2] : "", argc > 3 ? argv[3] : ""};
 		int n = argc > 5 ? atoi(argv[4]) : 0;
@@ -1252,7 +1392,8 @@ int main(int argc, char **argv)
 		      "       aflame-bench --formats CLI WORKDIR [RUNS]\n"
 		      "       aflame-bench --perfetto-gigabyte CLI WORKDIR [RUNS]\n"
 		      "       aflame-bench --targets CLI WORKDIR [ROUNDS]\n"
-		      "       aflame-bench --compare OLD NEW ROUNDS ARGS...\n", stderr);
+		      "       aflame-bench --compare OLD NEW ROUNDS ARGS...\n"
+		      "       aflame-bench --cores [RUNS]\n", stderr);
 		return 2;
 	}
 	cli = argv[1];
