@@ -486,14 +486,17 @@ static int set_stages(const af_trace *tr, const af_layout *merged, af_font *font
 {
 	size_t n = af_trace_thread_count(tr), k;
 	af_render_options ro = {.font = font, .palette = AF_PALETTE_ANDROID};
-	af_render_options thumb = ro;
+	af_render_options thumb;
 	af_index_entry *rows = calloc(n ? n : 1, sizeof *rows);
 	af_index_options io = {.title = "Flame graphs by thread", .clock = AF_CLOCK_WALL};
 	af_layout *tl = NULL;
+	af_render_cache *cache = NULL;
 	double t0;
-	int fail = !rows;
+	int fail = !rows || af_render_cache_new(&cache, e) != AF_OK;
 
 	memset(sum, 0, SET_STEPS * sizeof *sum);
+	ro.cache = cache; /* a worker's, kept from graph to graph */
+	thumb = ro;
 	thumb.scale = 1;
 	thumb.quick_png = 1;
 	t0 = now();
@@ -534,6 +537,7 @@ static int set_stages(const af_trace *tr, const af_layout *merged, af_font *font
 	t0 = now();
 	fail = fail || af_html_index_write(sink, &io, rows, n, e) != AF_OK || fflush(sink);
 	sum[SET_INDEX] = now() - t0;
+	af_render_cache_free(cache);
 	free(rows);
 	return fail ? -1 : 0;
 }
