@@ -42,9 +42,9 @@
  * --targets measures issue 19's ratios (the merged SVG against the parse,
  * the PNG and the per-thread set against the SVG), each command in turn.
  *
- * --cores times one loop of integer work pinned to each core in turn: the
- * cores of a virtual machine need not be equal, and work split evenly
- * across two ends with the slower one.
+ * --cores times one loop (a sum kept in memory) pinned to each core in
+ * turn: the cores of a virtual machine need not run alike, and work split
+ * evenly across two ends with the slower one.
  *
  * --compare times two builds of the command on the same arguments, in
  * turn, the one that goes first swapped every round, and gives each one's
@@ -505,6 +505,7 @@ static int set_stages(const af_trace *tr, const af_layout *merged, af_font *font
 	af_layout_free(tl);
 	sum[SET_THUMBS] += now() - t0;
 	for (k = 0; k < n && !fail; k++) {
+		/* pruned as the command prunes a graph 1200 px wide (--minwidth 0.1) */
 		af_tree_options to = {.one_thread = 1, .thread = k, .clock = AF_CLOCK_WALL,
 		                      .prune = 0.1 / (1200 - 20), .prune_clock = AF_CLOCK_WALL};
 		af_layout_options lo = {.clock = AF_CLOCK_WALL, .legend = 1};
@@ -516,6 +517,10 @@ static int set_stages(const af_trace *tr, const af_layout *merged, af_font *font
 		rows[k] = (af_index_entry){.name = ti.name, .tid = ti.tid, .records = ti.records,
 		                           .calls = ti.calls, .graph = "t.svg", .thumb = "t.png"};
 		rows[k].time[AF_CLOCK_WALL] = ti.total[AF_CLOCK_WALL];
+		if (ti.total[AF_CLOCK_WALL] == 0) { /* the set skips it too */
+			rows[k].graph = rows[k].thumb = NULL;
+			continue;
+		}
 		t0 = now();
 		fail = af_tree_from_trace(tr, &to, &tree, e) != AF_OK;
 		sum[SET_TREES] += now() - t0;
