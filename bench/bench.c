@@ -607,7 +607,7 @@ static int stages(const char *path, int runs)
 		AF_STAGE_END(5);
 #undef AF_STAGE_END
 		{
-			double sum[SET_STEPS];
+			double sum[SET_STEPS] = {0};
 			fail = fail || set_stages(tr, l, font, sink, sum, &e);
 			for (k = 0; k < SET_STEPS; k++)
 				set[k][i] = sum[k];
@@ -1359,7 +1359,11 @@ int main(int argc, char **argv)
 	}
 	if (argc >= 2 && strcmp(argv[1], "--cores") == 0) {
 		int n = argc > 2 ? atoi(argv[2]) : 5;
-		return n >= 1 && n <= 31 ? (cores(n) ? 1 : 0) : 2;
+		if (n < 1 || n > 31) {
+			fputs("usage: aflame-bench --cores [RUNS] (RUNS from 1 to 31)\n", stderr);
+			return 2;
+		}
+		return cores(n) ? 1 : 0;
 	}
 	if (argc >= 2 && strcmp(argv[1], "--compare") == 0) {
 		const char *bins[2] = {argc > 3 ? argv[2] : "", argc > 3 ? argv[3] : ""};
@@ -1373,7 +1377,12 @@ int main(int argc, char **argv)
 	}
 	if (argc >= 3 && strcmp(argv[1], "--stages") == 0) {
 		int n = argc > 3 ? atoi(argv[3]) : 5;
-		return n >= 1 && n <= 31 ? (stages(argv[2], n) ? 1 : 0) : 2;
+		if (n < 1 || n > 31) {
+			fputs("usage: aflame-bench --stages TRACE [RUNS] (RUNS from 1 to 31)\n",
+			      stderr);
+			return 2;
+		}
+		return stages(argv[2], n) ? 1 : 0;
 	}
 	for (k = 0; k < sizeof modes / sizeof modes[0]; k++) {
 		const bench_mode *m = &modes[k];
