@@ -24,7 +24,10 @@
  * cloned as a set's workers clone it (the main run ends with it for the
  * largest input); then a per-thread set's own steps, each over all its
  * graphs: the threads' trees, layouts and SVGs, every thumbnail, the
- * index page.
+ * index page.  Each step twice: repeated in this process, where the later
+ * runs find the code and memory warm, and the first time, in a fresh
+ * process of this program each run (--stages-once TRACE, its times in s on
+ * a line), as the command meets them.
  *
  * --pathological times the sizes robustness is about: 10 million distinct
  * call paths, and 1 GB of folded text (SCALE, e.g. 0.001, shrinks both for a
@@ -547,98 +550,175 @@ static int set_stages(const af_trace *tr, const af_layout *merged, af_font *font
 	return fail ? -1 : 0;
 }
 
-/* The steps of drawing the merged graph of `path` as the command does,
- * then what a per-thread set draws beside it, timed in this process (no
- * process start, no output file): the median of `runs` for each, in ms. */
-static int stages(const char *path, int runs)
+/* The steps of drawing the merged graph of a trace as the command does, then
+ * what a per-thread set draws beside it: their names, and one pass of them
+ * (stage_pass). */
+static const char *const stage_names[] = {
+	"parse + aggregate (two cores)", "call tree (pruned as for drawing)",
+	"layout", "SVG, written to /dev/null", "PNG, drawn and encoded to /dev/null",
+	"a font cloned (a set's worker), a label measured"};
+enum { NSTAGES = sizeof stage_names / sizeof stage_names[0] };
+static const char *const set_step_names[SET_STEPS] = {
+	"set: every thread's call tree", "set: their layouts", "set: their SVGs",
+	"set: every graph's thumbnail (frames, PNG)", "set: the index page"};
+
+/* One pass of the steps over the trace at `path` with `font`: each one's
+ * wall time in s and minor page faults, the set's steps summed over its
+ * graphs; *nthreads the trace's threads.  -1 after setting `e`. */
+static int stage_pass(const char *path, af_font *font, double t[NSTAGES],
+                      long faults[NSTAGES], double set[SET_STEPS], size_t *nthreads,
+                      af_error *e)
 {
-	static const char *const names[] = {
-		"parse + aggregate (two cores)", "call tree (pruned as for drawing)",
-		"layout", "SVG, written to /dev/null", "PNG, drawn and encoded to /dev/null",
-		"a font cloned (a set's worker), a label measured"};
-	static const char *const set_names[SET_STEPS] = {
-		"set: every thread's call tree", "set: their layouts", "set: their SVGs",
-		"set: every graph's thumbnail (frames, PNG)", "set: the index page"};
-	enum { NSTAGES = sizeof names / sizeof names[0] };
-	double t[NSTAGES][32], set[SET_STEPS][32];
+	af_parse_options po = {.jobs = 2};
+	af_tree_options to = {.prune = 0.1 / (1200 - 20) / 4, .clock = AF_CLOCK_WALL};
+	af_layout_options lo = {.clock = AF_CLOCK_WALL, .legend = 1};
+	af_render_options ro = {.font = font, .palette = AF_PALETTE_ANDROID};
+	af_trace *tr = NULL;
+	af_tree *tree = NULL;
+	af_layout *l = NULL;
+	FILE *sink = fopen("/dev/null", "w");
+	double t0 = now();
+	long f0 = minor_faults();
+	int fail;
+
+#define AF_STAGE_END(k) \
+	(t[k] = now() - t0, faults[k] = minor_faults() - f0, t0 = now(), f0 = minor_faults())
+	fail = !sink || af_trace_open(path, &po, &tr, e) != AF_OK;
+	AF_STAGE_END(0);
+	fail = fail || af_tree_from_trace(tr, &to, &tree, e) != AF_OK;
+	AF_STAGE_END(1);
+	fail = fail || af_layout_build(tree, &lo, &l, e) != AF_OK;
+	AF_STAGE_END(2);
+	fail = fail || af_svg_write(l, &ro, sink, e) != AF_OK || fflush(sink);
+	AF_STAGE_END(3);
+	fail = fail || af_cairo_write(l, AF_FORMAT_PNG, &ro, sink, e) != AF_OK || fflush(sink);
+	AF_STAGE_END(4);
+	{
+		af_font *clone = NULL;
+		fail = fail || af_font_clone(font, &clone, e) != AF_OK ||
+		       !(af_font_text_width(clone, "android.os.Looper.loop", 22, 12) > 0);
+		af_font_free(clone);
+	}
+	AF_STAGE_END(5);
+#undef AF_STAGE_END
+	fail = fail || set_stages(tr, l, font, sink, set, e);
+	*nthreads = fail ? 0 : af_trace_thread_count(tr);
+	if (sink)
+		fclose(sink);
+	af_layout_free(l);
+	af_tree_free(tree);
+	af_trace_free(tr);
+	return fail ? -1 : 0;
+}
+
+/* --stages-once: the font opened, then one pass, in this fresh process: a
+ * line of the times in s (the font's, the steps', the set's steps'). */
+static int stages_once(const char *path)
+{
+	double t[NSTAGES], set[SET_STEPS], opened = now();
+	long faults[NSTAGES];
+	size_t nthreads, k;
+	af_font *font = NULL;
+	af_error e = {0};
+
+	if (af_font_open(NULL, &font, &e) != AF_OK ||
+	    (opened = now() - opened, stage_pass(path, font, t, faults, set, &nthreads, &e))) {
+		fprintf(stderr, "aflame-bench: %s: %s\n", path, e.message);
+		af_font_free(font);
+		return -1;
+	}
+	af_font_free(font);
+	printf("%.9g", opened);
+	for (k = 0; k < NSTAGES; k++)
+		printf(" %.9g", t[k]);
+	for (k = 0; k < SET_STEPS; k++)
+		printf(" %.9g", set[k]);
+	printf("\n");
+	return fflush(stdout) ? -1 : 0;
+}
+
+/* The steps of drawing the merged graph of `path`, then a set's own, timed
+ * in this process (no process start, no output file), two ways: the median
+ * of `runs` passes in this process (the later ones find the code, the
+ * font's glyphs and freed memory warm), and the median of `runs` processes
+ * of this program doing one pass each (everything done the first time, as
+ * the command does it), in ms. */
+static int stages(const char *self, const char *path, int runs)
+{
+	double t[NSTAGES][32], set[SET_STEPS][32], opened[2][32];
+	double cold[NSTAGES][32], cold_set[SET_STEPS][32];
 	size_t nthreads = 0;
 	long faults[NSTAGES][32];
 	af_font *font = NULL;
 	af_error e = {0};
 	int i, k, fail = 0;
-	double opened = now();
+	char cmd[4096];
 
+	opened[0][0] = now();
 	if (af_font_open(NULL, &font, &e) != AF_OK) {
 		fprintf(stderr, "aflame-bench: font: %s\n", e.message);
 		return -1;
 	}
-	opened = now() - opened;
+	opened[0][0] = now() - opened[0][0];
 	for (i = 0; i < runs && !fail; i++) {
-		af_parse_options po = {.jobs = 2};
-		af_tree_options to = {.prune = 0.1 / (1200 - 20) / 4, .clock = AF_CLOCK_WALL};
-		af_layout_options lo = {.clock = AF_CLOCK_WALL, .legend = 1};
-		af_render_options ro = {.font = font, .palette = AF_PALETTE_ANDROID};
-		af_trace *tr = NULL;
-		af_tree *tree = NULL;
-		af_layout *l = NULL;
-		FILE *sink = fopen("/dev/null", "w");
-		double t0 = now();
-		long f0 = minor_faults();
-
-#define AF_STAGE_END(k) \
-	(t[k][i] = now() - t0, faults[k][i] = minor_faults() - f0, t0 = now(), f0 = minor_faults())
-		fail = !sink || af_trace_open(path, &po, &tr, &e) != AF_OK;
-		AF_STAGE_END(0);
-		fail = fail || af_tree_from_trace(tr, &to, &tree, &e) != AF_OK;
-		AF_STAGE_END(1);
-		fail = fail || af_layout_build(tree, &lo, &l, &e) != AF_OK;
-		AF_STAGE_END(2);
-		fail = fail || af_svg_write(l, &ro, sink, &e) != AF_OK || fflush(sink);
-		AF_STAGE_END(3);
-		fail = fail || af_cairo_write(l, AF_FORMAT_PNG, &ro, sink, &e) != AF_OK ||
-		       fflush(sink);
-		AF_STAGE_END(4);
-		{
-			af_font *clone = NULL;
-			fail = fail || af_font_clone(font, &clone, &e) != AF_OK ||
-			       !(af_font_text_width(clone, "android.os.Looper.loop", 22, 12) > 0);
-			af_font_free(clone);
+		double row[NSTAGES], srow[SET_STEPS];
+		long frow[NSTAGES];
+		fail = stage_pass(path, font, row, frow, srow, &nthreads, &e);
+		for (k = 0; k < NSTAGES; k++) {
+			t[k][i] = row[k];
+			faults[k][i] = frow[k];
 		}
-		AF_STAGE_END(5);
-#undef AF_STAGE_END
-		{
-			double sum[SET_STEPS] = {0};
-			fail = fail || set_stages(tr, l, font, sink, sum, &e);
-			for (k = 0; k < SET_STEPS; k++)
-				set[k][i] = sum[k];
-			nthreads = fail ? 0 : af_trace_thread_count(tr);
-		}
-		if (sink)
-			fclose(sink);
-		af_layout_free(l);
-		af_tree_free(tree);
-		af_trace_free(tr);
+		for (k = 0; k < SET_STEPS; k++)
+			set[k][i] = srow[k];
 	}
 	af_font_free(font);
 	if (fail) {
 		fprintf(stderr, "aflame-bench: %s: %s\n", path, e.message);
 		return -1;
 	}
-	printf("| stage (in process, median of %d) | wall | minor page faults |\n"
-	       "|---|---|---|\n| the font opened (the process's first; once) | %.2f ms | |\n",
-	       runs, opened * 1e3);
+	snprintf(cmd, sizeof cmd, "'%s' --stages-once '%s'", self, path);
+	for (i = 0; i < runs; i++) {
+		FILE *p = popen(cmd, "r");
+		int got = 0;
+		if (p) {
+			got += fscanf(p, "%lf", &opened[1][i]) == 1;
+			for (k = 0; k < NSTAGES; k++)
+				got += fscanf(p, "%lf", &cold[k][i]) == 1;
+			for (k = 0; k < SET_STEPS; k++)
+				got += fscanf(p, "%lf", &cold_set[k][i]) == 1;
+		}
+		if (!p || pclose(p) != 0 || got != 1 + NSTAGES + SET_STEPS) {
+			fprintf(stderr, "aflame-bench: failed: %s\n", cmd);
+			return -1;
+		}
+	}
+	qsort(opened[1], (size_t)runs, sizeof opened[1][0], cmp_double);
+	printf("| stage (median of %d) | in process, warm | the first time, in a fresh "
+	       "process | minor page faults (warm) |\n|---|---|---|---|\n"
+	       "| the font opened (the process's first) | %.2f ms (once) | %.2f ms | |\n",
+	       runs, opened[0][0] * 1e3, opened[1][runs / 2] * 1e3);
 	for (k = 0; k < NSTAGES; k++) {
 		qsort(t[k], (size_t)runs, sizeof t[k][0], cmp_double);
+		qsort(cold[k], (size_t)runs, sizeof cold[k][0], cmp_double);
 		qsort(faults[k], (size_t)runs, sizeof faults[k][0], cmp_long);
-		printf("| %s | %.2f ms | %ld |\n", names[k], t[k][runs / 2] * 1e3,
-		       faults[k][runs / 2]);
+		printf("| %s | %.2f ms | %.2f ms | %ld |\n", stage_names[k],
+		       t[k][runs / 2] * 1e3, cold[k][runs / 2] * 1e3, faults[k][runs / 2]);
 	}
-	printf("\n| a per-thread set beside the merged graph (%zu threads; in process, "
-	       "one core, median of %d) | wall, all graphs |\n|---|---|\n",
-	       nthreads, runs);
-	for (k = 0; k < SET_STEPS; k++) {
-		qsort(set[k], (size_t)runs, sizeof set[k][0], cmp_double);
-		printf("| %s | %.2f ms |\n", set_names[k], set[k][runs / 2] * 1e3);
+	printf("\n| a per-thread set beside the merged graph (%zu threads; one core, "
+	       "median of %d) | in process, warm | the first time, in a fresh process |\n"
+	       "|---|---|---|\n", nthreads, runs);
+	{
+		double all[2] = {0, 0};
+		for (k = 0; k < SET_STEPS; k++) {
+			qsort(set[k], (size_t)runs, sizeof set[k][0], cmp_double);
+			qsort(cold_set[k], (size_t)runs, sizeof cold_set[k][0], cmp_double);
+			printf("| %s | %.2f ms | %.2f ms |\n", set_step_names[k],
+			       set[k][runs / 2] * 1e3, cold_set[k][runs / 2] * 1e3);
+			all[0] += set[k][runs / 2];
+			all[1] += cold_set[k][runs / 2];
+		}
+		printf("| the set's own drawing (the sum) | %.2f ms | %.2f ms |\n", all[0] * 1e3,
+		       all[1] * 1e3);
 	}
 	fflush(stdout);
 	return 0;
@@ -1382,8 +1462,10 @@ int main(int argc, char **argv)
 			      stderr);
 			return 2;
 		}
-		return stages(argv[2], n) ? 1 : 0;
+		return stages(self, argv[2], n) ? 1 : 0;
 	}
+	if (argc == 3 && strcmp(argv[1], "--stages-once") == 0)
+		return stages_once(argv[2]) ? 1 : 0;
 	for (k = 0; k < sizeof modes / sizeof modes[0]; k++) {
 		const bench_mode *m = &modes[k];
 		int n;
@@ -1466,5 +1548,5 @@ int main(int argc, char **argv)
 	snprintf(cmd, sizeof cmd, "%s/merged.svg", dir);
 	printf("\nmerged SVG of the largest input: %.1f MB\n\n", (double)size_of(cmd) / 1e6);
 	/* where the merged graph's time goes, without the process around it */
-	return stages(trace, runs) ? 1 : 0;
+	return stages(self, trace, runs) ? 1 : 0;
 }
