@@ -305,12 +305,17 @@ static int af_emit_block(af_deflate *d, int last)
 			af_put(&w, extra[i], cl_extra_bits[rle[i] - 16]);
 	}
 	{
-		/* the tokens, two at a time with no branch: under 32 bits are
+		/* the tokens, two at a time with no branch: under 8 bits are
 		 * held, two tokens add at most 42, and the whole bytes are
 		 * stored as 8 (the ones past them are stored again later) */
 		uint64_t acc = w.acc;
 		unsigned nb = w.n;
 		unsigned char *p = w.p;
+		/* the header left up to 31 bits: its whole bytes stored first */
+		af_store64(p, acc);
+		p += nb >> 3;
+		acc >>= nb & ~7u;
+		nb &= 7;
 		for (t = 0; t + 2 <= n; t += 2) {
 			unsigned u = tokens[t], v = tokens[t + 1];
 			acc |= (uint64_t)tbits[u] << nb;

@@ -250,6 +250,40 @@ Test(png, the_quick_deflate_inflates_to_what_it_was_given)
 	free(data);
 }
 
+/* A block that opens with its rarest tokens, two long runs, coded with
+ * the longest codes: after headers of every length (one more literal
+ * value each time), the first tokens' bits meet whatever the header left
+ * over in the bit buffer. */
+Test(png, the_quick_deflate_codes_a_block_opening_with_its_longest_codes)
+{
+	size_t cap = 1u << 20, n, i, k;
+	unsigned char *data = malloc(cap);
+	int values;
+	char what[64];
+
+	cr_assert(data);
+	for (values = 3; values < 200; values++) {
+		n = 0;
+		/* two runs of lengths with 5 extra bits, once each */
+		data[n++] = 1;
+		memset(data + n, 1, 200);
+		n += 200;
+		data[n++] = 2;
+		memset(data + n, 2, 150);
+		n += 150;
+		/* then literals, value v about 2^(v/8) times as often as the
+		 * rarest: a code deep enough to be limited to 15 bits */
+		for (i = 0; i < (size_t)values && n < cap / 2; i++)
+			for (k = 0; k <= (1u << (i / 8)) && n < cap / 2; k++) {
+				data[n++] = (unsigned char)(3 + i);
+				data[n++] = (unsigned char)(3 + (i + 1) % (size_t)values);
+			}
+		snprintf(what, sizeof what, "long codes first, %d values", values);
+		deflate_round_trip(data, n, n, what);
+	}
+	free(data);
+}
+
 /* The bytes af_png_write() makes of the pixels of PNG file `path`. */
 static char *encoded_again(const char *path, af_png_effort effort, size_t *len)
 {
