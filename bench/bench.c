@@ -43,7 +43,9 @@
  * command drawing a trace that never uses that class with the mapping.
  *
  * --targets measures issue 19's ratios (the merged SVG against the parse,
- * the PNG and the per-thread set against the SVG), each command in turn.
+ * the PNG and the per-thread set against the SVG), each command in turn;
+ * each ratio also round by round (median and quartiles), and the set's
+ * again with both outputs on a tmpfs (/dev/shm), without the disk.
  *
  * --cores times one loop (a sum kept in memory) pinned to each core in
  * turn: the cores of a virtual machine need not run alike, and work split
@@ -65,6 +67,7 @@
 #include <cairo.h>
 #include <dirent.h>
 #include <errno.h>
+#include <linux/magic.h>
 #include <malloc.h>
 #include <sched.h>
 #include <stdio.h>
@@ -73,6 +76,7 @@
 #include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/time.h>
+#include <sys/vfs.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -1186,53 +1190,111 @@ static int perfetto_gigabyte(const char *self, const char *cli, const char *dir,
  * 4M-record traces, parse alone, the merged SVG, the merged PNG and the
  * per-thread set, each command in turn for `runs` rounds (this machine's
  * speed drifts from minute to minute: taken back to back, two commands
- * would be timed at different speeds), then the medians' ratios. */
+ * would be timed at different speeds), then the medians' ratios.  Each
+ * ratio is also taken round by round, its median and quartiles showing
+ * how far one run of this table can move.  Where /dev/shm is a tmpfs
+ * folder, the SVG and the set are timed writing there too: no disk under
+ * them, and an fsync that returns at once, which tells the disk's share of
+ * the set's ratio. */
+enum { T_PARSE, T_SVG, T_PNG, T_SET, T_SVG_SHM, T_SET_SHM, T_COMMANDS };
+
+/* The median, lower and upper quartiles of `v` (`n` values, sorted here). */
+static void quartiles(double *v, int n, double q[3])
+{
+	qsort(v, (size_t)n, sizeof *v, cmp_double);
+	q[0] = v[n / 2];
+	q[1] = v[n / 4];
+	q[2] = v[(3 * n) / 4];
+}
+
 static int targets(const char *self, const char *cli, const char *dir, int runs,
                    double scale)
 {
 	static const long sizes[] = {1000000, 4000000};
-	static const char *const what[] = {"parse + aggregate alone", "trace → merged SVG",
-	                                   "trace → merged PNG", "per-thread set + index"};
+	static const char *const what[T_COMMANDS] = {
+		"parse + aggregate alone", "trace → merged SVG", "trace → merged PNG",
+		"per-thread set + index", "trace → merged SVG, written to tmpfs",
+		"per-thread set + index, written to tmpfs"};
+	/* ratio rows: numerator, denominator, label */
+	static const struct { int num, den; const char *label; } ratio[] = {
+		{T_SVG, T_PARSE, "merged SVG ÷ parse (target ≤ 1.5)"},
+		{T_PNG, T_SVG, "merged PNG ÷ merged SVG (target ≤ 1.2)"},
+		{T_SET, T_SVG, "set ÷ merged SVG (target ≤ 1.3)"},
+		{T_SET_SHM, T_SVG_SHM, "set ÷ merged SVG, both written to tmpfs"}};
+	char shm[64] = "";
+	double med[2][T_COMMANDS], q[2][4][3];
 	size_t k;
+	int i, r, n = T_SVG_SHM, fail = 0;
+	struct statfs fs;
 
 	(void)scale;
+	if (runs > 32)
+		runs = 32;
+	snprintf(shm, sizeof shm, "/dev/shm/aflame-bench-%ld", (long)getpid());
+	if (statfs("/dev/shm", &fs) == 0 && fs.f_type == TMPFS_MAGIC && mkdir(shm, 0700) == 0)
+		n = T_COMMANDS;
+	for (k = 0; k < 2 && !fail; k++) {
+		char trace[1024], cmd[T_COMMANDS][4096];
+		double t[T_COMMANDS][32], rt[4][32];
+		long rss;
+		snprintf(trace, sizeof trace, "%s/app-%ld.trace", dir, sizes[k]);
+		if (size_of(trace) == 0 && write_trace(trace, sizes[k])) {
+			fail = 1;
+			break;
+		}
+		snprintf(cmd[T_PARSE], sizeof cmd[0], "'%s' --parse '%s'", self, trace);
+		snprintf(cmd[T_SVG], sizeof cmd[0], "'%s' -q -o '%s/t.svg' '%s'", cli, dir, trace);
+		snprintf(cmd[T_PNG], sizeof cmd[0], "'%s' -q -o '%s/t.png' '%s'", cli, dir, trace);
+		snprintf(cmd[T_SET], sizeof cmd[0], "'%s' -q --per-thread -o '%s/tset' '%s'",
+		         cli, dir, trace);
+		snprintf(cmd[T_SVG_SHM], sizeof cmd[0], "'%s' -q -o '%s/t.svg' '%s'", cli, shm,
+		         trace);
+		snprintf(cmd[T_SET_SHM], sizeof cmd[0], "'%s' -q --per-thread -o '%s/tset' '%s'",
+		         cli, shm, trace);
+		for (r = 0; r < runs && !fail; r++)
+			for (i = 0; i < n && !fail; i++)
+				if (run(cmd[i], &t[i][r], &rss)) {
+					fprintf(stderr, "aflame-bench: failed: %s\n", cmd[i]);
+					fail = 1;
+				}
+		if (fail)
+			break;
+		for (i = 0; i < 4; i++)
+			for (r = 0; r < runs; r++)
+				rt[i][r] = ratio[i].num < n ? t[ratio[i].num][r] / t[ratio[i].den][r] : 0;
+		for (i = 0; i < 4; i++)
+			quartiles(rt[i], runs, q[k][i]);
+		for (i = 0; i < n; i++) {
+			qsort(t[i], (size_t)runs, sizeof t[i][0], cmp_double);
+			med[k][i] = t[i][runs / 2] * 1e3;
+		}
+	}
+	if (n == T_COMMANDS) {
+		char sub[128];
+		snprintf(sub, sizeof sub, " -o '%s/tset'", shm);
+		clear_output(sub);
+		snprintf(sub, sizeof sub, " -o '%s/t.svg'", shm);
+		clear_output(sub);
+		rmdir(shm);
+	}
+	if (fail)
+		return -1;
 	printf("| step (each in turn, median of %d) | 1M records | 4M records |\n"
 	       "|---|---|---|\n", runs);
-	{
-		double med[2][4];
-		int i, r;
-		for (k = 0; k < 2; k++) {
-			char trace[1024], cmd[4][4096];
-			double t[4][32];
-			long rss;
-			snprintf(trace, sizeof trace, "%s/app-%ld.trace", dir, sizes[k]);
-			if (size_of(trace) == 0 && write_trace(trace, sizes[k]))
-				return -1;
-			snprintf(cmd[0], sizeof cmd[0], "'%s' --parse '%s'", self, trace);
-			snprintf(cmd[1], sizeof cmd[1], "'%s' -q -o '%s/t.svg' '%s'", cli, dir, trace);
-			snprintf(cmd[2], sizeof cmd[2], "'%s' -q -o '%s/t.png' '%s'", cli, dir, trace);
-			snprintf(cmd[3], sizeof cmd[3], "'%s' -q --per-thread -o '%s/tset' '%s'", cli,
-			         dir, trace);
-			for (r = 0; r < runs; r++)
-				for (i = 0; i < 4; i++)
-					if (run(cmd[i], &t[i][r], &rss)) {
-						fprintf(stderr, "aflame-bench: failed: %s\n", cmd[i]);
-						return -1;
-					}
-			for (i = 0; i < 4; i++) {
-				qsort(t[i], (size_t)runs, sizeof t[i][0], cmp_double);
-				med[k][i] = t[i][runs / 2] * 1e3;
-			}
-		}
-		for (i = 0; i < 4; i++)
-			printf("| %s | %.1f ms | %.1f ms |\n", what[i], med[0][i], med[1][i]);
-		printf("| merged SVG ÷ parse (target ≤ 1.5) | %.2f× | %.2f× |\n",
-		       med[0][1] / med[0][0], med[1][1] / med[1][0]);
-		printf("| merged PNG ÷ merged SVG (target ≤ 1.2) | %.2f× | %.2f× |\n",
-		       med[0][2] / med[0][1], med[1][2] / med[1][1]);
-		printf("| set ÷ merged SVG (target ≤ 1.3) | %.2f× | %.2f× |\n",
-		       med[0][3] / med[0][1], med[1][3] / med[1][1]);
-	}
+	for (i = 0; i < n; i++)
+		printf("| %s | %.1f ms | %.1f ms |\n", what[i], med[0][i], med[1][i]);
+	for (i = 0; i < 4; i++)
+		if (ratio[i].num < n)
+			printf("| %s | %.2f× | %.2f× |\n", ratio[i].label,
+			       med[0][ratio[i].num] / med[0][ratio[i].den],
+			       med[1][ratio[i].num] / med[1][ratio[i].den]);
+	printf("\n| the same ratios, round by round | 1M: median (quartiles) "
+	       "| 4M: median (quartiles) |\n|---|---|---|\n");
+	for (i = 0; i < 4; i++)
+		if (ratio[i].num < n)
+			printf("| %s | %.2f× (%.2f–%.2f) | %.2f× (%.2f–%.2f) |\n", ratio[i].label,
+			       q[0][i][0], q[0][i][1], q[0][i][2], q[1][i][0], q[1][i][1],
+			       q[1][i][2]);
 	fflush(stdout);
 	return 0;
 }
