@@ -1201,6 +1201,7 @@ static int perfetto_gigabyte(const char *self, const char *cli, const char *dir,
  * them, and an fsync that returns at once, which tells the disk's share of
  * the set's ratio. */
 enum { T_PARSE, T_SVG, T_PNG, T_SET, T_SVG_SHM, T_SET_SHM, T_COMMANDS };
+enum { T_RATIOS = 4 }; /* the rows of ratios targets() prints */
 
 /* The median, lower and upper quartiles of `v` (`n` values, sorted here). */
 static void quartiles(double *v, int n, double q[3])
@@ -1220,13 +1221,13 @@ static int targets(const char *self, const char *cli, const char *dir, int runs,
 		"per-thread set + index", "trace → merged SVG, written to tmpfs",
 		"per-thread set + index, written to tmpfs"};
 	/* ratio rows: numerator, denominator, label */
-	static const struct { int num, den; const char *label; } ratio[] = {
+	static const struct { int num, den; const char *label; } ratio[T_RATIOS] = {
 		{T_SVG, T_PARSE, "merged SVG ÷ parse (target ≤ 1.5)"},
 		{T_PNG, T_SVG, "merged PNG ÷ merged SVG (target ≤ 1.2)"},
 		{T_SET, T_SVG, "set ÷ merged SVG (target ≤ 1.3)"},
 		{T_SET_SHM, T_SVG_SHM, "set ÷ merged SVG, both written to tmpfs"}};
 	char shm[64] = "";
-	double med[2][T_COMMANDS], q[2][4][3];
+	double med[2][T_COMMANDS], q[2][T_RATIOS][3];
 	size_t k;
 	int i, r, n = T_SVG_SHM, fail = 0;
 	struct statfs fs;
@@ -1237,7 +1238,7 @@ static int targets(const char *self, const char *cli, const char *dir, int runs,
 		n = T_COMMANDS;
 	for (k = 0; k < 2 && !fail; k++) {
 		char trace[1024], cmd[T_COMMANDS][4096];
-		double t[T_COMMANDS][32], rt[4][32];
+		double t[T_COMMANDS][32], rt[T_RATIOS][32];
 		long rss;
 		snprintf(trace, sizeof trace, "%s/app-%ld.trace", dir, sizes[k]);
 		if (size_of(trace) == 0 && write_trace(trace, sizes[k])) {
@@ -1261,10 +1262,10 @@ static int targets(const char *self, const char *cli, const char *dir, int runs,
 				}
 		if (fail)
 			break;
-		for (i = 0; i < 4; i++)
+		for (i = 0; i < T_RATIOS; i++)
 			for (r = 0; r < runs; r++)
 				rt[i][r] = ratio[i].num < n ? t[ratio[i].num][r] / t[ratio[i].den][r] : 0;
-		for (i = 0; i < 4; i++)
+		for (i = 0; i < T_RATIOS; i++)
 			quartiles(rt[i], runs, q[k][i]);
 		for (i = 0; i < n; i++) {
 			qsort(t[i], (size_t)runs, sizeof t[i][0], cmp_double);
@@ -1285,14 +1286,14 @@ static int targets(const char *self, const char *cli, const char *dir, int runs,
 	       "|---|---|---|\n", runs);
 	for (i = 0; i < n; i++)
 		printf("| %s | %.1f ms | %.1f ms |\n", what[i], med[0][i], med[1][i]);
-	for (i = 0; i < 4; i++)
+	for (i = 0; i < T_RATIOS; i++)
 		if (ratio[i].num < n)
 			printf("| %s | %.2f× | %.2f× |\n", ratio[i].label,
 			       med[0][ratio[i].num] / med[0][ratio[i].den],
 			       med[1][ratio[i].num] / med[1][ratio[i].den]);
 	printf("\n| the same ratios, round by round | 1M: median (quartiles) "
 	       "| 4M: median (quartiles) |\n|---|---|---|\n");
-	for (i = 0; i < 4; i++)
+	for (i = 0; i < T_RATIOS; i++)
 		if (ratio[i].num < n)
 			printf("| %s | %.2f× (%.2f–%.2f) | %.2f× (%.2f–%.2f) |\n", ratio[i].label,
 			       q[0][i][0], q[0][i][1], q[0][i][2], q[1][i][0], q[1][i][1],
