@@ -587,6 +587,8 @@ static int stage_pass(const char *path, af_font *font, double t[NSTAGES],
 
 #define AF_STAGE_END(k) \
 	(t[k] = now() - t0, faults[k] = minor_faults() - f0, t0 = now(), f0 = minor_faults())
+	if (!sink)
+		snprintf(e->message, sizeof e->message, "/dev/null: %s", strerror(errno));
 	fail = !sink || af_trace_open(path, &po, &tr, e) != AF_OK;
 	AF_STAGE_END(0);
 	fail = fail || af_tree_from_trace(tr, &to, &tree, e) != AF_OK;
