@@ -67,6 +67,7 @@
 #include <cairo.h>
 #include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <linux/magic.h>
 #include <malloc.h>
 #include <sched.h>
@@ -219,26 +220,32 @@ static double cpu_of(const struct rusage *ru)
 }
 
 /* Removes what a command writes (its -o 'PATH': a file, or the folder of
- * a per-thread set) when it is there. */
+ * a per-thread set) when it is there.  Only regular files, and a folder
+ * of them: an output such as /dev/null is left alone (removing it as root
+ * would break the machine, issue 14). */
 static void clear_output(const char *cmd)
 {
 	const char *at = strstr(cmd, " -o '"), *end;
 	char path[4096];
 	struct dirent *ent;
+	struct stat sb;
 	DIR *d;
 
 	if (!at || !(end = strchr(at + 5, '\'')) || (size_t)(end - at - 5) >= sizeof path)
 		return;
 	memcpy(path, at + 5, (size_t)(end - at - 5));
 	path[end - at - 5] = '\0';
-	if ((d = opendir(path))) {
+	if (lstat(path, &sb) != 0)
+		return;
+	if (S_ISREG(sb.st_mode)) {
+		unlink(path);
+	} else if (S_ISDIR(sb.st_mode) && (d = opendir(path))) {
 		while ((ent = readdir(d)))
-			if (strcmp(ent->d_name, ".") != 0 && strcmp(ent->d_name, "..") != 0)
+			if (fstatat(dirfd(d), ent->d_name, &sb, AT_SYMLINK_NOFOLLOW) == 0 &&
+			    S_ISREG(sb.st_mode))
 				unlinkat(dirfd(d), ent->d_name, 0);
 		closedir(d);
 		rmdir(path);
-	} else {
-		unlink(path);
 	}
 }
 
