@@ -1484,6 +1484,16 @@ static int same_pixels(const char *a, const char *b)
 	return differ;
 }
 
+/* The paths this program puts into shell commands go between single
+ * quotes: 0 when `path` can, else -1 after saying so. */
+static int quotable(const char *path)
+{
+	if (!strchr(path, '\''))
+		return 0;
+	fprintf(stderr, "aflame-bench: %s: a path with a ' in it cannot be used\n", path);
+	return -1;
+}
+
 int main(int argc, char **argv)
 {
 	static const long sizes[] = {100000, 1000000, 4000000};
@@ -1527,6 +1537,8 @@ int main(int argc, char **argv)
 			      "(ROUNDS from 1 to 1001)\n", stderr);
 			return 2;
 		}
+		if (quotable(bins[0]) || quotable(bins[1]))
+			return 2;
 		return compare(bins, n, argv + 5, argc - 5) ? 1 : 0;
 	}
 	if (argc >= 3 && strcmp(argv[1], "--stages") == 0) {
@@ -1536,6 +1548,8 @@ int main(int argc, char **argv)
 			      stderr);
 			return 2;
 		}
+		if (quotable(self) || quotable(argv[2]))
+			return 2;
 		return stages(self, argv[2], n) ? 1 : 0;
 	}
 	if (argc == 3 && strcmp(argv[1], "--stages-once") == 0)
@@ -1548,7 +1562,8 @@ int main(int argc, char **argv)
 			continue;
 		n = argc > 4 ? atoi(argv[4]) : m->runs;
 		scale = argc > 5 ? atof(argv[5]) : 1;
-		if (n < 1 || n > 31 || !(scale > 0 && scale <= 1))
+		if (n < 1 || n > 31 || !(scale > 0 && scale <= 1) || quotable(self) ||
+		    quotable(argv[2]) || quotable(argv[3]))
 			return 2;
 		if (mkdir(argv[3], 0777) && errno != EEXIST) {
 			perror(argv[3]);
@@ -1572,6 +1587,8 @@ int main(int argc, char **argv)
 	}
 	cli = argv[1];
 	dir = argv[2];
+	if (quotable(self) || quotable(cli) || quotable(dir))
+		return 2;
 	if (argc > 3)
 		runs = atoi(argv[3]);
 	if (runs < 1 || runs > 31)
