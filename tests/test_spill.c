@@ -18,27 +18,17 @@
 
 #include "support.h"
 
-Test(spill, a_spill_that_cannot_be_written_stops_the_run, .timeout = 600)
+/* Runs `cmd` (a shell command writing into TMPDIR `dir`, its stderr into
+ * `errs`) under a 16 MiB RLIMIT_FSIZE; checks that it stops with exit 1
+ * and `want` on stderr, and leaves neither `out` nor anything in `dir`. */
+static void stops_at_the_spill(const char *cmd, const char *dir, const char *out,
+                               const char *errs, const char *want)
 {
-	char *head = t_tmp("spill-head.trace"), *dir = t_tmp("spill-tmp");
-	char *out = t_tmp("spill.svg"), *errs = t_tmp("spill.err");
-	char cmd[8192], *listing;
-	size_t len, n;
-	uint8_t *buf = t_long_trace(1000, &len);
-	char *said;
+	char ls[4096], *listing, *said;
+	size_t n;
 	pid_t pid;
 	int status;
 
-	/* a trace's first bytes (nothing refuses it at its start), then 72 MiB
-	 * more through a pipe: past the window, so spilled */
-	t_write(head, buf, len);
-	free(buf);
-	unlink(out);
-	cr_assert_eq(mkdir(dir, 0700), 0);
-	snprintf(cmd, sizeof cmd,
-	         "{ cat '%s'; head -c 75497472 /dev/zero; } | TMPDIR='%s' '%s' -o '%s' - "
-	         "2>'%s'",
-	         head, dir, AF_TEST_CLI, out, errs);
 	pid = fork();
 	cr_assert_geq(pid, 0);
 	if (pid == 0) {
@@ -57,18 +47,75 @@ Test(spill, a_spill_that_cannot_be_written_stops_the_run, .timeout = 600)
 	cr_assert_eq(WEXITSTATUS(status), 1, "exit status %d", WEXITSTATUS(status));
 	said = (char *)t_read(errs, &n);
 	cr_assert_not_null(said);
-	cr_assert_str_eq(said, "aflame-render: (stdin): cannot keep the input in a "
-	                       "temporary file: File too large\n");
+	cr_assert_str_eq(said, want);
 	cr_assert_neq(access(out, F_OK), 0, "an output file was left");
-	snprintf(cmd, sizeof cmd, "find '%s' -mindepth 1 -print", dir);
-	listing = t_popen_text(cmd);
+	snprintf(ls, sizeof ls, "find '%s' -mindepth 1 -print", dir);
+	listing = t_popen_text(ls);
 	cr_assert_str_eq(listing, "", "the spill left in TMPDIR: %s", listing);
 	free(listing);
 	free(said);
+}
+
+Test(spill, a_spill_that_cannot_be_written_stops_the_run, .timeout = 600)
+{
+	char *head = t_tmp("spill-head.trace"), *dir = t_tmp("spill-tmp");
+	char *out = t_tmp("spill.svg"), *errs = t_tmp("spill.err");
+	char cmd[8192];
+	size_t len;
+	uint8_t *buf = t_long_trace(1000, &len);
+
+	/* a trace's first bytes (nothing refuses it at its start), then 72 MiB
+	 * more through a pipe: past the window, so spilled */
+	t_write(head, buf, len);
+	free(buf);
+	unlink(out);
+	cr_assert_eq(mkdir(dir, 0700), 0);
+	snprintf(cmd, sizeof cmd,
+	         "{ cat '%s'; head -c 75497472 /dev/zero; } | TMPDIR='%s' '%s' -o '%s' - "
+	         "2>'%s'",
+	         head, dir, AF_TEST_CLI, out, errs);
+	stops_at_the_spill(cmd, dir, out, errs,
+	                   "aflame-render: (stdin): cannot keep the input in a "
+	                   "temporary file: File too large\n");
 	rmdir(dir);
 	unlink(head);
 	unlink(errs);
 	free(head);
+	free(dir);
+	free(out);
+	free(errs);
+}
+
+/* The same for gzip'd input, whose spill is written on a thread of its own
+ * while the rest is inflated. */
+Test(spill, a_gzip_spill_that_cannot_be_written_stops_the_run, .timeout = 600)
+{
+	char *gz = t_tmp("spill.trace.gz"), *dir = t_tmp("spill-gz-tmp");
+	char *out = t_tmp("spill-gz.svg"), *errs = t_tmp("spill-gz.err");
+	char cmd[8192], want[8192];
+	size_t len;
+	uint8_t *buf = t_long_trace(1000, &len);
+	FILE *p;
+
+	/* the trace's first bytes and 72 MiB of zeros, gzip'd: a small file
+	 * that inflates past the window */
+	snprintf(cmd, sizeof cmd, "{ cat; head -c 75497472 /dev/zero; } | gzip -1 > '%s'", gz);
+	p = popen(cmd, "w");
+	cr_assert_not_null(p);
+	cr_assert_eq(fwrite(buf, 1, len, p), len);
+	cr_assert_eq(pclose(p), 0);
+	free(buf);
+	unlink(out);
+	cr_assert_eq(mkdir(dir, 0700), 0);
+	snprintf(cmd, sizeof cmd, "TMPDIR='%s' '%s' -o '%s' '%s' 2>'%s'", dir, AF_TEST_CLI,
+	         out, gz, errs);
+	snprintf(want, sizeof want, "aflame-render: %s: cannot keep the input in a "
+	                            "temporary file: File too large\n", gz);
+	stops_at_the_spill(cmd, dir, out, errs, want);
+	rmdir(dir);
+	unlink(gz);
+	unlink(errs);
+	free(gz);
 	free(dir);
 	free(out);
 	free(errs);
