@@ -292,8 +292,10 @@ static af_status af_read_fd(af_mem *mem, int fd, uint64_t max,
                             const af_bytes_sniff *sniff, af_bytes *b, af_error *err)
 {
 	size_t cap = 0, total = 0; /* total: with what went to the spill */
+	size_t lo = 0, lim = 0;    /* with a spill's thread: the half being filled */
 	struct stat sb;
-	int sniffed = 0, spill = -1, tried = 0;
+	af_spiller sp = {0};
+	int sniffed = 0, spill = -1, tried = 0, e;
 	af_status st = AF_OK;
 
 	af_bytes_init(b, mem);
@@ -319,13 +321,30 @@ static af_status af_read_fd(af_mem *mem, int fd, uint64_t max,
 		if (!tried && total >= AF_WINDOW_MIN) {
 			tried = 1;
 			spill = af_spill_open();
+			if (spill >= 0 && cap >= 2 * AF_SPILL_CHUNK) {
+				/* what was read goes first; then the halves of the
+				 * buffer take turns, one read into while the
+				 * other is written */
+				if ((st = af_spill_write(spill, b->data, b->len, err)) != AF_OK)
+					break;
+				b->len = 0;
+				if (af_spiller_start(&sp, spill))
+					lim = cap / 2;
+			}
 		}
-		if (spill >= 0 && b->len >= AF_SPILL_CHUNK) {
+		if (sp.started && b->len == lim) {
+			af_spiller_give(&sp, b->data + lo, b->len - lo);
+			lo = lo ? 0 : cap / 2;
+			b->len = lo;
+			lim = lo + cap / 2;
+			if (af_spiller_wait(&sp, b->data + lo))
+				break;
+		} else if (spill >= 0 && !sp.started && b->len >= AF_SPILL_CHUNK) {
 			if ((st = af_spill_write(spill, b->data, b->len, err)) != AF_OK)
 				break;
 			b->len = 0;
 		}
-		if (cap - b->len < 65536) {
+		if (!sp.started && cap - b->len < 65536) {
 			if ((uint64_t)total >= max || AF_GROW(mem, b->data, cap, b->len + 65536)) {
 				st = (uint64_t)total >= max
 				     ? af_fail(err, AF_ERR_LIMIT, (long long)total,
@@ -336,10 +355,18 @@ static af_status af_read_fd(af_mem *mem, int fd, uint64_t max,
 				break;
 			}
 		}
-		n = read(fd, b->data + b->len, cap - b->len);
+		n = read(fd, b->data + b->len, (sp.started ? lim : cap) - b->len);
 		if (n == 0) {
 			if (spill < 0)
 				return AF_OK;
+			if (sp.started) {
+				af_spiller_give(&sp, b->data + lo, b->len - lo);
+				if ((e = af_spiller_end(&sp)) != 0) {
+					st = af_spill_failed(e, err);
+					break;
+				}
+				b->len = 0; /* all written */
+			}
 			if ((st = af_spill_write(spill, b->data, b->len, err)) != AF_OK)
 				break;
 			st = af_spill_map(b, spill, total, err);
@@ -361,6 +388,9 @@ static af_status af_read_fd(af_mem *mem, int fd, uint64_t max,
 			break;
 		}
 	}
+	/* the thread lets go of the buffer before it is freed */
+	if ((e = af_spiller_end(&sp)) != 0 && st == AF_OK)
+		st = af_spill_failed(e, err);
 	if (spill >= 0)
 		close(spill);
 	af_bytes_free(b);

@@ -19,10 +19,10 @@
 #include "support.h"
 
 /* Runs `cmd` (a shell command writing into TMPDIR `dir`, its stderr into
- * `errs`) under a 16 MiB RLIMIT_FSIZE; checks that it stops with exit 1
+ * `errs`) with files limited to `mib` MiB; checks that it stops with exit 1
  * and `want` on stderr, and leaves neither `out` nor anything in `dir`. */
-static void stops_at_the_spill(const char *cmd, const char *dir, const char *out,
-                               const char *errs, const char *want)
+static void stops_at_the_spill(const char *cmd, unsigned mib, const char *dir,
+                               const char *out, const char *errs, const char *want)
 {
 	char ls[4096], *listing, *said;
 	size_t n;
@@ -32,9 +32,9 @@ static void stops_at_the_spill(const char *cmd, const char *dir, const char *out
 	pid = fork();
 	cr_assert_geq(pid, 0);
 	if (pid == 0) {
-		/* files up to 16 MiB (the error file and the output are smaller):
-		 * the spill's write fails with EFBIG, not a signal */
-		struct rlimit rl = {16u << 20, 16u << 20};
+		/* the error file and the output are smaller: the spill's
+		 * write fails with EFBIG, not a signal */
+		struct rlimit rl = {(rlim_t)mib << 20, (rlim_t)mib << 20};
 		signal(SIGXFSZ, SIG_IGN);
 		if (setrlimit(RLIMIT_FSIZE, &rl) != 0)
 			_exit(126);
@@ -74,7 +74,38 @@ Test(spill, a_spill_that_cannot_be_written_stops_the_run, .timeout = 600)
 	         "{ cat '%s'; head -c 75497472 /dev/zero; } | TMPDIR='%s' '%s' -o '%s' - "
 	         "2>'%s'",
 	         head, dir, AF_TEST_CLI, out, errs);
-	stops_at_the_spill(cmd, dir, out, errs,
+	stops_at_the_spill(cmd, 16, dir, out, errs,
+	                   "aflame-render: (stdin): cannot keep the input in a "
+	                   "temporary file: File too large\n");
+	rmdir(dir);
+	unlink(head);
+	unlink(errs);
+	free(head);
+	free(dir);
+	free(out);
+	free(errs);
+}
+
+/* Past the first 64 MiB, a pipe's spill is written on a thread of its own
+ * while the rest is read: a failure there stops the run as well. */
+Test(spill, a_pipe_spill_that_fails_on_its_thread_stops_the_run, .timeout = 600)
+{
+	char *head = t_tmp("spill-head2.trace"), *dir = t_tmp("spill-tmp2");
+	char *out = t_tmp("spill2.svg"), *errs = t_tmp("spill2.err");
+	char cmd[8192];
+	size_t len;
+	uint8_t *buf = t_long_trace(1000, &len);
+
+	t_write(head, buf, len);
+	free(buf);
+	unlink(out);
+	cr_assert_eq(mkdir(dir, 0700), 0);
+	/* 160 MiB through the pipe, files limited to 96 MiB */
+	snprintf(cmd, sizeof cmd,
+	         "{ cat '%s'; head -c 167772160 /dev/zero; } | TMPDIR='%s' '%s' -o '%s' - "
+	         "2>'%s'",
+	         head, dir, AF_TEST_CLI, out, errs);
+	stops_at_the_spill(cmd, 96, dir, out, errs,
 	                   "aflame-render: (stdin): cannot keep the input in a "
 	                   "temporary file: File too large\n");
 	rmdir(dir);
@@ -111,7 +142,7 @@ Test(spill, a_gzip_spill_that_cannot_be_written_stops_the_run, .timeout = 600)
 	         out, gz, errs);
 	snprintf(want, sizeof want, "aflame-render: %s: cannot keep the input in a "
 	                            "temporary file: File too large\n", gz);
-	stops_at_the_spill(cmd, dir, out, errs, want);
+	stops_at_the_spill(cmd, 16, dir, out, errs, want);
 	rmdir(dir);
 	unlink(gz);
 	unlink(errs);
