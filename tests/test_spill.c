@@ -56,7 +56,10 @@ static void stops_at_the_spill(const char *cmd, unsigned mib, const char *dir,
 	free(said);
 }
 
-Test(spill, a_spill_that_cannot_be_written_stops_the_run, .timeout = 600)
+/* A trace's first bytes (nothing refuses it at its start), then `mib` MiB
+ * of zeros through a pipe into the command, its files limited to `limit`
+ * MiB: it stops at the spill. */
+static void pipe_spill_stops(unsigned mib, unsigned limit)
 {
 	char *head = t_tmp("spill-head.trace"), *dir = t_tmp("spill-tmp");
 	char *out = t_tmp("spill.svg"), *errs = t_tmp("spill.err");
@@ -64,17 +67,14 @@ Test(spill, a_spill_that_cannot_be_written_stops_the_run, .timeout = 600)
 	size_t len;
 	uint8_t *buf = t_long_trace(1000, &len);
 
-	/* a trace's first bytes (nothing refuses it at its start), then 72 MiB
-	 * more through a pipe: past the window, so spilled */
 	t_write(head, buf, len);
 	free(buf);
 	unlink(out);
 	cr_assert_eq(mkdir(dir, 0700), 0);
 	snprintf(cmd, sizeof cmd,
-	         "{ cat '%s'; head -c 75497472 /dev/zero; } | TMPDIR='%s' '%s' -o '%s' - "
-	         "2>'%s'",
-	         head, dir, AF_TEST_CLI, out, errs);
-	stops_at_the_spill(cmd, 16, dir, out, errs,
+	         "{ cat '%s'; head -c %llu /dev/zero; } | TMPDIR='%s' '%s' -o '%s' - 2>'%s'",
+	         head, (unsigned long long)mib << 20, dir, AF_TEST_CLI, out, errs);
+	stops_at_the_spill(cmd, limit, dir, out, errs,
 	                   "aflame-render: (stdin): cannot keep the input in a "
 	                   "temporary file: File too large\n");
 	rmdir(dir);
@@ -86,35 +86,17 @@ Test(spill, a_spill_that_cannot_be_written_stops_the_run, .timeout = 600)
 	free(errs);
 }
 
+/* 72 MiB: past the window, so spilled; its first write fails */
+Test(spill, a_spill_that_cannot_be_written_stops_the_run, .timeout = 600)
+{
+	pipe_spill_stops(72, 16);
+}
+
 /* Past the first 64 MiB, a pipe's spill is written on a thread of its own
  * while the rest is read: a failure there stops the run as well. */
 Test(spill, a_pipe_spill_that_fails_on_its_thread_stops_the_run, .timeout = 600)
 {
-	char *head = t_tmp("spill-head2.trace"), *dir = t_tmp("spill-tmp2");
-	char *out = t_tmp("spill2.svg"), *errs = t_tmp("spill2.err");
-	char cmd[8192];
-	size_t len;
-	uint8_t *buf = t_long_trace(1000, &len);
-
-	t_write(head, buf, len);
-	free(buf);
-	unlink(out);
-	cr_assert_eq(mkdir(dir, 0700), 0);
-	/* 160 MiB through the pipe, files limited to 96 MiB */
-	snprintf(cmd, sizeof cmd,
-	         "{ cat '%s'; head -c 167772160 /dev/zero; } | TMPDIR='%s' '%s' -o '%s' - "
-	         "2>'%s'",
-	         head, dir, AF_TEST_CLI, out, errs);
-	stops_at_the_spill(cmd, 96, dir, out, errs,
-	                   "aflame-render: (stdin): cannot keep the input in a "
-	                   "temporary file: File too large\n");
-	rmdir(dir);
-	unlink(head);
-	unlink(errs);
-	free(head);
-	free(dir);
-	free(out);
-	free(errs);
+	pipe_spill_stops(160, 96);
 }
 
 /* The same for gzip'd input, whose spill is written on a thread of its own
