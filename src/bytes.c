@@ -117,11 +117,11 @@ static af_status af_spill_write(int fd, const uint8_t *p, size_t n, af_error *er
 	return e ? af_spill_failed(e, err) : AF_OK;
 }
 
-/* A spill's writes on a thread of their own, while the stream is inflated
- * into the other half of its buffer: writing a gibibyte into a new file
- * took 2.0 s of the 7 s a gzip'd trace of 1 GB took to draw, one 64 MiB
- * write after another.  Pieces are written in the order given, at most two
- * waiting. */
+/* A spill's writes on a thread of their own, while the stream is read or
+ * inflated into the other half of its buffer: writing a gibibyte into a
+ * new file took 2.0 s of the 7 s a gzip'd trace of 1 GB took to draw, one
+ * 64 MiB write after another.  Pieces are written in the order given, at
+ * most two waiting. */
 typedef struct af_spiller {
 	pthread_t thread;
 	pthread_mutex_t lock;
