@@ -231,7 +231,10 @@ static void clear_output(const char *cmd)
 	struct stat sb;
 	DIR *d;
 
-	if (!at || !(end = strchr(at + 5, '\'')) || (size_t)(end - at - 5) >= sizeof path)
+	/* a path holding a quote (--compare's ARGS quote it as '\'') is not
+	 * read: a part of it could name another file */
+	if (!at || !(end = strchr(at + 5, '\'')) || end[1] == '\\' ||
+	    (size_t)(end - at - 5) >= sizeof path)
 		return;
 	memcpy(path, at + 5, (size_t)(end - at - 5));
 	path[end - at - 5] = '\0';

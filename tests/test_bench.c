@@ -107,3 +107,23 @@ Test(bench, a_path_with_a_single_quote_is_refused_and_nothing_is_made)
 	free(dir);
 	free(err);
 }
+
+Test(bench, an_output_path_with_a_quote_removes_no_other_file)
+{
+	char *a = t_tmp("a"), *out = t_tmp("a'b.svg"), cmd[4096], *err = NULL;
+	int status;
+
+	/* --compare quotes its ARGS: the output is 'DIR/a'\''b.svg', whose
+	 * first quoted part names the file DIR/a */
+	t_write(a, "keep", 4);
+	snprintf(cmd, sizeof cmd, "'%s' --compare '%s' '%s' 1 -o \"%s\" '%s' >/dev/null",
+	         AF_TEST_BENCH, AF_TEST_CLI, AF_TEST_CLI, out, SAMPLE);
+	status = run(cmd, &err);
+	cr_assert_eq(status, 0, "aflame-bench --compare failed: %s", err ? err : "");
+	cr_assert_eq(access(a, F_OK), 0, "a file the output's name begins with was removed");
+	unlink(a);
+	unlink(out);
+	free(a);
+	free(out);
+	free(err);
+}
