@@ -293,6 +293,8 @@ static af_status af_read_fd(af_mem *mem, int fd, uint64_t max,
 {
 	size_t cap = 0, total = 0; /* total: with what went to the spill */
 	size_t lo = 0, lim = 0;    /* with a spill's thread: the half being filled */
+	size_t room;
+	unsigned char aside;
 	struct stat sb;
 	af_spiller sp = {0};
 	int sniffed = 0, spill = -1, tried = 0, e;
@@ -321,7 +323,7 @@ static af_status af_read_fd(af_mem *mem, int fd, uint64_t max,
 		if (!tried && total >= AF_WINDOW_MIN) {
 			tried = 1;
 			spill = af_spill_open();
-			if (spill >= 0 && cap >= 2 * AF_SPILL_CHUNK) {
+			if (spill >= 0) {
 				/* what was read goes first; then the halves of the
 				 * buffer take turns, one read into while the
 				 * other is written */
@@ -344,18 +346,16 @@ static af_status af_read_fd(af_mem *mem, int fd, uint64_t max,
 				break;
 			b->len = 0;
 		}
-		if (!sp.started && cap - b->len < 65536) {
-			if ((uint64_t)total >= max || AF_GROW(mem, b->data, cap, b->len + 65536)) {
-				st = (uint64_t)total >= max
-				     ? af_fail(err, AF_ERR_LIMIT, (long long)total,
-				               "input is larger than the %llu-byte input "
-				               "limit", (unsigned long long)max)
-				     : af_fail(err, AF_ERR_NOMEM, (long long)total,
-				               "out of memory reading the input");
-				break;
-			}
+		if (!sp.started && cap - b->len < 65536 && (uint64_t)total < max &&
+		    AF_GROW(mem, b->data, cap, b->len + 65536)) {
+			st = af_fail(err, AF_ERR_NOMEM, (long long)total,
+			             "out of memory reading the input");
+			break;
 		}
-		n = read(fd, b->data + b->len, (sp.started ? lim : cap) - b->len);
+		/* at the limit with the buffer full, one byte more is read
+		 * aside: an input that ends there is taken */
+		room = (sp.started ? lim : cap) - b->len;
+		n = read(fd, room ? b->data + b->len : &aside, room ? room : 1);
 		if (n == 0) {
 			if (spill < 0)
 				return AF_OK;
@@ -380,7 +380,8 @@ static af_status af_read_fd(af_mem *mem, int fd, uint64_t max,
 			st = af_fail(err, AF_ERR_IO, -1, "read failed: %s", strerror(errno));
 			break;
 		}
-		b->len += (size_t)n;
+		if (room)
+			b->len += (size_t)n;
 		total += (size_t)n;
 		if ((uint64_t)total > max) {
 			st = af_fail(err, AF_ERR_LIMIT, (long long)max, "input is larger "

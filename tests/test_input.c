@@ -385,6 +385,114 @@ Test(input, small_memory_budgets_are_said_exactly)
 	           "--max-memory 100K -o '%s' '%s/app.trace'", out_svg(), AF_TEST_SAMPLES);
 }
 
+/* Folded text of exactly `n` bytes (n >= 16): lines of one frame, the
+ * last one's name padded to the length. */
+static uint8_t *folded_of(size_t n)
+{
+	uint8_t *buf = malloc(n);
+	size_t at = 0;
+
+	cr_assert_not_null(buf);
+	while (n - at >= 32) {
+		memcpy(buf + at, "main;a 1\n", 9);
+		at += 9;
+	}
+	memcpy(buf + at, "main;", 5);
+	memset(buf + at + 5, 'b', n - at - 5 - 3);
+	memcpy(buf + n - 3, " 1\n", 3);
+	return buf;
+}
+
+/* `len` bytes of `buf` parsed from a pipe on standard input under the
+ * input limit `max`: the status, and the message in `e`. */
+static af_status parse_piped(const uint8_t *buf, size_t len, uint64_t max, af_error *e)
+{
+	af_parse_options po = {.limits = {.max_input = max}};
+	af_trace *t = NULL;
+	af_status st;
+	int fds[2], saved = dup(0), status;
+	pid_t child;
+
+	cr_assert(saved >= 0 && pipe(fds) == 0);
+	child = fork();
+	cr_assert(child >= 0);
+	if (child == 0) {
+		size_t done = 0;
+		close(fds[0]);
+		while (done < len) {
+			ssize_t w = write(fds[1], buf + done, len - done);
+			if (w <= 0)
+				_exit(w < 0 && errno == EPIPE ? 0 : 1);
+			done += (size_t)w;
+		}
+		_exit(0);
+	}
+	close(fds[1]);
+	cr_assert(dup2(fds[0], 0) == 0);
+	close(fds[0]);
+	st = af_trace_open("-", &po, &t, e);
+	cr_assert(dup2(saved, 0) == 0); /* the writer sees the pipe close */
+	close(saved);
+	cr_assert_eq(waitpid(child, &status, 0), child);
+	af_trace_free(t);
+	return st;
+}
+
+/* An input of exactly the limit's size is taken, whichever way it comes;
+ * a byte more is refused with the limit's message.  A pipe held in memory
+ * used to be refused at the limit whenever its buffer needed room there,
+ * saying it was larger than the limit. */
+Test(input, an_input_at_the_limit_is_taken_and_a_byte_more_refused, .timeout = 60)
+{
+	static const size_t sizes[] = {4096, 65536, 100000, 131072, 1000000};
+	char *path = t_tmp("limit.folded"), want[128];
+	size_t k;
+
+	for (k = 0; k < sizeof sizes / sizeof sizes[0]; k++) {
+		size_t n = sizes[k], zlen;
+		uint8_t *buf = folded_of(n + 1), *z;
+		af_parse_options po = {.limits = {.max_input = n}};
+		af_trace *t = NULL;
+		af_error e = {0};
+		int more;
+
+		for (more = 0; more <= 1; more++) {
+			size_t len = n + (size_t)more;
+			af_status st;
+			/* the longer input's last line is one byte longer */
+			free(buf);
+			buf = folded_of(len);
+			st = parse_piped(buf, len, n, &e);
+			if (!more) {
+				cr_expect_eq(st, AF_OK, "%zu bytes piped, limit %zu: %s", len, n,
+				             e.message);
+			} else {
+				snprintf(want, sizeof want, "input is larger than the %zu-byte "
+				         "input limit", n);
+				cr_expect_eq(st, AF_ERR_LIMIT, "%zu bytes piped, limit %zu", len, n);
+				cr_expect_str_eq(e.message, want);
+			}
+			t_write(path, buf, len);
+			st = af_trace_open(path, &po, &t, &e);
+			cr_expect_eq(st, more ? AF_ERR_LIMIT : AF_OK, "%zu bytes in a file: %s",
+			             len, e.message);
+			af_trace_free(t);
+			t = NULL;
+			z = t_gzip(buf, len, &zlen);
+			t_write(path, z, zlen);
+			free(z);
+			st = af_trace_open(path, &po, &t, &e);
+			cr_expect_eq(st, more ? AF_ERR_LIMIT : AF_OK, "%zu bytes gzip'd: %s", len,
+			             e.message);
+			af_trace_free(t);
+			t = NULL;
+		}
+		free(buf);
+	}
+	unlink(path);
+	free(path);
+}
+
 /* ------------------------------------------------------------------ */
 /* Input bytes in messages                                             */
 
