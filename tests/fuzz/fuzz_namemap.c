@@ -33,7 +33,7 @@ static void quiet(void *ctx, const char *msg, ...)
 }
 
 /* Folded text with one frame per line of the file (the text before its
- * first tab, or before "->", spaces as '_'), under a common root: at most
+ * first tab, or before "->", whitespace as '_'), under a common root: at most
  * 32, after one frame of its own. */
 static char *frames_of(const uint8_t *data, size_t size, size_t *len)
 {
@@ -54,10 +54,15 @@ static char *frames_of(const uint8_t *data, size_t size, size_t *len)
 			}
 		if (cut > i) {
 			o += sprintf(o, "root;");
-			/* one frame, one count: no ';', no space before a number */
+			/* one frame, one count: no ';', and no whitespace (Perl's
+			 * \s: a vertical tab or form feed too) before a number,
+			 * which would make the line a differential one of two
+			 * counts, its frames coloured by their change, not by the
+			 * map */
 			for (k = i; k < cut; k++)
 				*o++ = data[k] == ';' || data[k] == '\r' || data[k] == 0 ? ':'
-				       : data[k] == ' ' ? '_' : (char)data[k];
+				       : data[k] == ' ' || data[k] == '\v' || data[k] == '\f'
+				             ? '_' : (char)data[k];
 			o += sprintf(o, " %zu\n", n + 1);
 			n++;
 		}
