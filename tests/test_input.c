@@ -404,8 +404,10 @@ static uint8_t *folded_of(size_t n)
 }
 
 /* `len` bytes of `buf` parsed from a pipe on standard input under the
- * input limit `max`: the status, and the message in `e`. */
-static af_status parse_piped(const uint8_t *buf, size_t len, uint64_t max, af_error *e)
+ * input limit `max`: the status, the message in `e`, and when the input
+ * was taken its graph's folded text in `*graph` (else NULL). */
+static af_status parse_piped(const uint8_t *buf, size_t len, uint64_t max, af_error *e,
+                             char **graph)
 {
 	af_parse_options po = {.limits = {.max_input = max}};
 	af_trace *t = NULL;
@@ -431,6 +433,7 @@ static af_status parse_piped(const uint8_t *buf, size_t len, uint64_t max, af_er
 	cr_assert(dup2(fds[0], 0) == 0);
 	close(fds[0]);
 	st = af_trace_open("-", &po, &t, e);
+	*graph = t ? t_folded_trace(t, AF_CLOCK_WALL, NULL) : NULL;
 	cr_assert(dup2(saved, 0) == 0); /* the writer sees the pipe close */
 	close(saved);
 	cr_assert_eq(waitpid(child, &status, 0), child);
@@ -450,22 +453,25 @@ Test(input, an_input_at_the_limit_is_taken_and_a_byte_more_refused, .timeout = 6
 
 	for (k = 0; k < sizeof sizes / sizeof sizes[0]; k++) {
 		size_t n = sizes[k], zlen;
-		uint8_t *buf = folded_of(n + 1), *z;
 		af_parse_options po = {.limits = {.max_input = n}};
 		af_trace *t = NULL;
 		af_error e = {0};
 		int more;
 
 		for (more = 0; more <= 1; more++) {
-			size_t len = n + (size_t)more;
-			af_status st;
 			/* the longer input's last line is one byte longer */
-			free(buf);
-			buf = folded_of(len);
-			st = parse_piped(buf, len, n, &e);
+			size_t len = n + (size_t)more;
+			uint8_t *buf = folded_of(len), *z;
+			char *graph;
+			af_status st = parse_piped(buf, len, n, &e, &graph);
 			if (!more) {
+				char *want_graph = t_folded(buf, len, AF_CLOCK_WALL, NULL);
 				cr_expect_eq(st, AF_OK, "%zu bytes piped, limit %zu: %s", len, n,
 				             e.message);
+				/* every byte read, none twice: the graph of the bytes */
+				cr_expect(graph && strcmp(graph, want_graph) == 0,
+				          "%zu bytes piped: another graph", len);
+				free(want_graph);
 			} else {
 				snprintf(want, sizeof want, "input is larger than the %zu-byte "
 				         "input limit", n);
@@ -486,8 +492,9 @@ Test(input, an_input_at_the_limit_is_taken_and_a_byte_more_refused, .timeout = 6
 			             e.message);
 			af_trace_free(t);
 			t = NULL;
+			free(graph);
+			free(buf);
 		}
-		free(buf);
 	}
 	unlink(path);
 	free(path);
